@@ -1,0 +1,154 @@
+/**
+ * The two SVM engines the harness can run on, behind one small interface: solana-bankrun
+ * (runtime 1.18, deprecated upstream) and LiteSVM (current runtime). Both load the same compiled
+ * programs from target/deploy. Select with `TestChain.start({ engine })` or SVM_ENGINE.
+ */
+import { Clock as BankrunClock, start, type ProgramTestContext } from "solana-bankrun";
+import { Clock as LiteClock, FailedTransactionMetadata, LiteSVM } from "litesvm";
+import { getTransactionDecoder, address as kitAddress, lamports as kitLamports } from "@solana/kit";
+import { Keypair, PublicKey, type AccountInfo, type Transaction } from "@solana/web3.js";
+import { join } from "node:path";
+
+export type EngineName = "bankrun" | "litesvm";
+
+export interface ClockState { slot: bigint; epochStartTimestamp: bigint; epoch: bigint; leaderScheduleEpoch: bigint; unixTimestamp: bigint }
+export interface Processed { error: string | null; code: number | null; logs: string[]; computeUnits: bigint }
+export interface ProgramSpec { name: string; programId: PublicKey }
+
+export interface Engine {
+  readonly name: EngineName;
+  readonly payer: Keypair;
+  blockhash(): Promise<string>;
+  /** Makes the next blockhash() differ from the last one (the clock's time stays where it is). */
+  renewBlockhash(): Promise<void>;
+  process(tx: Transaction): Promise<Processed>;
+  getAccount(address: PublicKey): Promise<AccountInfo<Buffer> | null>;
+  setAccount(address: PublicKey, info: AccountInfo<Buffer>): void;
+  getClock(): Promise<ClockState>;
+  setClock(c: ClockState): void;
+  rentExempt(bytes: number): Promise<bigint>;
+}
+
+const customCode = (s: string | null): number | null => {
+  const m = s ? /custom program error: 0x([0-9a-f]+)/i.exec(s) ?? /Custom\((\d+)\)/.exec(s) : null;
+  return m ? (m[0].startsWith("Custom") ? Number(m[1]) : parseInt(m[1], 16)) : null;
+};
+
+export class BankrunEngine implements Engine {
+  readonly name = "bankrun";
+  constructor(readonly ctx: ProgramTestContext) {}
+
+  static async start(deployDir: string, programs: ProgramSpec[]): Promise<BankrunEngine> {
+    process.env.SBF_OUT_DIR = deployDir;
+    process.env.RUST_LOG ??= "error";
+    return new BankrunEngine(await start(programs.map((p) => ({ name: p.name, programId: p.programId })), []));
+  }
+  get payer() {
+    return this.ctx.payer;
+  }
+  async blockhash() {
+    return (await this.ctx.banksClient.getLatestBlockhash())?.[0] ?? this.ctx.lastBlockhash;
+  }
+  async renewBlockhash() {
+    // program-test registers a new blockhash only about every 400 ms of wall time; warping one
+    // slot ahead registers one now. setClock keeps the time (warping alone would recompute it).
+    const c = await this.getClock();
+    const slot = (await this.ctx.banksClient.getSlot()) + 1n;
+    this.ctx.warpToSlot(slot);
+    this.setClock({ ...c, slot: slot > c.slot ? slot : c.slot });
+  }
+  async process(tx: Transaction): Promise<Processed> {
+    const res = await this.ctx.banksClient.tryProcessTransaction(tx);
+    const error = res.result ? String(res.result) : null;
+    return { error, code: customCode(error), logs: res.meta?.logMessages ?? [], computeUnits: res.meta?.computeUnitsConsumed ?? 0n };
+  }
+  async getAccount(address: PublicKey) {
+    const a = await this.ctx.banksClient.getAccount(address);
+    return a ? { ...a, data: Buffer.from(a.data) } : null;
+  }
+  setAccount(address: PublicKey, info: AccountInfo<Buffer>) {
+    this.ctx.setAccount(address, { ...info, lamports: Number(info.lamports) });
+  }
+  async getClock() {
+    const c = await this.ctx.banksClient.getClock();
+    return { slot: c.slot, epochStartTimestamp: c.epochStartTimestamp, epoch: c.epoch, leaderScheduleEpoch: c.leaderScheduleEpoch, unixTimestamp: c.unixTimestamp };
+  }
+  setClock(c: ClockState) {
+    // Warping the bank to the new slot also gives a new blockhash: otherwise a transaction
+    // identical to one sent before the clock moved (same accounts, same blockhash) is refused
+    // as "already processed" instead of being run at the new time.
+    try {
+      this.ctx.warpToSlot(c.slot);
+    } catch {
+      /* not ahead of the bank's slot: keep the bank, move the clock only */
+    }
+    this.ctx.setClock(new BankrunClock(c.slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, c.unixTimestamp));
+  }
+  async rentExempt(bytes: number) {
+    return (await this.ctx.banksClient.getRent()).minimumBalance(BigInt(bytes));
+  }
+}
+
+export class LiteSvmEngine implements Engine {
+  readonly name = "litesvm";
+  private readonly decoder = getTransactionDecoder();
+  private constructor(readonly svm: LiteSVM, readonly payer: Keypair) {}
+
+  static async start(deployDir: string, programs: ProgramSpec[]): Promise<LiteSvmEngine> {
+    const svm = new LiteSVM();
+    for (const p of programs) svm.addProgramFromFile(kitAddress(p.programId.toBase58()), join(deployDir, `${p.name}.so`));
+    const payer = Keypair.generate();
+    const engine = new LiteSvmEngine(svm, payer);
+    engine.setAccount(payer.publicKey, { lamports: 1_000_000_000_000_000, data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
+    return engine;
+  }
+  async blockhash() {
+    return this.svm.latestBlockhash();
+  }
+  async renewBlockhash() {
+    this.svm.expireBlockhash();
+  }
+  async process(tx: Transaction): Promise<Processed> {
+    const res = this.svm.sendTransaction(this.decoder.decode(tx.serialize()) as never);
+    // A new blockhash per transaction, so an identical later transaction is not a duplicate.
+    this.svm.expireBlockhash();
+    if (res instanceof FailedTransactionMetadata) {
+      // Fieldless errors are plain enum numbers; instruction errors wrap the program's error.
+      const err: unknown = res.err();
+      const inner: unknown = err !== null && typeof err === "object" && "err" in err ? (err as { err(): unknown }).err() : null;
+      const code = inner !== null && typeof inner === "object" && "code" in inner ? Number((inner as { code: number }).code) : null;
+      const meta = res.meta();
+      const error = code !== null ? `custom program error: 0x${code.toString(16)}` : String(err !== null && typeof err === "object" ? err.toString() : `TransactionError(${String(err)})`);
+      return { error, code, logs: meta.logs(), computeUnits: meta.computeUnitsConsumed() };
+    }
+    const meta = res as { logs(): string[]; computeUnitsConsumed(): bigint };
+    return { error: null, code: null, logs: meta.logs(), computeUnits: meta.computeUnitsConsumed() };
+  }
+  async getAccount(address: PublicKey) {
+    const a = this.svm.getAccount(kitAddress(address.toBase58()));
+    if (!a.exists) return null;
+    return { data: Buffer.from(a.data), lamports: Number(a.lamports), owner: new PublicKey(a.programAddress), executable: a.executable, rentEpoch: 0 };
+  }
+  setAccount(address: PublicKey, info: AccountInfo<Buffer>) {
+    this.svm.setAccount({
+      address: kitAddress(address.toBase58()),
+      data: new Uint8Array(info.data),
+      executable: info.executable,
+      lamports: kitLamports(BigInt(info.lamports)),
+      programAddress: kitAddress(info.owner.toBase58()),
+      space: BigInt(info.data.length),
+    });
+  }
+  async getClock() {
+    const c = this.svm.getClock();
+    return { slot: c.slot, epochStartTimestamp: c.epochStartTimestamp, epoch: c.epoch, leaderScheduleEpoch: c.leaderScheduleEpoch, unixTimestamp: c.unixTimestamp };
+  }
+  setClock(c: ClockState) {
+    this.svm.setClock(new LiteClock(c.slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, c.unixTimestamp));
+    this.svm.warpToSlot(c.slot);
+  }
+  async rentExempt(bytes: number) {
+    return this.svm.minimumBalanceForRentExemption(BigInt(bytes));
+  }
+}
+

@@ -1,0 +1,94 @@
+/**
+ * The local chain of the stack: an in-process SVM with the offers program, a USDC-like mint
+ * (6 decimals) whose mint authority is the service's wallet, the fee treasury, and the offers
+ * Config initialised with the spec's launch settings (authority = the service's wallet).
+ */
+import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import {
+  ACCOUNT_SIZE, MINT_SIZE, TOKEN_PROGRAM_ID, createInitializeAccount3Instruction, createInitializeMint2Instruction, createMintToInstruction,
+} from "@solana/spl-token";
+import { join } from "node:path";
+import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient, decodeConfig, type LimitsArgs } from "../../idl/client/offers";
+import { EngineGateway } from "./engine-gateway";
+import type { EngineName } from "./engines";
+import { SubmitError, type ChainGateway } from "./gateway";
+
+export const DEPLOY_DIR = join(import.meta.dirname, "..", "..", "target", "deploy");
+
+export function offersClientFor(payer: PublicKey, programId: PublicKey = OFFERS_PROGRAM_ID): OffersClient {
+  return OffersClient.fromProvider({ publicKey: payer, wallet: { publicKey: payer } } as never, programId);
+}
+
+/** Signs with `signers` (first = fee payer), submits and waits; throws with the logs on failure. */
+export async function sendAndConfirm(gateway: ChainGateway, ixs: TransactionInstruction[], signers: Keypair[]): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const tx = new Transaction();
+    tx.feePayer = signers[0].publicKey;
+    tx.recentBlockhash = await gateway.blockhash();
+    tx.add(...ixs);
+    tx.sign(...signers);
+    let sig: string;
+    try {
+      sig = await gateway.submit(tx);
+    } catch (e) {
+      if (e instanceof SubmitError && /blockhash not found/i.test(e.message) && attempt < 8) continue;
+      throw e;
+    }
+    const st = await gateway.waitFor(sig, 60_000);
+    if (st.state !== "confirmed") throw new Error(`transaction ${sig} ${st.state}: ${st.error ?? ""}`);
+    return sig;
+  }
+}
+
+export interface LocalChain {
+  gateway: EngineGateway;
+  service: Keypair;
+  mint: PublicKey;
+  treasury: PublicKey;
+  client: OffersClient;
+  /** The pools program's client (its Config shares the mint and treasury). */
+  pools: PoolsClient;
+}
+
+/** Starts an engine with both programs and initialises mint, treasury and both Configs. */
+export async function startLocalChain(opts: {
+  service: Keypair; engine?: EngineName; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean;
+  /** Runs before the first transaction (e.g. attach the indexer so it sees the Config created). */
+  beforeInit?: (gateway: EngineGateway) => Promise<void> | void;
+}): Promise<LocalChain> {
+  const gateway = await EngineGateway.start(DEPLOY_DIR, [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }], opts.engine ?? "bankrun");
+  // LiteSVM's clock starts at unix 0 (a 0 time reads as "unset" in the store): start at wall time.
+  if ((await gateway.now()) < 1_000_000_000n) await gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
+  await opts.beforeInit?.(gateway);
+  const service = opts.service;
+  gateway.engine.setAccount(service.publicKey, { lamports: 1_000_000 * 1_000_000_000, data: Buffer.alloc(0), owner: SystemProgram.programId, executable: false, rentEpoch: 0 });
+  const mint = Keypair.generate();
+  const treasury = Keypair.generate();
+  const [mintRent, accRent] = [await gateway.engine.rentExempt(MINT_SIZE), await gateway.engine.rentExempt(ACCOUNT_SIZE)];
+  await sendAndConfirm(gateway, [
+    SystemProgram.createAccount({ fromPubkey: service.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(mintRent), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
+    createInitializeMint2Instruction(mint.publicKey, 6, service.publicKey, null),
+    SystemProgram.createAccount({ fromPubkey: service.publicKey, newAccountPubkey: treasury.publicKey, lamports: Number(accRent), space: ACCOUNT_SIZE, programId: TOKEN_PROGRAM_ID }),
+    createInitializeAccount3Instruction(treasury.publicKey, mint.publicKey, service.publicKey),
+  ], [service, mint, treasury]);
+  const client = offersClientFor(service.publicKey);
+  await sendAndConfirm(gateway, [await client.initializeConfig({
+    authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
+    offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS,
+  })], [service]);
+  const pools = PoolsClient.fromProvider({ publicKey: service.publicKey, wallet: { publicKey: service.publicKey } } as never);
+  await sendAndConfirm(gateway, [await pools.initializeConfig({ authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS })], [service]);
+  return { gateway, service, mint: mint.publicKey, treasury: treasury.publicKey, client, pools };
+}
+
+/** Mints `amount` micro-units to a token account (local chain: the service is mint authority). */
+export async function mintTo(gateway: ChainGateway, service: Keypair, mint: PublicKey, account: PublicKey, amount: bigint): Promise<void> {
+  await sendAndConfirm(gateway, [createMintToInstruction(mint, account, service.publicKey, amount)], [service]);
+}
+
+export async function readConfig(gateway: ChainGateway, client: OffersClient) {
+  const a = await gateway.getAccount(client.pda.config()[0]);
+  if (!a) throw new Error("offers config not initialised");
+  return decodeConfig(a.data);
+}

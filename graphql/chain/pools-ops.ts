@@ -1,0 +1,71 @@
+/**
+ * Pool operations on a chain the service can sign for (the local stack's demo data and tests):
+ * create a pool as a custodial user, place picks, run the vote, resolve, settle, cancel, refund.
+ * The service's key pays fees and rent; the user's custodial key signs as creator, picker, voter.
+ */
+import type { Keypair, PublicKey } from "@solana/web3.js";
+import { decodePool, type PoolAccount, type PoolsClient } from "../../idl/client/pools";
+import type { Custody, User } from "../custody/custody";
+import type { ChainGateway } from "./gateway";
+import { sendAndConfirm } from "./local";
+
+export class PoolOps {
+  private nonce = BigInt(Date.now());
+  constructor(private readonly d: { gateway: ChainGateway; pools: PoolsClient; custody: Custody; service: Keypair; treasury: PublicKey }) {}
+
+  private async user(name: string): Promise<{ user: User; key: Keypair }> {
+    const user = await this.d.custody.userByName(name);
+    if (!user) throw new Error(`no user ${name}`);
+    return { user, key: await this.d.custody.signer(user.id) };
+  }
+
+  async create(creator: string, p: { question: string; labels?: string[]; closesAt: bigint; resolutionAt?: bigint; criteria?: string; coverUrl?: string }): Promise<PublicKey> {
+    const { key } = await this.user(creator);
+    const nonce = ++this.nonce;
+    const ix = await this.d.pools.createPool({ payer: this.d.service.publicKey, creator: key.publicKey, nonce, ...p });
+    await sendAndConfirm(this.d.gateway, [ix], [this.d.service, key]);
+    return this.d.pools.pda.pool(key.publicKey, nonce)[0];
+  }
+
+  async pick(name: string, pool: PublicKey, outcome: number, amount: bigint): Promise<void> {
+    const { user, key } = await this.user(name);
+    const ix = await this.d.pools.placePick({ payer: this.d.service.publicKey, user: key.publicKey, userToken: user.tokenAccount, pool, outcome, amount });
+    await sendAndConfirm(this.d.gateway, [ix], [this.d.service, key]);
+  }
+
+  async startVote(pool: PublicKey): Promise<void> {
+    await sendAndConfirm(this.d.gateway, [await this.d.pools.startVote({ caller: this.d.service.publicKey, pool })], [this.d.service]);
+  }
+
+  async vote(name: string, pool: PublicKey, outcome: number): Promise<void> {
+    const { key } = await this.user(name);
+    await sendAndConfirm(this.d.gateway, [await this.d.pools.castVote({ voter: key.publicKey, pool, outcome })], [this.d.service, key]);
+  }
+
+  async resolve(pool: PublicKey): Promise<void> {
+    await sendAndConfirm(this.d.gateway, [await this.d.pools.resolvePool({ caller: this.d.service.publicKey, pool })], [this.d.service]);
+  }
+
+  async cancel(creator: string, pool: PublicKey): Promise<void> {
+    const { key } = await this.user(creator);
+    await sendAndConfirm(this.d.gateway, [await this.d.pools.cancelPool({ caller: key.publicKey, pool })], [this.d.service, key]);
+  }
+
+  /** Settles (resolved pool) or refunds (canceled pool) every listed participant. */
+  async payOut(pool: PublicKey, names: string[], mode: "settle" | "refund"): Promise<void> {
+    for (const name of names) {
+      const { user } = await this.user(name);
+      const participant = this.d.pools.pda.participant(pool, user.wallet)[0];
+      const ix = mode === "settle"
+        ? await this.d.pools.settleParticipant({ pool, participant, userToken: user.tokenAccount, treasury: this.d.treasury })
+        : await this.d.pools.refundParticipant({ pool, participant, userToken: user.tokenAccount });
+      await sendAndConfirm(this.d.gateway, [ix], [this.d.service]);
+    }
+  }
+
+  async read(pool: PublicKey): Promise<PoolAccount> {
+    const a = await this.d.gateway.getAccount(pool);
+    if (!a) throw new Error(`no pool ${pool.toBase58()}`);
+    return decodePool(a.data);
+  }
+}

@@ -1,0 +1,404 @@
+/**
+ * The read side of the service, shared by the REST routes and the GraphQL schema: settings,
+ * contracts, offers with their viewer, fills, the caller's offers, shareable offers, the pool
+ * aggregate. Everything comes from the indexer's store; chain time ("now") comes from the
+ * caller (the chain's clock in the local stack and tests, wall time against a cluster).
+ */
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import {
+  deriveFill, deriveOffer, derivePoolAggregate, poolState, iso, poolEligible, sideLabels, takerWinReturn, visualsOf,
+  type Database, type DerivedFill, type PoolAggregate, type ContractsTable, type ContractCatalogTable, type OffersTable, type PositionsTable, type ConfigTable,
+} from "../../indexer";
+import { WriteError as ApiError } from "../writes/validate";
+import type { BrowseParams, PageParams } from "./params";
+
+export interface Settings {
+  feeBps: number;
+  offersEnabled: boolean;
+  limits: {
+    minimumCreatorMicros: string; minimumTakeMicros: string; maximumWagerMicros: string;
+    warningRatioNumerator: string; warningRatioDenominator: string;
+    minimumOddsNumerator: string; minimumOddsDenominator: string; maximumOddsNumerator: string; maximumOddsDenominator: string;
+  };
+}
+
+export interface Contract {
+  address: string; templateId: string; eventId: string; title: string; description: string; event: string; sport: string;
+  competition: string; startsAt: string | null; cutoffAt: string; resolutionDeadline: string; status: string;
+  outcomes: { side: "sideA" | "sideB"; label: string }[]; visuals: { src: string; alt: string }[];
+}
+
+/** The viewer's position on an offer (documented in README "Read API"). */
+export interface ViewerPosition {
+  address: string; takerAmountMicros: string; creatorMatchedMicros: string; status: string; fillCount: number;
+  createdAt: string; settledAt: string | null; payoutMicros: string | null; feeMicros: string | null;
+}
+export interface Viewer { role: "none" | "creator" | "taker"; canTake: boolean; canClose: boolean; returnMicros: string | null; position: ViewerPosition | null }
+
+export interface Offer {
+  address: string; contract: Contract; creator: { displayName: string; profileImageUrl: string }; creatorOutcome: "sideA" | "sideB";
+  creatorSideLabel: string; takerSideLabel: string; creatorTotalMicros: string; creatorAllocatedMicros: string; takerTargetMicros: string;
+  takerFilledMicros: string; remainingTakerMicros: string; minimumTakeMicros: string; feeBps: number; termsGuardrail: { status: "normal" | "warning" };
+  status: "Open" | "Filled" | "Closed" | "Settled"; fillCount: number; positionCount: number; settledPositionCount: number; revision: string;
+  createdAt: string; closedAt: string | null; viewer: Viewer;
+}
+
+export interface Pagination { page: number; pageSize: number; total: number; hasNextPage: boolean }
+
+type ContractRow = ContractsTable & Partial<ContractCatalogTable>;
+
+/** Contract and catalog columns joined to an offer row, prefixed k_ (see withContract). */
+interface JoinedContract {
+  k_template_id: string; k_event_id: string; k_cutoff_at: number; k_resolution_deadline: number; k_status: string;
+  k_title: string | null; k_description: string | null; k_event: string | null; k_sport: string | null; k_competition: string | null;
+  k_starts_at: number | null; k_side_a_label: string | null; k_side_b_label: string | null; k_visuals_json: string | null;
+}
+
+function unprefix(r: OffersTable & JoinedContract): ContractRow {
+  return {
+    address: r.contract, template_id: r.k_template_id, event_id: r.k_event_id, cutoff_at: r.k_cutoff_at, resolution_deadline: r.k_resolution_deadline, status: r.k_status,
+    result: "", created_at: 0, resolved_at: null, slot: 0, write_version: 0, deleted: 0,
+    title: r.k_title ?? undefined, description: r.k_description ?? undefined, event: r.k_event ?? undefined, sport: r.k_sport ?? undefined, competition: r.k_competition ?? undefined,
+    starts_at: r.k_starts_at ?? undefined, side_a_label: r.k_side_a_label ?? undefined, side_b_label: r.k_side_b_label ?? undefined, visuals_json: r.k_visuals_json ?? undefined,
+  };
+}
+
+export interface ReadServiceOptions {
+  db: Kysely<Database>;
+  /** Chain time in unix seconds. */
+  now: () => Promise<number> | number;
+  /** Public site base for links (shareable offers, pool canonicalUrl). */
+  publicBaseUrl?: string;
+  settingsTtlMs?: number;
+  embedTtlMs?: number;
+  /** Anonymous list/offer responses are reused for at most this long (default 1000 ms), and
+   *  dropped as soon as the indexer applies a newer slot. 0 disables. */
+  anonymousTtlMs?: number;
+  /** How long a chain clock reading is reused (default 250 ms). */
+  clockCacheMs?: number;
+}
+
+const shortWallet = (w: string) => `${w.slice(0, 4)}…${w.slice(-4)}`;
+
+export class ReadService {
+  readonly db: Kysely<Database>;
+  readonly publicBaseUrl: string;
+  private settingsCache: { at: number; value: Settings | null; config: ConfigTable | null } | null = null;
+  private embedCache = new Map<string, { at: number; rows: PoolRows | null; aggregate?: PoolAggregate }>();
+  private anonCache = new Map<string, { at: number; value: unknown }>();
+  private slotSeen: { at: number; slot: number } | null = null;
+
+  constructor(private readonly o: ReadServiceOptions) {
+    this.db = o.db;
+    this.publicBaseUrl = (o.publicBaseUrl ?? "http://127.0.0.1:8080").replace(/\/$/, "");
+  }
+
+  private clock: { at: number; value: number } | null = null;
+
+  /** Chain time, read at most every clockCacheMs (a chain clock read is a round trip to the node). */
+  async now(): Promise<number> {
+    if (!this.clock || Date.now() - this.clock.at > (this.o.clockCacheMs ?? 250)) this.clock = { at: Date.now(), value: Number(await this.o.now()) };
+    return this.clock.value;
+  }
+
+  /**
+   * Reads that do not depend on the caller are shared between callers for up to anonymousTtlMs,
+   * keyed by their parameters. The indexed slot is checked at most every 100 ms; when it moved,
+   * every entry goes, so a change is visible within ~100 ms of being indexed.
+   */
+  async anonymous<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const ttl = this.o.anonymousTtlMs ?? 1_000;
+    if (ttl <= 0) return load();
+    const t = Date.now();
+    if (!this.slotSeen || t - this.slotSeen.at > 100) {
+      const slot = await this.indexedSlot();
+      if (this.slotSeen && slot !== this.slotSeen.slot) this.anonCache.clear();
+      this.slotSeen = { at: t, slot };
+    }
+    // Derived fields (canTake, open contracts) depend on chain time, a second-resolution clock.
+    key = `${await this.now()}:${key}`;
+    const hit = this.anonCache.get(key);
+    if (hit && t - hit.at <= ttl) return hit.value as T;
+    const value = await load();
+    this.anonCache.set(key, { at: t, value });
+    if (this.anonCache.size > 5_000) this.anonCache.delete(this.anonCache.keys().next().value!);
+    return value;
+  }
+
+  // ---- settings and contracts ---------------------------------------------------------------
+
+  /** The config row, cached about 30 s like the spec's settings refresh. */
+  private async configRow(): Promise<ConfigTable | null> {
+    const ttl = this.o.settingsTtlMs ?? 30_000;
+    if (!this.settingsCache || Date.now() - this.settingsCache.at > ttl) {
+      const config = (await this.db.selectFrom("config").selectAll().where("deleted", "=", 0).executeTakeFirst()) ?? null;
+      this.settingsCache = { at: Date.now(), config, value: config ? toSettings(config) : null };
+    }
+    return this.settingsCache.config;
+  }
+
+  async settings(): Promise<Settings> {
+    await this.configRow();
+    const v = this.settingsCache?.value;
+    if (!v) throw new ApiError(503, "offers are not configured yet; retry later");
+    return v;
+  }
+
+  /** Open contracts before their cutoff, soonest cutoff first, with catalog metadata. */
+  async openContracts(): Promise<Contract[]> {
+    return this.anonymous("contracts", () => this.openContractsUncached());
+  }
+
+  private async openContractsUncached(): Promise<Contract[]> {
+    const now = await this.now();
+    const rows = await this.contractQuery().where("contracts.status", "=", "Open").where("contracts.cutoff_at", ">", now).orderBy("contracts.cutoff_at").orderBy("contracts.address").execute();
+    return rows.map((r) => toContract(r as ContractRow));
+  }
+
+  private contractQuery() {
+    return this.db.selectFrom("contracts").leftJoin("contract_catalog", "contract_catalog.contract", "contracts.address").selectAll("contracts")
+      .select(["contract_catalog.title", "contract_catalog.description", "contract_catalog.event", "contract_catalog.sport", "contract_catalog.competition", "contract_catalog.starts_at", "contract_catalog.side_a_label", "contract_catalog.side_b_label", "contract_catalog.visuals_json"])
+      .where("contracts.deleted", "=", 0);
+  }
+
+  async contractsByAddress(addresses: readonly string[]): Promise<Map<string, Contract>> {
+    if (addresses.length === 0) return new Map();
+    const rows = await this.contractQuery().where("contracts.address", "in", [...new Set(addresses)]).execute();
+    return new Map(rows.map((r) => [r.address, toContract(r as ContractRow)]));
+  }
+
+  // ---- offers -------------------------------------------------------------------------------
+
+  private offerFilter(p: Partial<BrowseParams>) {
+    let q = this.db.selectFrom("offers").innerJoin("contracts", "contracts.address", "offers.contract").leftJoin("contract_catalog", "contract_catalog.contract", "offers.contract");
+    if (p.status) q = q.where("offers.status", "=", p.status);
+    if (p.view === "browse") q = q.where("offers.status", "=", "Open");
+    if (p.view === "results") q = q.where("offers.status", "in", ["Closed", "Settled"]);
+    if (p.sport) q = q.where("contract_catalog.sport", "=", p.sport);
+    if (p.query) {
+      const like = `%${p.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) => eb.or(["title", "event", "competition", "side_a_label", "side_b_label"].map((c) => eb(sql`lower(${sql.ref(`contract_catalog.${c}`)})`, "like", sql`${like} escape '\\'`))));
+    }
+    return q;
+  }
+
+  /** Browse: newest first; `view` browse = Open, results = Closed or Settled. */
+  async browse(p: BrowseParams, viewerWallet: string | null): Promise<{ offers: Offer[]; pagination: Pagination }> {
+    if (viewerWallet === null) return this.anonymous(`browse:${JSON.stringify(p)}`, () => this.browseUncached(p, null));
+    return this.browseUncached(p, viewerWallet);
+  }
+
+  private async browseUncached(p: BrowseParams, viewerWallet: string | null): Promise<{ offers: Offer[]; pagination: Pagination }> {
+    const base = this.offerFilter(p);
+    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
+    const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
+    return { offers: await this.shapeOffers(rows, viewerWallet), pagination: pagination(p, Number(n)) };
+  }
+
+  /** The offer columns plus its contract and catalog columns (prefixed k_), in the same query. */
+  private withContract(q: ReturnType<ReadService["offerFilter"]>) {
+    return q.selectAll("offers").select([
+      "contracts.template_id as k_template_id", "contracts.event_id as k_event_id", "contracts.cutoff_at as k_cutoff_at", "contracts.resolution_deadline as k_resolution_deadline", "contracts.status as k_status",
+      "contract_catalog.title as k_title", "contract_catalog.description as k_description", "contract_catalog.event as k_event", "contract_catalog.sport as k_sport", "contract_catalog.competition as k_competition",
+      "contract_catalog.starts_at as k_starts_at", "contract_catalog.side_a_label as k_side_a_label", "contract_catalog.side_b_label as k_side_b_label", "contract_catalog.visuals_json as k_visuals_json",
+    ]);
+  }
+
+  /** Offers the viewer created or holds a position on, newest first. */
+  async mine(p: BrowseParams, wallet: string): Promise<{ offers: Offer[]; pagination: Pagination }> {
+    const base = this.offerFilter(p).where((eb) => eb.or([
+      eb("offers.creator", "=", wallet),
+      eb.exists(eb.selectFrom("positions").select("positions.address").whereRef("positions.offer", "=", "offers.address").where("positions.taker", "=", wallet)),
+    ]));
+    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
+    const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
+    return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, Number(n)) };
+  }
+
+  async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
+    if (viewerWallet === null) return this.anonymous(`offer:${address}`, () => this.offerUncached(address, null));
+    return this.offerUncached(address, viewerWallet);
+  }
+
+  private async offerUncached(address: string, viewerWallet: string | null): Promise<Offer | null> {
+    const row = await this.withContract(this.offerFilter({})).where("offers.address", "=", address).executeTakeFirst();
+    if (!row) return null;
+    return (await this.shapeOffers([row], viewerWallet))[0];
+  }
+
+  async fills(address: string, p: PageParams): Promise<{ fills: DerivedFill[]; pagination: Pagination }> {
+    const exists = await this.db.selectFrom("offers").select("address").where("address", "=", address).executeTakeFirst();
+    if (!exists) throw new ApiError(404, "offer not found");
+    const [{ n }] = await this.db.selectFrom("fills").select((eb) => eb.fn.countAll<number>().as("n")).where("offer", "=", address).execute();
+    const rows = await this.db.selectFrom("fills").selectAll().where("offer", "=", address).orderBy("revision").limit(p.pageSize).offset(offsetOf(p)).execute();
+    return { fills: rows.map(deriveFill), pagination: pagination(p, Number(n)) };
+  }
+
+  /** Open offers formatted for sharing into a chat: one text line and a link each. */
+  async shareable(p: BrowseParams): Promise<{ offers: { address: string; text: string; url: string; offer: Offer }[]; pagination: Pagination }> {
+    const { offers, pagination: pg } = await this.browse({ ...p, view: "browse" }, null);
+    return {
+      offers: offers.map((o) => {
+        const url = `${this.publicBaseUrl}/offers/${o.address}`;
+        const text = `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${o.contract.title || o.contract.address}: ` +
+          `take "${o.takerSideLabel}" at ${units(BigInt(o.takerTargetMicros))} to ${units(BigInt(o.creatorTotalMicros))}, ` +
+          `${units(BigInt(o.remainingTakerMicros))} left, cutoff ${o.contract.cutoffAt}. ${url}`;
+        return { address: o.address, text, url, offer: o };
+      }),
+      pagination: pg,
+    };
+  }
+
+  /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
+  async shapeOffers(rows: (OffersTable & JoinedContract)[], viewerWallet: string | null): Promise<Offer[]> {
+    if (rows.length === 0) return [];
+    const config = await this.configRow();
+    const warning = config ?? { warning_ratio_numerator: "5", warning_ratio_denominator: "1" };
+    const contracts = new Map(rows.map((r) => [r.contract, toContract(unprefix(r))]));
+    const [profiles, positions, creatorPositions] = await Promise.all([
+      this.db.selectFrom("profiles").selectAll().where("wallet", "in", [...new Set(rows.map((r) => r.creator))]).execute(),
+      viewerWallet ? this.db.selectFrom("positions").selectAll().where("taker", "=", viewerWallet).where("offer", "in", rows.map((r) => r.address)).execute() : Promise.resolve([] as PositionsTable[]),
+      viewerWallet && rows.some((r) => r.creator === viewerWallet)
+        ? this.db.selectFrom("positions").selectAll().where("offer", "in", rows.filter((r) => r.creator === viewerWallet).map((r) => r.address)).execute()
+        : Promise.resolve([] as PositionsTable[]),
+    ]);
+    const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
+
+    const positionOf = new Map(positions.map((p) => [p.offer, p]));
+    const now = await this.now();
+    return rows.map((r) => {
+      const d = deriveOffer(r, warning);
+      const contract = contracts.get(r.contract) ?? missingContract(r.contract);
+      const labels = sideLabels(d.creatorOutcome, { side_a_label: contract.outcomes[0].label, side_b_label: contract.outcomes[1].label });
+      const prof = profileOf.get(r.creator);
+      const { contract: _c, creator: _cr, ...fields } = d;
+      return {
+        ...fields,
+        address: r.address,
+        contract,
+        creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
+        ...labels,
+        viewer: viewerOf(r, viewerWallet, positionOf.get(r.address) ?? null, creatorPositions.filter((p) => p.offer === r.address), contract, now, config),
+      } as Offer;
+    });
+  }
+
+  // ---- pools --------------------------------------------------------------------------------
+
+  /** The aggregate of a public pool by slug or address; null for unknown/ineligible alike. */
+  async poolAggregate(identifier: string): Promise<PoolAggregate | null> {
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(identifier)) return null;
+    const ttl = this.o.embedTtlMs ?? 15_000;
+    let hit = this.embedCache.get(identifier);
+    if (!hit || Date.now() - hit.at > ttl) {
+      hit = { at: Date.now(), rows: await this.poolRows(identifier) };
+      this.embedCache.set(identifier, hit);
+      if (this.embedCache.size > 10_000) this.embedCache.delete(this.embedCache.keys().next().value!);
+    }
+    if (!hit.rows) return null;
+    // State (LOCKED) is derived at request time; the rows may be up to the TTL old. The derived
+    // payload is reused while the derived state is the same (the same object, so the route can
+    // reuse its serialisation too).
+    const nowUnix = await this.now();
+    const state = poolState(hit.rows.pool.state, hit.rows.pool.closes_at, nowUnix);
+    if (!hit.aggregate || hit.aggregate.state !== state) hit.aggregate = derivePoolAggregate({ ...hit.rows, nowUnix, canonicalBase: `${this.publicBaseUrl}/polls` });
+    return hit.aggregate;
+  }
+
+  private async poolRows(identifier: string): Promise<PoolRows | null> {
+    const bySlug = await this.db.selectFrom("pool_catalog").selectAll().where("slug", "=", identifier).executeTakeFirst();
+    const address = bySlug?.pool ?? identifier;
+    const catalog = bySlug ?? (await this.db.selectFrom("pool_catalog").selectAll().where("pool", "=", address).executeTakeFirst()) ?? null;
+    if (!poolEligible(catalog)) return null;
+    const pool = await this.db.selectFrom("pools").selectAll().where("address", "=", address).where("deleted", "=", 0).executeTakeFirst();
+    if (!pool) return null;
+    const outcomes = await this.db.selectFrom("pool_outcomes").selectAll().where("pool", "=", address).orderBy("outcome_index").execute();
+    let participantCount: number | undefined;
+    if (pool.participant_count === null) {
+      const [{ n }] = await this.db.selectFrom("pool_wagers").select((eb) => eb.fn.count<number>("owner").distinct().as("n")).where("pool", "=", address).where("deleted", "=", 0).execute();
+      participantCount = Number(n);
+    }
+    return { pool, outcomes, catalog, participantCount };
+  }
+
+  /** The highest slot the indexer has applied (freshness for clients). */
+  async indexedSlot(): Promise<number> {
+    const r = await this.db.selectFrom("checkpoints").select((eb) => eb.fn.max<number>("slot").as("slot")).executeTakeFirst();
+    return Number(r?.slot ?? 0);
+  }
+}
+
+type PoolRows = Omit<Parameters<typeof derivePoolAggregate>[0], "nowUnix" | "canonicalBase">;
+
+const offsetOf = (p: PageParams) => p.offset ?? (p.page - 1) * p.pageSize;
+
+function pagination(p: PageParams, total: number): Pagination {
+  return { page: p.page, pageSize: p.pageSize, total, hasNextPage: offsetOf(p) + p.pageSize < total };
+}
+
+function units(micros: bigint): string {
+  const whole = micros / 1_000_000n;
+  const frac = (micros % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
+  return frac ? `${whole}.${frac}` : `${whole}`;
+}
+
+function toSettings(c: ConfigTable): Settings {
+  return {
+    feeBps: Number(c.fee_bps),
+    offersEnabled: Number(c.offers_enabled) === 1,
+    limits: {
+      minimumCreatorMicros: c.minimum_creator_micros, minimumTakeMicros: c.minimum_take_micros, maximumWagerMicros: c.maximum_wager_micros,
+      warningRatioNumerator: c.warning_ratio_numerator, warningRatioDenominator: c.warning_ratio_denominator,
+      minimumOddsNumerator: c.minimum_odds_numerator, minimumOddsDenominator: c.minimum_odds_denominator,
+      maximumOddsNumerator: c.maximum_odds_numerator, maximumOddsDenominator: c.maximum_odds_denominator,
+    },
+  };
+}
+
+function toContract(r: ContractRow): Contract {
+  return {
+    address: r.address, templateId: r.template_id, eventId: r.event_id,
+    title: r.title ?? "", description: r.description ?? "", event: r.event ?? "", sport: r.sport ?? "", competition: r.competition ?? "",
+    startsAt: iso(r.starts_at ?? null), cutoffAt: iso(r.cutoff_at)!, resolutionDeadline: iso(r.resolution_deadline)!, status: r.status,
+    outcomes: [{ side: "sideA", label: r.side_a_label ?? "Side A" }, { side: "sideB", label: r.side_b_label ?? "Side B" }],
+    visuals: r.visuals_json ? visualsOf({ visuals_json: r.visuals_json }) : [],
+  };
+}
+
+function missingContract(address: string): Contract {
+  return { address, templateId: "", eventId: "", title: "", description: "", event: "", sport: "", competition: "", startsAt: null, cutoffAt: iso(0)!, resolutionDeadline: iso(0)!, status: "Unknown", outcomes: [{ side: "sideA", label: "Side A" }, { side: "sideB", label: "Side B" }], visuals: [] };
+}
+
+/**
+ * The viewer block. role: none | creator | taker (a caller holding a position). canTake: the offer
+ * is Open, its contract accepts offers, the caller is not the creator (anonymous callers see
+ * whether the offer is takeable at all). canClose: signed in and Open, and either the creator or
+ * past the contract's cutoff. returnMicros: what the caller receives if their side wins (creator:
+ * matched stake plus all takes minus the fee on each take; taker: takerWinReturn), null for none.
+ */
+function viewerOf(o: OffersTable, wallet: string | null, position: PositionsTable | null, creatorPositions: PositionsTable[], contract: Contract, now: number, config: ConfigTable | null): Viewer {
+  const acceptsOffers = contract.status === "Open" && now < Date.parse(contract.cutoffAt) / 1000;
+  const open = o.status === "Open" && acceptsOffers && (config ? Number(config.offers_enabled) === 1 : true);
+  const isCreator = wallet !== null && wallet === o.creator;
+  const canClose = wallet !== null && o.status === "Open" && (isCreator || !acceptsOffers);
+  if (isCreator) {
+    const fee = creatorPositions.reduce((a, p) => a + (BigInt(p.taker_micros) * BigInt(o.fee_bps)) / 10_000n, 0n);
+    const ret = BigInt(o.creator_allocated_micros) + BigInt(o.taker_filled_micros) - fee;
+    return { role: "creator", canTake: false, canClose, returnMicros: ret.toString(), position: null };
+  }
+  if (position) {
+    const payout = position.status === "Open" ? null : position.taker_payout_micros;
+    return {
+      role: "taker", canTake: open, canClose,
+      returnMicros: takerWinReturn(BigInt(position.taker_micros), BigInt(position.creator_matched_micros), Number(o.fee_bps)).toString(),
+      position: {
+        address: position.address, takerAmountMicros: position.taker_micros, creatorMatchedMicros: position.creator_matched_micros, status: position.status,
+        fillCount: Number(position.fill_count), createdAt: iso(position.created_at)!, settledAt: iso(position.settled_at), payoutMicros: payout,
+        feeMicros: position.status === "Open" ? null : position.fee_micros,
+      },
+    };
+  }
+  return { role: "none", canTake: open, canClose, returnMicros: null, position: null };
+}
+

@@ -1,0 +1,19 @@
+/**
+ * Who is calling a read: no token = anonymous; a valid token (any scope) = that user's wallet;
+ * a token that is present but invalid, revoked or expired = 401, so a client never mistakes an
+ * expired session for an anonymous view.
+ */
+import type { Custody } from "../custody/custody";
+import { bearerToken } from "../custody/custody";
+import { WriteError as ApiError } from "../writes/validate";
+
+export interface ReadViewer { wallet: string; userId: string }
+
+export async function resolveViewer(custody: Custody | null, authorization: string | null | undefined): Promise<ReadViewer | null> {
+  if (authorization === null || authorization === undefined || authorization === "") return null;
+  const token = bearerToken(authorization);
+  if (!token || !custody) throw new ApiError(401, "malformed Authorization header; use: Bearer <token>");
+  const p = await custody.authenticate(token);
+  if (!p) throw new ApiError(401, "invalid, revoked or expired token");
+  return { wallet: p.user.wallet.toBase58(), userId: p.user.id };
+}

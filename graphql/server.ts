@@ -1,0 +1,134 @@
+/**
+ * The HTTP server: the spec's REST routes (offers reads and writes under /api/bets-usdc/offers,
+ * the pool embed under /api/embed/v1) and GraphQL at /graphql (GraphiQL outside production),
+ * all on one hono app over node:http. REST and GraphQL share ReadService and WriteService.
+ */
+import SchemaBuilder from "@pothos/core";
+import { serve, type ServerType } from "@hono/node-server";
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
+import { createYoga } from "graphql-yoga";
+import { Hono } from "hono";
+import type { AddressInfo } from "node:net";
+import type { Custody } from "./custody/custody";
+import { addReadQueries, type ReadContext } from "./read/graphql";
+import { embedRoutes, readRoutes } from "./read/rest";
+import type { ReadService } from "./read/service";
+import { addWriteMutations } from "./writes/graphql";
+import { writeRoutes } from "./writes/rest";
+import type { WriteService } from "./writes/service";
+
+export const OFFERS_BASE = "/api/bets-usdc/offers";
+export const EMBED_BASE = "/api/embed/v1";
+
+export interface AppDeps {
+  read: ReadService;
+  custody: Custody | null;
+  /** Without it the write routes and mutations answer 503. */
+  writes?: WriteService | null;
+  graphiql?: boolean;
+  log?: (e: unknown) => void;
+  /** Anonymous GraphQL queries share ReadService's cache; 0 turns that off. */
+  responseCacheTtlMs?: number;
+}
+
+/** The GraphQL schema; resolvers reach the services only when a request runs. */
+export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">): GraphQLSchema {
+  // Fields are non-null unless marked nullable: clients can rely on what the spec always sends.
+  const builder = new SchemaBuilder<{ Context: ReadContext; DefaultFieldNullability: false }>({ defaultFieldNullability: false });
+  builder.queryType({});
+  builder.mutationType({});
+  addReadQueries(builder, d.read, d.custody, { log: d.log });
+  addWriteMutations(builder, () => {
+    if (!d.writes) throw new Error("writes are not configured");
+    return d.writes;
+  }, { log: d.log });
+  return builder.toSchema();
+}
+
+/** schema.graphql as committed: the SDL sorted, so the file changes only when the schema does. */
+export function schemaSdl(schema: GraphQLSchema): string {
+  return printSchema(lexicographicSortSchema(schema)) + "\n";
+}
+
+/** A GraphQL answer that must not be shared (an error, or a non-200 status): passed through as is. */
+class UncacheableResponse {
+  constructor(readonly status: number, readonly body: string, readonly contentType: string | null) {}
+}
+
+/**
+ * Errors the API raises on purpose (coded GraphQLErrors: parse, validation, limits, REST-status
+ * errors of the services) pass; anything else is masked, so no internal detail leaks.
+ */
+function maskError(error: unknown, message: string): Error {
+  // Duck-typed: yoga and this module may hold different copies (ESM/CJS) of graphql's classes.
+  const isGql = (e: unknown): e is GraphQLError => !!e && (e as Error).name === "GraphQLError";
+  if (isGql(error) && (!error.originalError || isGql(error.originalError))) return error;
+  return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
+}
+
+export function createApp(d: AppDeps): Hono {
+  const app = new Hono({ strict: false });
+  if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
+  app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
+  app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  const yoga = createYoga<Record<string, never>, ReadContext>({
+    schema: buildSchema(d),
+    graphqlEndpoint: "/graphql",
+    graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
+    // Same-origin by default, like the embed endpoint; put a proxy with an allow-list in front to widen it.
+    cors: false,
+    landingPage: false,
+    maskedErrors: { maskError },
+    plugins: [
+      EnvelopArmorPlugin({
+        // 7 = the deepest path of the schema (shareable.edges.node.offer.viewer.position.address).
+        maxDepth: { n: 7 },
+        maxAliases: { n: 10 },
+        costLimit: { maxCost: 5_000 },
+        maxTokens: { n: 2_000 },
+        blockFieldSuggestion: { enabled: process.env.NODE_ENV === "production" },
+      }),
+    ],
+    context: ({ request }) => ({ request }),
+  });
+  app.on(["GET", "POST"], "/graphql", async (c) => {
+    // Anonymous queries are answered from ReadService's shared cache (1 s, dropped on a newer
+    // indexed slot) before yoga parses anything; signed-in requests, mutations (and anything
+    // mentioning the word) and error answers always go through yoga.
+    const raw = c.req.raw;
+    if (raw.method !== "POST" || raw.headers.get("authorization") || (d.responseCacheTtlMs ?? 1_000) <= 0) return yoga.fetch(raw, {});
+    const text = await raw.text();
+    const forward = () => yoga.fetch(new Request(raw.url, { method: "POST", headers: raw.headers, body: text }), {});
+    if (text.length > 16_384 || /\bmutation\b/i.test(text)) return forward();
+    const body = await d.read
+      .anonymous(`gql:${text}`, async () => {
+        const r = await forward();
+        const out = await r.text();
+        if (r.status !== 200 || out.includes('"errors"')) throw new UncacheableResponse(r.status, out, r.headers.get("content-type"));
+        return out;
+      })
+      .catch((e: unknown) => {
+        if (e instanceof UncacheableResponse) return e;
+        throw e;
+      });
+    if (body instanceof UncacheableResponse) return new Response(body.body, { status: body.status, headers: { "content-type": body.contentType ?? "application/json" } });
+    return new Response(body, { status: 200, headers: { "content-type": "application/json; charset=utf-8" } });
+  });
+  app.get("/healthz", async (c) => c.json({ ok: true, indexedSlot: await d.read.indexedSlot() }));
+  app.notFound((c) => c.json({ error: "not found" }, 404));
+  app.onError((e, c) => {
+    d.log?.(e);
+    return c.json({ error: "temporarily unavailable; retry with backoff" }, 503);
+  });
+  return app;
+}
+
+/** Serves the app on node:http; port 0 picks a free one. */
+export async function listen(app: Hono, opts: { port?: number; hostname?: string } = {}): Promise<{ server: ServerType; url: string; close(): Promise<void> }> {
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.hostname ?? "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://${opts.hostname ?? "127.0.0.1"}:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

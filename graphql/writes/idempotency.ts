@@ -1,0 +1,185 @@
+/**
+ * Idempotency of writes, per (caller, idempotencyKey), in the `idempotency` table.
+ *
+ * - Insert first: a request inserts a `reserved` row under the primary key (user_id, idem_key)
+ *   before any check runs; a concurrent request in another process loses the insert and reads the
+ *   row. Within one process, concurrent requests with one key share one promise (`inflight`), so
+ *   100 concurrent identical requests run the checks and submit exactly once.
+ * - The signed transaction and the response are recorded (`submitted`) before the transaction is
+ *   sent, so a crash between the two leaves a row that a replay resends.
+ * - A replay with the same request hash returns the recorded response; with another hash, 400.
+ * - A replay whose signature never landed resends: the same bytes while their blockhash is valid
+ *   (same signature), else the same instructions re-signed with a fresh blockhash (new
+ *   signature). No duplicate is possible: a create's offer PDA derives from the key, and a take or
+ *   close carries `expectedRevision`, which the first landing would have moved.
+ * - A request refused before anything landed (a 4xx by the checks or by the program's preflight)
+ *   releases its row: the key stays usable, and a replay re-runs the checks against fresh state.
+ * - A `reserved` row older than `staleSeconds` (its process died mid-check) is taken over.
+ */
+import { Transaction, type Keypair } from "@solana/web3.js";
+import type { Kysely } from "kysely";
+import { SubmitError, type ChainGateway } from "../chain/gateway";
+import type { CustodyDatabase, IdempotencyTable } from "../custody/schema";
+import { programError } from "./errors";
+import { WriteError } from "./validate";
+import { utils } from "../../idl/client/anchor";
+
+/** Records the signed transaction before sending; called with "sent" once it was accepted. */
+export type Recorder = (r: StoredResult | "sent") => Promise<void>;
+
+export interface StoredResult {
+  signature: string;
+  txBase64: string;
+  response: { signature: string };
+  offerAddress: string | null;
+}
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+export class Idempotency {
+  private readonly inflight = new Map<string, { hash: string; promise: Promise<unknown> }>();
+  /** Maps submission errors like a first submission (set by the write service). */
+  mapError: (e: unknown) => unknown = (e) => e;
+
+  constructor(
+    readonly db: Kysely<CustodyDatabase>,
+    readonly gateway: ChainGateway,
+    private readonly signers: (userId: string) => Promise<Keypair[]>,
+    readonly opts: { staleSeconds?: number } = {},
+  ) {}
+
+  async run<R extends { signature: string }>(userId: string, key: string, op: string, hash: string, exec: (record: Recorder) => Promise<R>): Promise<R> {
+    const mk = `${userId}\u0000${key}`;
+    const cur = this.inflight.get(mk);
+    if (cur) {
+      if (cur.hash !== hash) throw new WriteError(400, "idempotencyKey was already used with a different request");
+      return cur.promise as Promise<R>;
+    }
+    const promise = this.runOnce(userId, key, op, hash, exec);
+    this.inflight.set(mk, { hash, promise });
+    try {
+      return await promise;
+    } finally {
+      if (this.inflight.get(mk)?.promise === promise) this.inflight.delete(mk);
+    }
+  }
+
+  private where(userId: string, key: string) {
+    return this.db.selectFrom("idempotency").selectAll().where("user_id", "=", userId).where("idem_key", "=", key);
+  }
+
+  private async runOnce<R extends { signature: string }>(userId: string, key: string, op: string, hash: string, exec: (record: Recorder) => Promise<R>): Promise<R> {
+    let row = await this.where(userId, key).executeTakeFirst();
+    const now = nowSec();
+    if (!row) {
+      try {
+        await this.db.insertInto("idempotency").values({
+          user_id: userId, idem_key: key, operation: op, request_hash: hash, state: "reserved", offer_address: null, signature: null, tx_base64: null,
+          response_json: null, status_code: null, error: null, created_at: now, updated_at: now,
+        }).execute();
+      } catch {
+        row = await this.where(userId, key).executeTakeFirst();
+        if (!row) throw new WriteError(503, "temporarily unavailable; retry with the same idempotencyKey");
+      }
+    }
+    if (row) {
+      if (row.request_hash !== hash) throw new WriteError(400, "idempotencyKey was already used with a different request");
+      if (row.state !== "reserved") return this.replay(row) as Promise<R>;
+      if (now - Number(row.updated_at) < (this.opts.staleSeconds ?? 60)) throw new WriteError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+      const took = await this.db.updateTable("idempotency").set({ updated_at: now })
+        .where("user_id", "=", userId).where("idem_key", "=", key).where("state", "=", "reserved").where("updated_at", "=", row.updated_at).executeTakeFirst();
+      if (Number(took.numUpdatedRows) !== 1) throw new WriteError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+    }
+    let recorded = false;
+    let lastSig = "";
+    const record = async (r: StoredResult | "sent") => {
+      if (r === "sent") {
+        this.track(lastSig, userId, key);
+        return;
+      }
+      lastSig = r.signature;
+      await this.db.updateTable("idempotency").set({
+        state: "submitted", signature: r.signature, tx_base64: r.txBase64, response_json: JSON.stringify(r.response), offer_address: r.offerAddress, updated_at: nowSec(),
+      }).where("user_id", "=", userId).where("idem_key", "=", key).execute();
+      recorded = true;
+    };
+    try {
+      return await exec(record);
+    } catch (e) {
+      // Nothing landed when the checks or the preflight refused it (a 4xx); a 503 after the
+      // transaction was recorded may have landed: keep the row so a replay resends or returns it.
+      const keep = recorded && !(e instanceof WriteError && e.status !== 503);
+      if (!keep) await this.db.deleteFrom("idempotency").where("user_id", "=", userId).where("idem_key", "=", key).execute();
+      throw e;
+    }
+  }
+
+  private async replay(row: IdempotencyTable): Promise<{ signature: string }> {
+    if (row.state === "failed") throw new WriteError((row.status_code ?? 409) as 409, row.error ?? "the transaction failed");
+    const response = JSON.parse(row.response_json ?? "{}") as { signature: string };
+    if (row.state === "confirmed") return response;
+    const st = await this.gateway.status(row.signature!);
+    if (st.state === "confirmed") {
+      await this.mark(row, "confirmed");
+      return response;
+    }
+    if (st.state === "failed") {
+      const e = programError(st.code) ?? new WriteError(409, "the transaction failed on chain; re-read and retry with a new idempotencyKey");
+      await this.mark(row, "failed", e);
+      throw e;
+    }
+    if (st.state === "pending") return response;
+    return this.resend(row, response);
+  }
+
+  private async mark(row: Pick<IdempotencyTable, "user_id" | "idem_key">, state: "confirmed" | "failed", e?: WriteError) {
+    await this.db.updateTable("idempotency").set({ state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
+      .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
+  }
+
+  /** The recorded transaction never landed: send it again (re-signed if its blockhash expired). */
+  private async resend(row: IdempotencyTable, response: { signature: string }): Promise<{ signature: string }> {
+    const old = Transaction.from(Buffer.from(row.tx_base64!, "base64"));
+    if (await this.gateway.isBlockhashValid(old.recentBlockhash!)) {
+      try {
+        await this.gateway.submit(old);
+        this.track(row.signature!, row.user_id, row.idem_key);
+        return response;
+      } catch (e) {
+        if (!(e instanceof SubmitError && /blockhash not found/i.test(e.message))) throw this.mapError(e);
+      }
+    }
+    const tx = new Transaction();
+    tx.feePayer = old.feePayer;
+    tx.recentBlockhash = await this.gateway.blockhash();
+    tx.add(...old.instructions);
+    const wanted = new Set(old.signatures.map((s) => s.publicKey.toBase58()));
+    tx.sign(...(await this.signers(row.user_id)).filter((k) => wanted.has(k.publicKey.toBase58())));
+    const signature = utils.bytes.bs58.encode(tx.signature!);
+    const next = { ...response, signature };
+    await this.db.updateTable("idempotency").set({ signature, tx_base64: tx.serialize({ verifySignatures: false }).toString("base64"), response_json: JSON.stringify(next), updated_at: nowSec() })
+      .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
+    try {
+      await this.gateway.submit(tx);
+    } catch (e) {
+      throw this.mapError(e);
+    }
+    this.track(signature, row.user_id, row.idem_key);
+    return next;
+  }
+
+  /** Follows a signature in the background and records confirmed / failed. */
+  track(signature: string, userId: string, key: string): void {
+    void (async () => {
+      try {
+        const st = await this.gateway.waitFor(signature, 90_000);
+        if (st.state !== "confirmed" && st.state !== "failed") return;
+        const e = st.state === "failed" ? (programError(st.code) ?? new WriteError(409, "the transaction failed on chain; re-read and retry with a new idempotencyKey")) : undefined;
+        await this.db.updateTable("idempotency").set({ state: st.state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
+          .where("user_id", "=", userId).where("idem_key", "=", key).where("signature", "=", signature).where("state", "=", "submitted").execute();
+      } catch {
+        // Tracking is best effort; a replay re-checks the signature.
+      }
+    })();
+  }
+}

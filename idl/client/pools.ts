@@ -1,0 +1,253 @@
+/**
+ * Client of the pools program, on top of Anchor's `Program` built from idl/pools.json: PDA
+ * derivation, account decoding (u64/i64 as bigint, text as strings), instruction builders, the
+ * event parser and the spec's aggregate numbers (shares in bps, derived LOCKED state).
+ */
+import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { PublicKey } from "@solana/web3.js";
+import { poolsIdl, type Pools } from "../pools";
+
+export const POOLS_IDL: Pools = poolsIdl;
+export const POOLS_PROGRAM_ID = new PublicKey(poolsIdl.address);
+export const TOKEN_PROGRAM = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+export const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
+
+/** Limits of the program (bytes of UTF-8). */
+export const POOL_LIMITS = { maxOutcomes: 8, question: 160, criteria: 280, coverUrl: 128, label: 24 } as const;
+export const VOTE_WINDOW_SECONDS = 86_400n;
+export const QUORUM_BPS = 5_000n;
+/** On-chain states by code; LOCKED is derived (OPEN with closesAt passed). */
+export const PoolState = ["OPEN", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"] as const;
+export type PoolStateName = (typeof PoolState)[number] | "LOCKED";
+export const NO_OUTCOME = 255;
+
+const bn = (v: bigint | number) => new BN(v.toString());
+const u64le = (v: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(v);
+  return b;
+};
+/** UTF-8 text into a fixed field (the program checks the length; longer text is cut to `size` here only when it must not fit, so oversize requests still reach the program). */
+function field(text: string, size: number): { len: number; bytes: number[] } {
+  const b = Buffer.from(text, "utf8");
+  const out = Buffer.alloc(size);
+  b.copy(out, 0, 0, Math.min(size, b.length));
+  return { len: b.length, bytes: [...out] };
+}
+
+export class PoolsPda {
+  constructor(readonly programId: PublicKey = POOLS_PROGRAM_ID) {}
+  private find(seeds: (Buffer | Uint8Array)[]) {
+    return PublicKey.findProgramAddressSync(seeds, this.programId);
+  }
+  config() {
+    return this.find([Buffer.from("config")]);
+  }
+  vault() {
+    return this.find([Buffer.from("vault")]);
+  }
+  pool(creator: PublicKey, nonce: bigint) {
+    return this.find([Buffer.from("pool"), creator.toBuffer(), u64le(nonce)]);
+  }
+  participant(pool: PublicKey, user: PublicKey) {
+    return this.find([Buffer.from("participant"), pool.toBuffer(), user.toBuffer()]);
+  }
+}
+
+export const poolsAccountsCoder = new BorshAccountsCoder(POOLS_IDL);
+export const poolsEventCoder = new BorshEventCoder(POOLS_IDL);
+
+export interface CreatePoolInput {
+  payer: PublicKey;
+  creator: PublicKey;
+  nonce: bigint;
+  question: string;
+  /** Omit (or two empty strings) on a two-outcome pool for "For" / "Against". */
+  labels?: string[];
+  /** Needed only when labels are omitted; default 2. */
+  outcomeCount?: number;
+  closesAt: bigint;
+  resolutionAt?: bigint;
+  criteria?: string;
+  coverUrl?: string;
+  /** Raw lengths, to send inconsistent data on purpose (adversarial tests). */
+  rawLens?: Partial<{ question: number; criteria: number; coverUrl: number; labels: number[] }>;
+  overrides?: Partial<Record<"config" | "pool" | "systemProgram", PublicKey>>;
+}
+
+type Over<K extends string> = Partial<Record<K, PublicKey>>;
+
+export class PoolsClient {
+  readonly pda: PoolsPda;
+  constructor(readonly program: Program<Pools>) {
+    this.pda = new PoolsPda(program.programId);
+  }
+
+  static fromProvider(provider: Provider, programId: PublicKey = POOLS_PROGRAM_ID): PoolsClient {
+    return new PoolsClient(new Program<Pools>({ ...POOLS_IDL, address: programId.toBase58() }, provider));
+  }
+
+  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number }) {
+    const [config, configBump] = this.pda.config();
+    const [vault, vaultBump] = this.pda.vault();
+    return this.program.methods
+      .initializeConfig(configBump, vaultBump, a.feeBps)
+      .accountsStrict({ authority: a.authority, config, vault, mint: a.mint, treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM })
+      .instruction();
+  }
+
+  updateConfig(a: { authority: PublicKey; feeBps: number; config?: PublicKey }) {
+    return this.program.methods.updateConfig(a.feeBps).accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] }).instruction();
+  }
+
+  createPool(a: CreatePoolInput) {
+    const [pool, bump] = this.pda.pool(a.creator, a.nonce);
+    const labels = a.labels ?? [];
+    const count = a.labels ? a.labels.length : (a.outcomeCount ?? 2);
+    const q = field(a.question, POOL_LIMITS.question);
+    const c = field(a.criteria ?? "", POOL_LIMITS.criteria);
+    const u = field(a.coverUrl ?? "", POOL_LIMITS.coverUrl);
+    const labelBytes = Buffer.alloc(8 * POOL_LIMITS.label);
+    const labelLens = Array<number>(8).fill(0);
+    labels.slice(0, 8).forEach((l, i) => {
+      const f = field(l, POOL_LIMITS.label);
+      labelLens[i] = Math.min(f.len, 255);
+      Buffer.from(f.bytes).copy(labelBytes, i * POOL_LIMITS.label);
+    });
+    const r = a.rawLens ?? {};
+    return this.program.methods
+      .createPool(
+        bn(a.nonce), bump, count, bn(a.closesAt), bn(a.resolutionAt ?? 0n),
+        Math.min(r.question ?? q.len, 65535), q.bytes, Math.min(r.criteria ?? c.len, 65535), c.bytes, Math.min(r.coverUrl ?? u.len, 255), u.bytes,
+        r.labels ?? labelLens, [...labelBytes],
+      )
+      .accountsStrict({ payer: a.payer, creator: a.creator, config: this.pda.config()[0], pool, systemProgram: SYSTEM_PROGRAM, ...a.overrides })
+      .instruction();
+  }
+
+  placePick(a: { payer: PublicKey; user: PublicKey; userToken: PublicKey; pool: PublicKey; outcome: number; amount: bigint; overrides?: Over<"config" | "participant" | "vault" | "tokenProgram" | "systemProgram"> }) {
+    const [participant, bump] = this.pda.participant(a.pool, a.user);
+    return this.program.methods
+      .placePick(a.outcome, bn(a.amount), bump)
+      .accountsStrict({
+        payer: a.payer, user: a.user, userToken: a.userToken, config: this.pda.config()[0], pool: a.pool, participant,
+        vault: this.pda.vault()[0], tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+      })
+      .instruction();
+  }
+
+  startVote(a: { caller: PublicKey; pool: PublicKey }) {
+    return this.program.methods.startVote().accountsStrict(a).instruction();
+  }
+
+  castVote(a: { voter: PublicKey; pool: PublicKey; outcome: number; participant?: PublicKey }) {
+    const participant = a.participant ?? this.pda.participant(a.pool, a.voter)[0];
+    return this.program.methods.castVote(a.outcome).accountsStrict({ voter: a.voter, pool: a.pool, participant }).instruction();
+  }
+
+  resolvePool(a: { caller: PublicKey; pool: PublicKey }) {
+    return this.program.methods.resolvePool().accountsStrict(a).instruction();
+  }
+
+  cancelPool(a: { caller: PublicKey; pool: PublicKey }) {
+    return this.program.methods.cancelPool().accountsStrict(a).instruction();
+  }
+
+  settleParticipant(a: { pool: PublicKey; participant: PublicKey; userToken: PublicKey; treasury: PublicKey; overrides?: Over<"config" | "vault" | "tokenProgram"> }) {
+    return this.program.methods
+      .settleParticipant()
+      .accountsStrict({
+        config: this.pda.config()[0], pool: a.pool, participant: a.participant, vault: this.pda.vault()[0], userToken: a.userToken,
+        treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, ...a.overrides,
+      })
+      .instruction();
+  }
+
+  refundParticipant(a: { pool: PublicKey; participant: PublicKey; userToken: PublicKey; overrides?: Over<"config" | "vault" | "tokenProgram"> }) {
+    return this.program.methods
+      .refundParticipant()
+      .accountsStrict({
+        config: this.pda.config()[0], pool: a.pool, participant: a.participant, vault: this.pda.vault()[0], userToken: a.userToken,
+        tokenProgram: TOKEN_PROGRAM, ...a.overrides,
+      })
+      .instruction();
+  }
+}
+
+/** BN fields to bigint, recursively. */
+function big<T>(v: unknown): T {
+  if (BN.isBN(v)) return BigInt((v as BN).toString()) as T;
+  if (v instanceof PublicKey || v === null || typeof v !== "object") return v as T;
+  if (Array.isArray(v)) return v.map((x) => big(x)) as T;
+  return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, big(x)])) as T;
+}
+const text = (bytes: number[], len: number) => Buffer.from(bytes.slice(0, len)).toString("utf8");
+
+export interface PoolsConfigAccount { authority: PublicKey; mint: PublicKey; treasury: PublicKey; vault: PublicKey; feeBps: number; bump: number; vaultBump: number }
+export interface OutcomeAccount { outcomeIndex: number; label: string; totalOi: bigint; wagerCount: number; voteWeight: bigint }
+export interface PoolAccount {
+  creator: PublicKey; nonce: bigint; bump: number; version: number; state: (typeof PoolState)[number]; outcomeCount: number; feeBps: number;
+  question: string; criteria: string; coverUrl: string; closesAt: bigint; resolutionAt: bigint; voteEndsAt: bigint;
+  outcomes: OutcomeAccount[]; totalOi: bigint; participantCount: number; voterCount: number; voteWeightTotal: bigint;
+  winningOutcome: number | null; settledCount: number; paidOut: bigint; feesPaid: bigint; createdAt: bigint; updatedAt: bigint;
+}
+export interface ParticipantAccount {
+  pool: PublicKey; user: PublicKey; userToken: PublicKey; bump: number; voted: boolean; voteOutcome: number | null; settled: boolean;
+  stakes: bigint[]; total: bigint; pickCount: number; payout: bigint; fee: bigint; createdAt: bigint;
+}
+
+export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
+  return big(poolsAccountsCoder.decode("config", data));
+}
+export function decodePool(data: Buffer): PoolAccount {
+  const r = big<Record<string, any>>(poolsAccountsCoder.decode("pool", data));
+  const outcomes = (r.outcomes as any[]).slice(0, r.outcomeCount).map((o, i) => ({
+    outcomeIndex: i, label: text(o.label, o.labelLen), totalOi: o.totalOi, wagerCount: o.wagerCount, voteWeight: o.voteWeight,
+  }));
+  return {
+    creator: r.creator, nonce: r.nonce, bump: r.bump, version: r.version, state: PoolState[r.state], outcomeCount: r.outcomeCount, feeBps: r.feeBps,
+    question: text(r.question, r.questionLen), criteria: text(r.criteria, r.criteriaLen), coverUrl: text(r.coverUrl, r.coverUrlLen),
+    closesAt: r.closesAt, resolutionAt: r.resolutionAt, voteEndsAt: r.voteEndsAt, outcomes, totalOi: r.totalOi,
+    participantCount: r.participantCount, voterCount: r.voterCount, voteWeightTotal: r.voteWeightTotal,
+    winningOutcome: r.winningOutcome === NO_OUTCOME ? null : r.winningOutcome, settledCount: r.settledCount, paidOut: r.paidOut, feesPaid: r.feesPaid,
+    createdAt: r.createdAt, updatedAt: r.updatedAt,
+  };
+}
+export function decodeParticipant(data: Buffer): ParticipantAccount {
+  const r = big<Record<string, any>>(poolsAccountsCoder.decode("participant", data));
+  return { ...r, voted: r.voted === 1, settled: r.settled === 1, voteOutcome: r.voteOutcome === NO_OUTCOME ? null : r.voteOutcome } as ParticipantAccount;
+}
+
+/** Which account type a program-owned account holds, by its discriminator. */
+export function poolsAccountKind(data: Buffer): "config" | "pool" | "participant" | null {
+  for (const a of POOLS_IDL.accounts) {
+    if (data.length >= 8 && Buffer.from(a.discriminator).equals(data.subarray(0, 8))) return a.name as never;
+  }
+  return null;
+}
+
+/** Share of each outcome in bps: floor(total_i * 10000 / pot); all 0 on an empty pot. Exact in bigint. */
+export function sharesBps(pool: Pick<PoolAccount, "outcomes" | "totalOi">): number[] {
+  return pool.outcomes.map((o) => (pool.totalOi === 0n ? 0 : Number((o.totalOi * 10_000n) / pool.totalOi)));
+}
+
+/** The embed state at `now` (unix seconds): LOCKED is OPEN with closesAt passed. */
+export function poolStateAt(pool: Pick<PoolAccount, "state" | "closesAt">, now: bigint): PoolStateName {
+  return pool.state === "OPEN" && now >= pool.closesAt ? "LOCKED" : pool.state;
+}
+
+export interface PoolsEvent { name: "pickPlaced" | "voteCast" | "poolStateChanged" | "participantSettled"; data: Record<string, unknown> }
+export function parsePoolsEvents(logs: string[]): PoolsEvent[] {
+  const out: PoolsEvent[] = [];
+  for (const line of logs) {
+    if (!line.startsWith("Program data: ")) continue;
+    const ev = poolsEventCoder.decode(line.slice("Program data: ".length).split(" ")[0]);
+    if (ev) out.push({ name: ev.name as PoolsEvent["name"], data: big(ev.data) });
+  }
+  return out;
+}
+
+/** Program error code -> name (as in the Rust enum) and message. */
+export const POOLS_ERRORS: Map<number, { name: string; msg: string }> = new Map(
+  POOLS_IDL.errors.map((e) => [e.code, { name: e.name[0].toUpperCase() + e.name.slice(1), msg: e.msg }]),
+);

@@ -1,0 +1,155 @@
+/**
+ * Offer fields of the spec, derived from stored rows. Pure functions: the API calls them on
+ * rows it read; the tests compare them with the on-chain accounts read directly.
+ */
+import type { ConfigTable, ContractsTable, FillsTable, OffersTable, PositionsTable } from "../store/schema";
+
+export type GuardrailStatus = "normal" | "warning";
+
+/** Unix seconds -> ISO 8601 UTC. */
+export function iso(unix: number | bigint | null | undefined): string | null {
+  if (unix === null || unix === undefined) return null;
+  return new Date(Number(unix) * 1000).toISOString();
+}
+
+export interface WarningRatio { numerator: bigint; denominator: bigint }
+
+export function warningRatioOf(config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator">): WarningRatio {
+  return { numerator: BigInt(config.warning_ratio_numerator), denominator: BigInt(config.warning_ratio_denominator) };
+}
+
+/**
+ * `warning` when creator:target is above the warning ratio in either direction
+ * (creator/target > n/d or target/creator > n/d), else `normal`. Exactly at the ratio is normal.
+ */
+export function termsGuardrail(creatorTotal: bigint, takerTarget: bigint, w: WarningRatio): GuardrailStatus {
+  if (w.denominator <= 0n || w.numerator <= 0n) return "normal";
+  if (creatorTotal * w.denominator > w.numerator * takerTarget) return "warning";
+  if (takerTarget * w.denominator > w.numerator * creatorTotal) return "warning";
+  return "normal";
+}
+
+/** The chain-derived part of the spec's Offer (contract, creator profile and viewer are joined by the API). */
+export interface DerivedOffer {
+  address: string;
+  contract: string;
+  creator: string;
+  creatorOutcome: "sideA" | "sideB";
+  creatorTotalMicros: string;
+  creatorAllocatedMicros: string;
+  takerTargetMicros: string;
+  takerFilledMicros: string;
+  remainingTakerMicros: string;
+  minimumTakeMicros: string;
+  feeBps: number;
+  termsGuardrail: { status: GuardrailStatus };
+  status: "Open" | "Filled" | "Closed" | "Settled";
+  fillCount: number;
+  positionCount: number;
+  settledPositionCount: number;
+  revision: string;
+  createdAt: string;
+  closedAt: string | null;
+}
+
+export function deriveOffer(o: OffersTable, config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator">): DerivedOffer {
+  const target = BigInt(o.taker_target_micros);
+  const filled = BigInt(o.taker_filled_micros);
+  // "Amount still open to takers": nothing once the offer is no longer Open.
+  const remaining = o.status === "Open" && target > filled ? target - filled : 0n;
+  return {
+    address: o.address,
+    contract: o.contract,
+    creator: o.creator,
+    creatorOutcome: o.side as "sideA" | "sideB",
+    creatorTotalMicros: o.creator_total_micros,
+    creatorAllocatedMicros: o.creator_allocated_micros,
+    takerTargetMicros: o.taker_target_micros,
+    takerFilledMicros: o.taker_filled_micros,
+    remainingTakerMicros: remaining.toString(),
+    minimumTakeMicros: o.minimum_take_micros,
+    feeBps: Number(o.fee_bps),
+    termsGuardrail: { status: termsGuardrail(BigInt(o.creator_total_micros), target, warningRatioOf(config)) },
+    status: o.status as DerivedOffer["status"],
+    fillCount: Number(o.fill_count),
+    positionCount: Number(o.position_count),
+    settledPositionCount: Number(o.settled_position_count),
+    revision: String(o.revision),
+    createdAt: iso(o.created_at)!,
+    closedAt: iso(o.closed_at),
+  };
+}
+
+/** Side labels of an offer, from the contract catalog's labels. */
+export function sideLabels(creatorOutcome: "sideA" | "sideB", labels: { side_a_label: string; side_b_label: string }) {
+  return creatorOutcome === "sideA"
+    ? { creatorSideLabel: labels.side_a_label, takerSideLabel: labels.side_b_label }
+    : { creatorSideLabel: labels.side_b_label, takerSideLabel: labels.side_a_label };
+}
+
+export interface DerivedFill {
+  offer: string;
+  revision: string;
+  taker: string;
+  position: string;
+  takeMicros: string;
+  creatorMatchedMicros: string;
+  takerFilledMicros: string;
+  creatorAllocatedMicros: string;
+  filledAt: string;
+  signature: string;
+}
+
+export function deriveFill(f: FillsTable): DerivedFill {
+  return {
+    offer: f.offer, revision: String(f.revision), taker: f.taker, position: f.position,
+    takeMicros: f.take_micros, creatorMatchedMicros: f.creator_matched_micros,
+    takerFilledMicros: f.taker_filled_micros, creatorAllocatedMicros: f.creator_allocated_micros,
+    filledAt: iso(f.filled_at)!, signature: f.signature,
+  };
+}
+
+export interface DerivedPosition {
+  address: string;
+  offer: string;
+  taker: string;
+  takerMicros: string;
+  creatorMatchedMicros: string;
+  status: "Open" | "SettledCreatorWin" | "SettledTakerWin" | "Refunded";
+  fillCount: number;
+  createdAt: string;
+  settledAt: string | null;
+  creatorPayoutMicros: string;
+  takerPayoutMicros: string;
+  feeMicros: string;
+}
+
+export function derivePosition(p: PositionsTable): DerivedPosition {
+  return {
+    address: p.address, offer: p.offer, taker: p.taker, takerMicros: p.taker_micros, creatorMatchedMicros: p.creator_matched_micros,
+    status: p.status as DerivedPosition["status"], fillCount: Number(p.fill_count), createdAt: iso(p.created_at)!, settledAt: iso(p.settled_at),
+    creatorPayoutMicros: p.creator_payout_micros, takerPayoutMicros: p.taker_payout_micros, feeMicros: p.fee_micros,
+  };
+}
+
+/**
+ * What a position returns to its taker if the taker's side wins (stake + matched - fee on the
+ * matched profit), in micro-units; the fee is rounded down.
+ */
+export function takerWinReturn(takerMicros: bigint, creatorMatchedMicros: bigint, feeBps: number): bigint {
+  return takerMicros + creatorMatchedMicros - (creatorMatchedMicros * BigInt(feeBps)) / 10_000n;
+}
+
+/** Contract fields from chain + catalog (joined, not mixed). */
+export function deriveContractChain(c: ContractsTable) {
+  return {
+    address: c.address, templateId: c.template_id, eventId: c.event_id,
+    cutoffAt: iso(c.cutoff_at)!, resolutionDeadline: iso(c.resolution_deadline)!,
+    status: c.status, result: c.result, createdAt: iso(c.created_at)!, resolvedAt: iso(c.resolved_at),
+  };
+}
+
+/** Whether a contract accepts offers at `nowUnix` (status Open and before its cutoff). */
+export function contractAcceptsOffers(c: Pick<ContractsTable, "status" | "cutoff_at">, nowUnix: number): boolean {
+  return c.status === "Open" && nowUnix < Number(c.cutoff_at);
+}

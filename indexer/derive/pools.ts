@@ -1,0 +1,128 @@
+/**
+ * The pool market aggregate of the spec (area B), derived from stored rows. Pure functions.
+ */
+import { createHash } from "node:crypto";
+import type { PoolCatalogTable, PoolOutcomesTable, PoolsTable } from "../store/schema";
+import { iso } from "./offers";
+
+export type PoolState = "OPEN" | "LOCKED" | "RESOLVING" | "RESOLVED" | "DISTRIBUTED" | "CANCELED" | "REFUNDED";
+
+/**
+ * Shares of the pot in bps by largest remainder: each outcome gets floor(total*10000/pot), and
+ * the bps left over go one each to the outcomes with the largest remainders (ties: lower index
+ * first). The shares sum to exactly 10000 when the pot is non-zero; all 0 when it is zero.
+ */
+export function shareBps(totals: bigint[]): number[] {
+  const pot = totals.reduce((a, b) => a + b, 0n);
+  if (pot === 0n) return totals.map(() => 0);
+  const base = totals.map((t) => (t * 10_000n) / pot);
+  const rem = totals.map((t, i) => ({ i, r: (t * 10_000n) % pot }));
+  let left = 10_000n - base.reduce((a, b) => a + b, 0n);
+  rem.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+  for (const { i } of rem) {
+    if (left === 0n) break;
+    base[i] += 1n;
+    left -= 1n;
+  }
+  return base.map(Number);
+}
+
+/** OPEN becomes LOCKED once closes_at has passed at `nowUnix` (read time); other states as stored. */
+export function poolState(state: string, closesAt: number | null, nowUnix: number): PoolState {
+  if (state === "OPEN" && closesAt !== null && nowUnix >= Number(closesAt)) return "LOCKED";
+  return state as PoolState;
+}
+
+/** JSON with object keys sorted recursively: equal content, equal text. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+}
+
+/** First 32 hex chars of SHA-256 of the canonical JSON of the payload without `revision`. */
+export function payloadRevision(payload: object): string {
+  const { revision: _r, ...rest } = payload as Record<string, unknown>;
+  return createHash("sha256").update(canonicalJson(rest)).digest("hex").slice(0, 32);
+}
+
+export interface PoolOutcomeAggregate {
+  outcomeIndex: number;
+  label: string;
+  totalOiMicros: string;
+  shareBps: number;
+  wagerCount: number;
+  isResolved: boolean;
+}
+
+export interface PoolAggregate {
+  schemaVersion: 1;
+  id: string;
+  slug: string | null;
+  question: string;
+  version: number;
+  state: PoolState;
+  outcomes: PoolOutcomeAggregate[];
+  totalOiMicros: string;
+  participantCount: number;
+  closesAt: string | null;
+  resolutionAt: string | null;
+  resolutionCriteria: string | null;
+  coverImageUrl: string | null;
+  updatedAt: string;
+  canonicalUrl: string;
+  revision: string;
+}
+
+/** Whether the embed endpoint may show a pool: public, not deleted, not flagged. */
+export function poolEligible(catalog: Pick<PoolCatalogTable, "is_public" | "deleted" | "flagged"> | null | undefined): boolean {
+  return !!catalog && Number(catalog.is_public) === 1 && Number(catalog.deleted) === 0 && Number(catalog.flagged) === 0;
+}
+
+const DEFAULT_TWO_LABELS = ["For", "Against"];
+
+export function derivePoolAggregate(a: {
+  pool: PoolsTable;
+  outcomes: Pick<PoolOutcomesTable, "outcome_index" | "label" | "total_oi_micros" | "wager_count">[];
+  catalog: Pick<PoolCatalogTable, "slug"> | null;
+  /** Distinct funded owners, when the pool row has no participant_count (from pool_wagers). */
+  participantCount?: number;
+  nowUnix: number;
+  /** Base of public pool pages, e.g. "https://example.com/polls"; the slug (or address) is appended. */
+  canonicalBase: string;
+}): PoolAggregate {
+  const { pool } = a;
+  const outs = [...a.outcomes].sort((x, y) => x.outcome_index - y.outcome_index);
+  const totals = outs.map((o) => BigInt(o.total_oi_micros));
+  const shares = shareBps(totals);
+  const pot = totals.reduce((x, y) => x + y, 0n);
+  const state = poolState(pool.state, pool.closes_at, a.nowUnix);
+  const resolved = pool.state === "RESOLVED" || pool.state === "DISTRIBUTED";
+  const slug = a.catalog?.slug ?? null;
+  const payload: Omit<PoolAggregate, "revision"> = {
+    schemaVersion: 1,
+    id: pool.address,
+    slug,
+    question: pool.question,
+    version: Number(pool.version),
+    state,
+    outcomes: outs.map((o, i) => ({
+      outcomeIndex: Number(o.outcome_index),
+      label: o.label ?? (outs.length === 2 ? DEFAULT_TWO_LABELS[i] : `Option ${i + 1}`),
+      totalOiMicros: totals[i].toString(),
+      shareBps: shares[i],
+      wagerCount: Number(o.wager_count),
+      isResolved: resolved && pool.winning_outcome !== null && Number(pool.winning_outcome) === Number(o.outcome_index),
+    })),
+    totalOiMicros: pot.toString(),
+    participantCount: Number(pool.participant_count ?? a.participantCount ?? 0),
+    closesAt: iso(pool.closes_at),
+    resolutionAt: iso(pool.resolution_at),
+    resolutionCriteria: pool.resolution_criteria,
+    coverImageUrl: pool.cover_image_url,
+    updatedAt: iso(pool.updated_at ?? 0)!,
+    canonicalUrl: `${a.canonicalBase.replace(/\/$/, "")}/${encodeURIComponent(slug ?? pool.address)}`,
+  };
+  return { ...payload, revision: payloadRevision(payload) };
+}

@@ -1,0 +1,87 @@
+/**
+ * Opens the store: SQLite (better-sqlite3, WAL) for a file path / `sqlite:` URL / ":memory:",
+ * PostgreSQL for a `postgres://` or `postgresql://` URL. `?schema=name` on a PostgreSQL URL
+ * selects (and creates) a schema, used by tests to isolate runs.
+ */
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import type { Database } from "./schema";
+import { migrateToLatest } from "./migrations";
+
+export type Engine = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  engine: Engine;
+  url: string;
+  /** The raw better-sqlite3 handle (SQLite only), for the hot write path. */
+  sqlite?: BetterSqlite3.Database;
+  /** PostgreSQL schema, when one was selected. */
+  schema?: string;
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
+
+// int8 (20) and numeric (1700) as JS numbers: the store uses bigint columns only for slots,
+// write versions, revisions and unix times, all far below 2^53. Amounts are TEXT.
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === 20) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+};
+
+export async function openStore(url: string, opts: { migrate?: boolean } = {}): Promise<Store> {
+  let store: Store;
+  if (isPostgresUrl(url)) {
+    const u = new URL(url);
+    const schema = u.searchParams.get("schema") ?? undefined;
+    u.searchParams.delete("schema");
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+    if (schema) {
+      const c = new pg.Client({ connectionString: u.toString() });
+      await c.connect();
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await c.end();
+    }
+    const pool = new pg.Pool({
+      connectionString: u.toString(),
+      max: 4,
+      types: pgTypes as never,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    store = { db, engine: "postgres", url, schema, close: () => db.destroy() };
+  } else {
+    const file = url.replace(/^sqlite:(\/\/)?/, "") || ":memory:";
+    const handle = new BetterSqlite3(file);
+    handle.pragma("journal_mode = WAL");
+    handle.pragma("synchronous = NORMAL");
+    handle.pragma("busy_timeout = 5000");
+    handle.pragma("cache_size = -65536"); // 64 MiB page cache: random-key upserts touch many pages
+    handle.pragma("temp_store = MEMORY");
+    handle.defaultSafeIntegers(false);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+    store = { db, engine: "sqlite", url, sqlite: handle, close: () => db.destroy() };
+  }
+  if (opts.migrate !== false) await migrateToLatest(store.db as Kysely<unknown>, { schema: store.schema });
+  return store;
+}
+
+/** Drops a PostgreSQL schema (test cleanup). */
+export async function dropPostgresSchema(url: string): Promise<void> {
+  const u = new URL(url);
+  const schema = u.searchParams.get("schema");
+  if (!schema || !/^[a-z_][a-z0-9_]*$/.test(schema)) return;
+  u.searchParams.delete("schema");
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await c.end();
+}
+
+export { sql };

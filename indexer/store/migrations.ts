@@ -1,0 +1,170 @@
+/**
+ * In-code migrations (kysely Migrator). Portable DDL: text, integer/bigint, no engine-specific
+ * types; both SQLite and PostgreSQL run the same steps.
+ */
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
+
+type Tb = CreateTableBuilder<string, never>;
+const meta = (t: Tb) =>
+  t.addColumn("slot", "bigint", (c) => c.notNull())
+    .addColumn("write_version", "bigint", (c) => c.notNull())
+    .addColumn("deleted", "integer", (c) => c.notNull().defaultTo(0));
+const txt = (t: Tb, ...names: string[]) => names.reduce((x, n) => x.addColumn(n, "text", (c) => c.notNull()), t);
+const int = (t: Tb, ...names: string[]) => names.reduce((x, n) => x.addColumn(n, "integer", (c) => c.notNull()), t);
+const big = (t: Tb, ...names: string[]) => names.reduce((x, n) => x.addColumn(n, "bigint", (c) => c.notNull()), t);
+const bigNull = (t: Tb, ...names: string[]) => names.reduce((x, n) => x.addColumn(n, "bigint"), t);
+
+const m0001: Migration = {
+  async up(db: Kysely<unknown>) {
+    const s = db.schema;
+    await meta(txt(s.createTable("config").addColumn("address", "text", (c) => c.primaryKey()) as Tb,
+      "authority", "mint", "treasury", "vault")
+      .addColumn("fee_bps", "integer", (c) => c.notNull())
+      .addColumn("offers_enabled", "integer", (c) => c.notNull())
+      .addColumn("minimum_creator_micros", "text", (c) => c.notNull())
+      .addColumn("minimum_take_micros", "text", (c) => c.notNull())
+      .addColumn("maximum_wager_micros", "text", (c) => c.notNull())
+      .addColumn("warning_ratio_numerator", "text", (c) => c.notNull())
+      .addColumn("warning_ratio_denominator", "text", (c) => c.notNull())
+      .addColumn("minimum_odds_numerator", "text", (c) => c.notNull())
+      .addColumn("minimum_odds_denominator", "text", (c) => c.notNull())
+      .addColumn("maximum_odds_numerator", "text", (c) => c.notNull())
+      .addColumn("maximum_odds_denominator", "text", (c) => c.notNull())).execute();
+
+    let t = s.createTable("contracts").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "template_id", "event_id");
+    t = big(t, "cutoff_at", "resolution_deadline");
+    t = txt(t, "status", "result");
+    t = big(t, "created_at");
+    t = bigNull(t, "resolved_at");
+    await meta(t).execute();
+
+    t = s.createTable("offers").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "contract", "creator", "creator_token", "rent_payer", "nonce", "side", "status");
+    t = int(t, "fee_bps");
+    t = txt(t, "creator_total_micros", "taker_target_micros", "minimum_take_micros", "taker_filled_micros", "creator_allocated_micros", "creator_refunded_micros");
+    t = big(t, "revision");
+    t = int(t, "fill_count", "position_count", "settled_position_count");
+    t = big(t, "created_at");
+    t = bigNull(t, "closed_at");
+    await meta(t).execute();
+
+    t = s.createTable("positions").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "offer", "taker", "taker_token", "rent_payer", "taker_micros", "creator_matched_micros", "status");
+    t = int(t, "fill_count");
+    t = big(t, "created_at");
+    t = bigNull(t, "settled_at");
+    t = txt(t, "creator_payout_micros", "taker_payout_micros", "fee_micros");
+    await meta(t).execute();
+
+    t = s.createTable("fills") as unknown as Tb;
+    t = txt(t, "offer");
+    t = big(t, "revision");
+    t = txt(t, "taker", "position", "take_micros", "creator_matched_micros", "taker_filled_micros", "creator_allocated_micros");
+    t = big(t, "filled_at");
+    t = txt(t, "signature");
+    t = big(t, "slot");
+    await t.addPrimaryKeyConstraint("fills_pk", ["offer", "revision"] as never).execute();
+
+    t = s.createTable("offer_closes").addColumn("offer", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "closed_by", "refund_micros");
+    t = big(t, "revision", "closed_at");
+    t = txt(t, "signature");
+    t = big(t, "slot");
+    await t.execute();
+
+    t = s.createTable("settlements").addColumn("position", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "offer", "status", "creator_payout_micros", "taker_payout_micros", "fee_micros");
+    t = big(t, "settled_at");
+    t = txt(t, "signature");
+    t = big(t, "slot");
+    await t.execute();
+
+    t = s.createTable("pools").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
+    t = int(t, "version");
+    t = t.addColumn("creator", "text");
+    t = txt(t, "question", "state");
+    t = int(t, "outcome_count");
+    t = txt(t, "total_oi_micros");
+    t = t.addColumn("participant_count", "integer");
+    t = bigNull(t, "closes_at", "resolution_at");
+    t = t.addColumn("resolution_criteria", "text").addColumn("cover_image_url", "text").addColumn("winning_outcome", "integer");
+    t = bigNull(t, "updated_at");
+    await meta(t).execute();
+
+    t = s.createTable("pool_outcomes") as unknown as Tb;
+    t = txt(t, "pool");
+    t = int(t, "outcome_index");
+    t = t.addColumn("label", "text");
+    t = txt(t, "total_oi_micros");
+    t = int(t, "wager_count");
+    t = big(t, "slot", "write_version");
+    await t.addPrimaryKeyConstraint("pool_outcomes_pk", ["pool", "outcome_index"] as never).execute();
+
+    t = s.createTable("pool_wagers").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "pool", "owner");
+    t = int(t, "outcome_index");
+    t = txt(t, "amount_micros");
+    await meta(t).execute();
+
+    t = s.createTable("contract_catalog").addColumn("contract", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "title", "description", "event", "sport", "competition");
+    t = big(t, "starts_at");
+    t = txt(t, "side_a_label", "side_b_label", "visuals_json");
+    t = big(t, "updated_at");
+    await t.execute();
+
+    t = s.createTable("pool_catalog").addColumn("pool", "text", (c) => c.primaryKey()) as Tb;
+    t = t.addColumn("slug", "text", (c) => c.unique());
+    t = int(t, "is_public", "deleted", "flagged");
+    t = big(t, "updated_at");
+    await t.execute();
+
+    t = s.createTable("profiles").addColumn("wallet", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "display_name", "profile_image_url");
+    t = big(t, "updated_at");
+    await t.execute();
+
+    t = s.createTable("checkpoints").addColumn("source", "text", (c) => c.primaryKey()) as Tb;
+    t = big(t, "slot", "write_version");
+    t = txt(t, "cursor");
+    t = big(t, "updated_at");
+    await t.execute();
+
+    await s.createIndex("offers_contract_idx").on("offers").column("contract").execute();
+    await s.createIndex("offers_creator_idx").on("offers").column("creator").execute();
+    await s.createIndex("offers_status_idx").on("offers").columns(["status", "created_at"]).execute();
+    await s.createIndex("positions_offer_idx").on("positions").column("offer").execute();
+    await s.createIndex("positions_taker_idx").on("positions").column("taker").execute();
+    await s.createIndex("settlements_offer_idx").on("settlements").column("offer").execute();
+    await s.createIndex("pool_wagers_pool_idx").on("pool_wagers").columns(["pool", "owner"]).execute();
+    await s.createIndex("contract_catalog_sport_idx").on("contract_catalog").column("sport").execute();
+  },
+  async down(db: Kysely<unknown>) {
+    for (const t of ["checkpoints", "profiles", "pool_catalog", "contract_catalog", "pool_wagers", "pool_outcomes", "pools", "settlements", "offer_closes", "fills", "positions", "offers", "contracts", "config"]) {
+      await db.schema.dropTable(t).ifExists().execute();
+    }
+  },
+};
+
+export const MIGRATIONS: Record<string, Migration> = {
+  "0001_initial": m0001,
+};
+
+class InCodeProvider implements MigrationProvider {
+  async getMigrations() {
+    return MIGRATIONS;
+  }
+}
+
+/** Brings the store to the latest schema; throws on a failed migration. */
+export async function migrateToLatest(db: Kysely<unknown>, opts: { schema?: string } = {}): Promise<string[]> {
+  // With a PostgreSQL schema, the migration tables live in it too (kysely otherwise finds
+  // another schema's kysely_migration table and skips creating its own).
+  const migrator = new Migrator({ db, provider: new InCodeProvider(), ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+export { sql };

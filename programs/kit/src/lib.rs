@@ -1,0 +1,15 @@
+//! Shared building blocks of the on-chain programs.
+//!
+//! Account and instruction layouts are `#[repr(C)]` structs whose fields all have alignment 1
+//! (`[u8; N]`-backed integers below), so the in-memory layout has no padding and is byte for
+//! byte the Borsh encoding Anchor clients expect. Accounts are read in place (zero copy).
+#![no_std]
+
+pub mod accounts;
+pub mod cpi;
+pub mod log;
+pub mod pod;
+pub mod time;
+pub mod wide;
+
+pub use pinocchio::{error::ProgramError, AccountView, Address, ProgramResult};

@@ -1,0 +1,159 @@
+//! Instructions: argument layouts (Borsh-identical, after the 8-byte discriminator) and the
+//! dispatcher. `@instruction` / `@accounts` lines are read by `scripts/gen-idl.ts`; an account
+//! is `name`, `name:mut`, `name:signer` or `name:mut,signer`, in the order the handler takes them.
+
+mod config;
+mod contract;
+mod close_offer;
+mod create_offer;
+mod reclaim;
+mod settle_position;
+mod take_offer;
+
+use crate::{discriminators as disc, state::Limits};
+use kit::{accounts::KitError, pod::*, AccountView, Address, ProgramError, ProgramResult};
+
+/// Creates the settings and the program's token vault (once).
+/// @instruction initialize_config
+/// @accounts authority:mut,signer config:mut vault:mut mint treasury token_program system_program
+#[repr(C)]
+pub struct InitializeConfigArgs {
+    pub config_bump: u8,
+    pub vault_bump: u8,
+    pub fee_bps: PodU16,
+    pub offers_enabled: u8,
+    pub limits: Limits,
+}
+
+/// Changes fee, switch and limits; offers keep the fee they were created with.
+/// @instruction update_config
+/// @accounts authority:signer config:mut
+#[repr(C)]
+pub struct UpdateConfigArgs {
+    pub fee_bps: PodU16,
+    pub offers_enabled: u8,
+    pub limits: Limits,
+}
+
+/// Publishes a contract (service authority only).
+/// @instruction create_contract
+/// @accounts authority:signer payer:mut,signer config contract:mut system_program
+#[repr(C)]
+pub struct CreateContractArgs {
+    pub template_id: [u8; 16],
+    pub event_id: [u8; 16],
+    pub cutoff_at: PodI64,
+    pub resolution_deadline: PodI64,
+    pub bump: u8,
+}
+
+/// Resolves a contract: 1 sideA wins, 2 sideB wins, 3 void (service authority only).
+/// @instruction resolve_contract
+/// @accounts authority:signer config contract:mut
+#[repr(C)]
+pub struct ResolveContractArgs {
+    pub result: u8,
+}
+
+/// Voids a contract left unresolved past its resolution deadline (anyone).
+/// @instruction void_expired_contract
+/// @accounts contract:mut
+#[repr(C)]
+pub struct VoidExpiredContractArgs {}
+
+/// Posts an offer and locks the creator's stake in the vault.
+/// @instruction create_offer
+/// @accounts payer:mut,signer creator:signer creator_token:mut config contract offer:mut vault:mut token_program system_program
+#[repr(C)]
+pub struct CreateOfferArgs {
+    pub nonce: PodU64,
+    pub bump: u8,
+    pub side: u8,
+    pub creator_total: PodU64,
+    pub taker_target: PodU64,
+    pub minimum_take: PodU64,
+    pub expected_fee_bps: PodU16,
+}
+
+/// Takes part or all of an offer; creates or increases the taker's position.
+/// @instruction take_offer
+/// @accounts payer:mut,signer taker:signer taker_token:mut config contract offer:mut position:mut vault:mut token_program system_program
+#[repr(C)]
+pub struct TakeOfferArgs {
+    pub amount: PodU64,
+    pub expected_revision: PodU64,
+    pub position_bump: u8,
+}
+
+/// Withdraws the unmatched creator stake (creator any time; anyone after the cutoff).
+/// @instruction close_offer
+/// @accounts caller:signer config contract offer:mut vault:mut creator_token:mut token_program
+#[repr(C)]
+pub struct CloseOfferArgs {
+    pub expected_revision: PodU64,
+}
+
+/// Pays out one position of a resolved or voided contract (anyone).
+/// @instruction settle_position
+/// @accounts config contract offer:mut position:mut vault:mut creator_token:mut taker_token:mut treasury:mut token_program
+#[repr(C)]
+pub struct SettlePositionArgs {}
+
+/// Closes a settled position and returns its rent to whoever paid it.
+/// @instruction close_position
+/// @accounts position:mut rent_payer:mut
+#[repr(C)]
+pub struct ClosePositionArgs {}
+
+/// Closes a finished offer (settled, or closed with every position settled) and returns its rent.
+/// @instruction close_offer_account
+/// @accounts offer:mut rent_payer:mut
+#[repr(C)]
+pub struct CloseOfferAccountArgs {}
+
+unsafe impl Pod for InitializeConfigArgs {}
+unsafe impl Pod for UpdateConfigArgs {}
+unsafe impl Pod for CreateContractArgs {}
+unsafe impl Pod for ResolveContractArgs {}
+unsafe impl Pod for VoidExpiredContractArgs {}
+unsafe impl Pod for CreateOfferArgs {}
+unsafe impl Pod for TakeOfferArgs {}
+unsafe impl Pod for CloseOfferArgs {}
+unsafe impl Pod for SettlePositionArgs {}
+unsafe impl Pod for ClosePositionArgs {}
+unsafe impl Pod for CloseOfferAccountArgs {}
+
+#[inline(always)]
+fn parse<T: Pod>(data: &[u8]) -> Result<&T, ProgramError> {
+    args::<T>(data).ok_or_else(|| KitError::InvalidInstructionData.into())
+}
+
+pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> ProgramResult {
+    if data.len() < 8 {
+        return Err(KitError::InvalidInstructionData.into());
+    }
+    let (tag, rest) = data.split_at(8);
+    let tag = u64::from_le_bytes([tag[0], tag[1], tag[2], tag[3], tag[4], tag[5], tag[6], tag[7]]);
+    match tag {
+        disc::IX_CREATE_OFFER => create_offer::process(program_id, accounts, parse(rest)?),
+        disc::IX_TAKE_OFFER => take_offer::process(program_id, accounts, parse(rest)?),
+        disc::IX_CLOSE_OFFER => close_offer::process(program_id, accounts, parse(rest)?),
+        disc::IX_SETTLE_POSITION => settle_position::process(program_id, accounts, parse(rest)?),
+        disc::IX_CLOSE_POSITION => reclaim::close_position(program_id, accounts, parse(rest)?),
+        disc::IX_CLOSE_OFFER_ACCOUNT => reclaim::close_offer_account(program_id, accounts, parse(rest)?),
+        disc::IX_CREATE_CONTRACT => contract::create(program_id, accounts, parse(rest)?),
+        disc::IX_RESOLVE_CONTRACT => contract::resolve(program_id, accounts, parse(rest)?),
+        disc::IX_VOID_EXPIRED_CONTRACT => contract::void_expired(program_id, accounts, parse(rest)?),
+        disc::IX_INITIALIZE_CONFIG => config::initialize(program_id, accounts, parse(rest)?),
+        disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
+        _ => Err(KitError::InvalidInstructionData.into()),
+    }
+}
+
+/// Signer seeds of the config PDA, the vault's authority.
+#[macro_export]
+macro_rules! config_signer {
+    ($bump:expr) => {
+        [pinocchio::cpi::Seed::from(b"config".as_ref()), pinocchio::cpi::Seed::from(core::slice::from_ref($bump))]
+    };
+}

@@ -1,0 +1,66 @@
+use super::SettlePositionArgs;
+use crate::{config_signer, discriminators as disc, error::OfferError, events::PositionSettled, math::payouts, state::*};
+use kit::{
+    accounts::{self as acc, KitError},
+    cpi, log, pod::*, time, AccountView, Address, ProgramResult,
+};
+
+pub fn process(program_id: &Address, accounts: &[AccountView], _args: &SettlePositionArgs) -> ProgramResult {
+    let [config, contract, offer, position, vault, creator_token, taker_token, treasury, token_program, ..] = accounts else {
+        return Err(KitError::NotEnoughAccounts.into());
+    };
+    acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
+    let cfg = acc::load::<Config>(config, program_id)?;
+    acc::same(vault, &cfg.vault)?;
+    acc::same(treasury, &cfg.treasury)?;
+    let o = acc::load_mut::<Offer>(offer, program_id)?;
+    acc::same(contract, &o.contract)?;
+    acc::same(creator_token, &o.creator_token)?;
+    let p = acc::load_mut::<Position>(position, program_id)?;
+    acc::same(offer, &p.offer)?;
+    acc::same(taker_token, &p.taker_token)?;
+    let k = acc::load::<Contract>(contract, program_id)?;
+
+    if k.status == CONTRACT_OPEN {
+        return Err(OfferError::ContractNotResolved.into());
+    }
+    if o.status == OFFER_OPEN {
+        return Err(OfferError::OfferStillOpen.into());
+    }
+    if p.status != POSITION_OPEN {
+        return Err(OfferError::PositionAlreadySettled.into());
+    }
+    let creator_wins = if k.result == RESULT_VOID { None } else { Some(k.result == o.side) };
+    let [to_creator, to_taker, fee] = payouts(creator_wins, o.fee_bps.get(), p.creator_matched.get(), p.taker_amount.get());
+    let seeds = config_signer!(&cfg.bump);
+    cpi::transfer(vault, creator_token, config, to_creator, &seeds)?;
+    cpi::transfer(vault, taker_token, config, to_taker, &seeds)?;
+    cpi::transfer(vault, treasury, config, fee, &seeds)?;
+
+    let now = time::now();
+    p.status = match creator_wins {
+        None => POSITION_REFUNDED,
+        Some(true) => POSITION_SETTLED_CREATOR_WIN,
+        Some(false) => POSITION_SETTLED_TAKER_WIN,
+    };
+    p.creator_payout.set(to_creator);
+    p.taker_payout.set(to_taker);
+    p.fee.set(fee);
+    p.settled_at = PodI64::new(now);
+    let settled = o.settled_position_count.get() + 1;
+    o.settled_position_count.set(settled);
+    if settled == o.position_count.get() {
+        o.status = OFFER_SETTLED;
+    }
+    let event = PositionSettled {
+        offer: *offer.address(),
+        position: *position.address(),
+        status: p.status,
+        creator_payout: p.creator_payout,
+        taker_payout: p.taker_payout,
+        fee: p.fee,
+        timestamp: PodI64::new(now),
+    };
+    log::emit(&disc::EVENT_POSITION_SETTLED, bytes_of(&event));
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! Account layouts. Each `@account` struct is preceded on chain by its 8-byte Anchor
+//! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/offers.json`.
+
+use crate::discriminators as disc;
+use kit::{accounts::AccountData, pod::*, Address};
+
+pub const SIDE_A: u8 = 1;
+pub const SIDE_B: u8 = 2;
+
+pub const CONTRACT_OPEN: u8 = 0;
+pub const CONTRACT_RESOLVED: u8 = 1;
+pub const CONTRACT_VOIDED: u8 = 2;
+
+pub const RESULT_NONE: u8 = 0;
+pub const RESULT_VOID: u8 = 3;
+
+pub const OFFER_OPEN: u8 = 0;
+pub const OFFER_FILLED: u8 = 1;
+pub const OFFER_CLOSED: u8 = 2;
+pub const OFFER_SETTLED: u8 = 3;
+
+pub const POSITION_OPEN: u8 = 0;
+pub const POSITION_SETTLED_CREATOR_WIN: u8 = 1;
+pub const POSITION_SETTLED_TAKER_WIN: u8 = 2;
+pub const POSITION_REFUNDED: u8 = 3;
+
+/// Limits of the spec's Settings, shared by `Config` and the config instructions.
+/// @type
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Limits {
+    pub minimum_creator_micros: PodU64,
+    pub minimum_take_micros: PodU64,
+    pub maximum_wager_micros: PodU64,
+    pub warning_ratio_numerator: PodU64,
+    pub warning_ratio_denominator: PodU64,
+    pub minimum_odds_numerator: PodU64,
+    pub minimum_odds_denominator: PodU64,
+    pub maximum_odds_numerator: PodU64,
+    pub maximum_odds_denominator: PodU64,
+}
+
+/// Service settings; PDA ["config"]. Its PDA is also the authority of the vault.
+/// @account
+#[repr(C)]
+pub struct Config {
+    pub authority: Address,
+    pub mint: Address,
+    pub treasury: Address,
+    pub vault: Address,
+    pub fee_bps: PodU16,
+    pub offers_enabled: u8,
+    pub bump: u8,
+    pub vault_bump: u8,
+    pub limits: Limits,
+}
+
+/// A two-sided question; PDA ["contract", template_id, event_id].
+/// @account
+#[repr(C)]
+pub struct Contract {
+    pub template_id: [u8; 16],
+    pub event_id: [u8; 16],
+    pub cutoff_at: PodI64,
+    pub resolution_deadline: PodI64,
+    pub status: u8,
+    pub result: u8,
+    pub bump: u8,
+    pub created_at: PodI64,
+    pub resolved_at: PodI64,
+}
+
+/// One side of a contract at a fixed price; PDA ["offer", creator, nonce (u64 LE)].
+/// @account
+#[repr(C)]
+pub struct Offer {
+    pub contract: Address,
+    pub creator: Address,
+    pub creator_token: Address,
+    pub rent_payer: Address,
+    pub nonce: PodU64,
+    pub side: u8,
+    pub status: u8,
+    pub bump: u8,
+    pub fee_bps: PodU16,
+    pub creator_total: PodU64,
+    pub taker_target: PodU64,
+    pub minimum_take: PodU64,
+    pub taker_filled: PodU64,
+    pub creator_allocated: PodU64,
+    pub creator_refunded: PodU64,
+    pub revision: PodU64,
+    pub fill_count: PodU32,
+    pub position_count: PodU32,
+    pub settled_position_count: PodU32,
+    pub created_at: PodI64,
+    pub closed_at: PodI64,
+}
+
+/// One taker's matched amount on one offer; PDA ["position", offer, taker].
+/// @account
+#[repr(C)]
+pub struct Position {
+    pub offer: Address,
+    pub taker: Address,
+    pub taker_token: Address,
+    pub rent_payer: Address,
+    pub taker_amount: PodU64,
+    pub creator_matched: PodU64,
+    pub status: u8,
+    pub bump: u8,
+    pub fill_count: PodU32,
+    pub created_at: PodI64,
+    pub settled_at: PodI64,
+    pub creator_payout: PodU64,
+    pub taker_payout: PodU64,
+    pub fee: PodU64,
+}
+
+macro_rules! account {
+    ($t:ty, $d:expr) => {
+        unsafe impl Pod for $t {}
+        impl AccountData for $t {
+            const DISCRIMINATOR: [u8; 8] = $d;
+        }
+    };
+}
+unsafe impl Pod for Limits {}
+account!(Config, disc::ACCOUNT_CONFIG);
+account!(Contract, disc::ACCOUNT_CONTRACT);
+account!(Offer, disc::ACCOUNT_OFFER);
+account!(Position, disc::ACCOUNT_POSITION);

@@ -1,0 +1,143 @@
+use super::{emit_state, CancelPoolArgs, RefundParticipantArgs, SettleParticipantArgs};
+use crate::{discriminators as disc, error::PoolError, events::ParticipantSettled, instructions::vote::verdict, state::*};
+use kit::{
+    accounts::{self as acc, KitError},
+    cpi, log, pod::*, time, wide, AccountView, Address, ProgramResult,
+};
+use pinocchio::cpi::Seed;
+
+pub fn cancel(program_id: &Address, accounts: &[AccountView], _args: &CancelPoolArgs) -> ProgramResult {
+    let [caller, pool, ..] = accounts else {
+        return Err(KitError::NotEnoughAccounts.into());
+    };
+    acc::signer(caller)?;
+    let p = acc::load_mut::<Pool>(pool, program_id)?;
+    let now = time::now();
+    match p.state {
+        POOL_RESOLVED | POOL_DISTRIBUTED => return Err(PoolError::AlreadyResolved.into()),
+        POOL_CANCELED | POOL_REFUNDED => return Err(PoolError::AlreadyCanceled.into()),
+        _ => {}
+    }
+    if caller.address() != &p.creator {
+        // Anyone, once the vote window ended without a verdict (no quorum or a tie).
+        let failed = p.state == POOL_RESOLVING && now >= p.vote_ends_at.get() && verdict(p, now).is_err();
+        if !failed {
+            return Err(PoolError::CancelNotAllowed.into());
+        }
+    }
+    // Nothing to refund: every pick (none) is refunded already.
+    p.state = if p.participant_count.get() == 0 { POOL_REFUNDED } else { POOL_CANCELED };
+    p.updated_at = PodI64::new(now);
+    emit_state(pool.address(), p.state, NO_OUTCOME, now);
+    Ok(())
+}
+
+/// Moves `amount` out of the vault, signed by the config PDA.
+#[inline(always)]
+fn pay(vault: &AccountView, to: &AccountView, config: &AccountView, bump: u8, amount: u64) -> ProgramResult {
+    let bump = [bump];
+    cpi::transfer(vault, to, config, amount, &[Seed::from(b"config".as_ref()), Seed::from(bump.as_ref())])
+}
+
+#[inline(never)]
+fn emit_settled(pool: &Address, user: &Address, payout: u64, fee: u64, now: i64) {
+    let ev = ParticipantSettled { pool: *pool, user: *user, payout: PodU64::new(payout), fee: PodU64::new(fee), timestamp: PodI64::new(now) };
+    log::emit(&disc::EVENT_PARTICIPANT_SETTLED, bytes_of(&ev));
+}
+
+pub fn settle(program_id: &Address, accounts: &[AccountView], _args: &SettleParticipantArgs) -> ProgramResult {
+    let [config, pool, participant, vault, user_token, treasury, token_program, ..] = accounts else {
+        return Err(KitError::NotEnoughAccounts.into());
+    };
+    acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
+    let cfg = acc::load::<Config>(config, program_id)?;
+    acc::same(vault, &cfg.vault)?;
+    acc::same(treasury, &cfg.treasury)?;
+    let p = acc::load_mut::<Pool>(pool, program_id)?;
+    let part = acc::load_mut::<Participant>(participant, program_id)?;
+    acc::same(pool, &part.pool)?;
+    acc::same(user_token, &part.user_token)?;
+    match p.state {
+        POOL_RESOLVED => {}
+        POOL_DISTRIBUTED => return Err(PoolError::AlreadyDistributed.into()),
+        _ => return Err(PoolError::NotResolved.into()),
+    }
+    if part.settled != 0 {
+        return Err(PoolError::AlreadySettled.into());
+    }
+    let w = p.winning_outcome as usize;
+    let (total, winner_total) = (p.total_oi.get(), p.outcomes[w].total_oi.get());
+    let (payout, fee) = if winner_total == 0 {
+        // Nobody backed the winner: every stake goes back, no fee.
+        (part.total.get(), 0)
+    } else {
+        let stake = part.stakes[w].get();
+        let gross = wide::mul_div_floor(stake, total, winner_total).ok_or(KitError::ArithmeticOverflow)?;
+        let fee = wide::mul_div_floor(gross - stake, p.fee_bps.get() as u64, BPS).ok_or(KitError::ArithmeticOverflow)?;
+        (gross - fee, fee)
+    };
+    let now = time::now();
+    part.settled = 1;
+    part.payout.set(payout);
+    part.fee.set(fee);
+    let paid_out = p.paid_out.get() + payout;
+    let mut fees = p.fees_paid.get() + fee;
+    let settled = p.settled_count.get() + 1;
+    let mut to_treasury = fee;
+    if settled == p.participant_count.get() {
+        // Last one: the floor-rounding remainder goes to the treasury, so the pool ends empty.
+        let dust = total - paid_out - fees;
+        to_treasury += dust;
+        fees += dust;
+        p.state = if winner_total == 0 { POOL_REFUNDED } else { POOL_DISTRIBUTED };
+    }
+    p.paid_out.set(paid_out);
+    p.fees_paid.set(fees);
+    p.settled_count.set(settled);
+    p.updated_at = PodI64::new(now);
+    pay(vault, user_token, config, cfg.bump, payout)?;
+    pay(vault, treasury, config, cfg.bump, to_treasury)?;
+    emit_settled(pool.address(), &part.user, payout, fee, now);
+    if p.state != POOL_RESOLVED {
+        emit_state(pool.address(), p.state, p.winning_outcome, now);
+    }
+    Ok(())
+}
+
+pub fn refund(program_id: &Address, accounts: &[AccountView], _args: &RefundParticipantArgs) -> ProgramResult {
+    let [config, pool, participant, vault, user_token, token_program, ..] = accounts else {
+        return Err(KitError::NotEnoughAccounts.into());
+    };
+    acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
+    let cfg = acc::load::<Config>(config, program_id)?;
+    acc::same(vault, &cfg.vault)?;
+    let p = acc::load_mut::<Pool>(pool, program_id)?;
+    let part = acc::load_mut::<Participant>(participant, program_id)?;
+    acc::same(pool, &part.pool)?;
+    acc::same(user_token, &part.user_token)?;
+    match p.state {
+        POOL_CANCELED => {}
+        POOL_REFUNDED => return Err(PoolError::AlreadyRefunded.into()),
+        _ => return Err(PoolError::NotCanceled.into()),
+    }
+    if part.settled != 0 {
+        return Err(PoolError::AlreadySettled.into());
+    }
+    let now = time::now();
+    let amount = part.total.get();
+    part.settled = 1;
+    part.payout.set(amount);
+    let settled = p.settled_count.get() + 1;
+    p.paid_out.set(p.paid_out.get() + amount);
+    p.settled_count.set(settled);
+    p.updated_at = PodI64::new(now);
+    if settled == p.participant_count.get() {
+        p.state = POOL_REFUNDED;
+    }
+    pay(vault, user_token, config, cfg.bump, amount)?;
+    emit_settled(pool.address(), &part.user, amount, 0, now);
+    if p.state == POOL_REFUNDED {
+        emit_state(pool.address(), POOL_REFUNDED, NO_OUTCOME, now);
+    }
+    Ok(())
+}

@@ -1,0 +1,24 @@
+//! Pari-mutuel pools (area B of the spec): everyone's picks go into one pot per pool, split by
+//! outcome; participants vote on the outcome after the close; winners share the pot pro rata to
+//! their stake on the winning outcome. The aggregate of the spec derives from `Pool` alone.
+//! Rules: programs/pools/README.md.
+#![cfg_attr(target_arch = "bpf", no_std)]
+
+pub mod discriminators;
+pub mod error;
+pub mod create;
+pub mod events;
+pub mod instructions;
+pub mod state;
+
+#[cfg(feature = "bpf-entrypoint")]
+mod entrypoint {
+    use kit::{AccountView, Address, ProgramResult};
+    pinocchio::program_entrypoint!(process);
+    pinocchio::no_allocator!();
+    pinocchio::nostd_panic_handler!();
+
+    fn process(program_id: &Address, accounts: &mut [AccountView], data: &[u8]) -> ProgramResult {
+        crate::instructions::dispatch(program_id, accounts, data)
+    }
+}

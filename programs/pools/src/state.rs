@@ -1,0 +1,121 @@
+//! Account layouts. Each `@account` struct is preceded on chain by its 8-byte Anchor
+//! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/pools.json`.
+
+use crate::discriminators as disc;
+use kit::{accounts::AccountData, pod::*, Address};
+
+/// Most outcomes a pool may have (version 4); two-outcome pools are version 3.
+pub const MAX_OUTCOMES: usize = 8;
+pub const MAX_QUESTION: usize = 160;
+pub const MAX_CRITERIA: usize = 280;
+pub const MAX_COVER_URL: usize = 128;
+pub const MAX_LABEL: usize = 24;
+
+pub const VERSION_TWO_OUTCOME: u8 = 3;
+pub const VERSION_MULTI_OUTCOME: u8 = 4;
+
+/// On-chain states (LOCKED is derived at read time: OPEN with `closes_at` in the past).
+pub const POOL_OPEN: u8 = 0;
+pub const POOL_RESOLVING: u8 = 1;
+pub const POOL_RESOLVED: u8 = 2;
+pub const POOL_DISTRIBUTED: u8 = 3;
+pub const POOL_CANCELED: u8 = 4;
+pub const POOL_REFUNDED: u8 = 5;
+
+pub const NO_OUTCOME: u8 = 255;
+
+/// Voting lasts this long after `start_vote`.
+pub const VOTE_WINDOW_SECONDS: i64 = 86_400;
+/// Votes must carry at least this share of the pot's stake for a resolution after the window.
+pub const QUORUM_BPS: u64 = 5_000;
+pub const BPS: u64 = 10_000;
+
+/// Service settings; PDA ["config"]. Its PDA is also the authority of the vault ["vault"].
+/// @account
+#[repr(C)]
+pub struct Config {
+    pub authority: Address,
+    pub mint: Address,
+    pub treasury: Address,
+    pub vault: Address,
+    pub fee_bps: PodU16,
+    pub bump: u8,
+    pub vault_bump: u8,
+}
+
+/// One outcome of a pool: label and aggregates.
+/// @type
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Outcome {
+    pub label_len: u8,
+    pub label: [u8; 24],
+    pub total_oi: PodU64,
+    pub wager_count: PodU32,
+    pub vote_weight: PodU64,
+}
+
+/// A pari-mutuel pool; PDA ["pool", creator, nonce (u64 LE)].
+/// @account
+#[repr(C)]
+pub struct Pool {
+    pub creator: Address,
+    pub nonce: PodU64,
+    pub bump: u8,
+    pub version: u8,
+    pub state: u8,
+    pub outcome_count: u8,
+    pub fee_bps: PodU16,
+    pub question_len: PodU16,
+    pub question: [u8; 160],
+    pub criteria_len: PodU16,
+    pub criteria: [u8; 280],
+    pub cover_url_len: u8,
+    pub cover_url: [u8; 128],
+    pub closes_at: PodI64,
+    pub resolution_at: PodI64,
+    pub vote_ends_at: PodI64,
+    pub outcomes: [Outcome; 8],
+    pub total_oi: PodU64,
+    pub participant_count: PodU32,
+    pub voter_count: PodU32,
+    pub vote_weight_total: PodU64,
+    pub winning_outcome: u8,
+    pub settled_count: PodU32,
+    pub paid_out: PodU64,
+    pub fees_paid: PodU64,
+    pub created_at: PodI64,
+    pub updated_at: PodI64,
+}
+
+/// One user's picks in one pool; PDA ["participant", pool, user].
+/// @account
+#[repr(C)]
+pub struct Participant {
+    pub pool: Address,
+    pub user: Address,
+    pub user_token: Address,
+    pub bump: u8,
+    pub voted: u8,
+    pub vote_outcome: u8,
+    pub settled: u8,
+    pub stakes: [PodU64; 8],
+    pub total: PodU64,
+    pub pick_count: PodU32,
+    pub payout: PodU64,
+    pub fee: PodU64,
+    pub created_at: PodI64,
+}
+
+macro_rules! account {
+    ($t:ty, $d:expr) => {
+        unsafe impl Pod for $t {}
+        impl AccountData for $t {
+            const DISCRIMINATOR: [u8; 8] = $d;
+        }
+    };
+}
+unsafe impl Pod for Outcome {}
+account!(Config, disc::ACCOUNT_CONFIG);
+account!(Pool, disc::ACCOUNT_POOL);
+account!(Participant, disc::ACCOUNT_PARTICIPANT);

@@ -1,0 +1,69 @@
+/**
+ * Rebuilds the indexer store from chain state, with a progress bar.
+ *
+ *   npx tsx scripts/backfill.ts --store data/indexer.db --rpc http://127.0.0.1:8899 [--ws ws://...] [--commitment confirmed] [--history 10000] [--reset]
+ *   npx tsx scripts/backfill.ts --store postgres://postgres@127.0.0.1:5432/test --replay capture.jsonl
+ *   npx tsx scripts/backfill.ts --store /tmp/local.db --local 300     # a local bankrun chain: runs N random offer actions, then backfills from it
+ *
+ * --store: SQLite path or postgres:// URL. The chain tables are rebuilt; catalog tables are kept.
+ */
+import { Command } from "commander";
+import cliProgress from "cli-progress";
+import type { Commitment } from "@solana/web3.js";
+import { openStore } from "../indexer/store/db";
+import { backfill } from "../indexer/backfill";
+import { storeChecksum } from "../indexer/store/checksum";
+import { RpcSource } from "../indexer/sources/rpc";
+import { ReplaySource } from "../indexer/sources/replay";
+import { BankrunSource } from "../indexer/sources/bankrun";
+import { OFFERS_PROGRAM, knownOwners } from "../indexer/decode";
+import type { AccountSource } from "../indexer/sources/types";
+
+const o = new Command()
+  .requiredOption("--store <url>", "SQLite path or postgres:// URL")
+  .option("--rpc <url>", "RPC endpoint of a validator or cluster")
+  .option("--ws <url>", "websocket endpoint (default: derived from --rpc)")
+  .option("--commitment <c>", "processed | confirmed | finalized", "confirmed")
+  .option("--history <n>", "transactions of history to read per program", "10000")
+  .option("--replay <file>", "a recorded stream (JSONL) instead of a chain")
+  .option("--local <actions>", "start a local bankrun chain, run N random offer actions on it, backfill from it")
+  .option("--reset", "empty the chain tables first", false)
+  .parse(process.argv)
+  .opts<{ store: string; rpc?: string; ws?: string; commitment: Commitment; history: string; replay?: string; local?: string; reset: boolean }>();
+
+async function localSource(actions: number): Promise<AccountSource> {
+  // The local chain of tests and simulations (the compiled programs in bankrun).
+  const { TestChain } = await import("../tests/harness/chain");
+  const { OffersWorld } = await import("../tests/harness/offers-world");
+  const { runScenario } = await import("../tests/indexer/scenario");
+  const chain = await TestChain.start();
+  const source = new BankrunSource({ getAccount: (a) => chain.account(a), getSlot: () => chain.slot() }, { programs: [OFFERS_PROGRAM] });
+  chain.observe((tx) => source.onTransaction(tx));
+  const w = await OffersWorld.create({ chain });
+  process.stderr.write(`local chain: running ${actions} actions...\n`);
+  await runScenario(w, { seed: 1, actions });
+  await source.drain();
+  return source;
+}
+
+async function main() {
+  const programs = knownOwners();
+  const source: AccountSource = o.rpc
+    ? new RpcSource({ url: o.rpc, wsUrl: o.ws, programs, commitment: o.commitment, historyLimit: Number(o.history) })
+    : o.replay
+      ? new ReplaySource(o.replay)
+      : o.local
+        ? await localSource(Number(o.local))
+        : (() => { throw new Error("one of --rpc, --replay, --local is required"); })();
+  const store = await openStore(o.store);
+  const bar = new cliProgress.SingleBar({ format: "backfill [{bar}] {value}/{total} accounts+transactions | {eta}s left", hideCursor: true }, cliProgress.Presets.shades_classic);
+  bar.start(1, 0);
+  const t0 = performance.now();
+  const writer = await backfill(store, source, { reset: o.reset, onTotal: (n) => bar.setTotal(Math.max(1, n)), onProgress: (d) => bar.update(d) });
+  bar.stop();
+  const secs = (performance.now() - t0) / 1000;
+  console.log(JSON.stringify({ source: source.name, seconds: Number(secs.toFixed(2)), ...writer.stats, contentChecksum: await storeChecksum(store.db, "content") }));
+  await store.close();
+}
+
+await main();

@@ -1,0 +1,156 @@
+/**
+ * Indexer ingestion benchmark.
+ *   npx tsx scripts/bench-indexer.ts [--updates 100000] [--batch 1000] [--pg postgres://...] [--no-pg]
+ * Account data comes from the real offers program (a short random scenario in bankrun); the
+ * updates reuse those bytes under distinct addresses and rising slots. Prints:
+ * - indexer ingestion (decode + ordered upsert + checkpoint per batch) on SQLite and PostgreSQL;
+ * - a plain better-sqlite3 loop over the same updates (same decoder, one prepared
+ *   INSERT .. ON CONFLICT DO UPDATE per row, one transaction per batch) and the ratio;
+ * - stale rejection (the same updates again) vs apply;
+ * - visibility latency on the local stack: chain processed a take -> the row readable (p50/p99).
+ */
+import { Command } from "commander";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PublicKey } from "@solana/web3.js";
+import { openStore, dropPostgresSchema } from "../indexer/store/db";
+import { StoreWriter } from "../indexer/store/writer";
+import { BankrunSource } from "../indexer/sources/bankrun";
+import { OFFERS_PROGRAM, decodeAccount } from "../indexer/decode";
+import type { AccountUpdate, Batch } from "../indexer/sources/types";
+import { TestChain } from "../tests/harness/chain";
+import { OffersWorld, UNIT } from "../tests/harness/offers-world";
+
+const opts = new Command()
+  .option("--updates <n>", "account updates", "100000")
+  .option("--batch <n>", "updates per batch (one transaction)", "1000")
+  .option("--pg <url>", "PostgreSQL URL", "postgres://postgres@127.0.0.1:5432/test")
+  .option("--no-pg", "skip PostgreSQL")
+  .option("--latency <n>", "takes for the visibility measurement", "300")
+  .parse(process.argv)
+  .opts<{ updates: string; batch: string; pg: string | false; latency: string }>();
+
+const N = Number(opts.updates);
+const B = Number(opts.batch);
+
+async function sampleAccounts(): Promise<{ samples: Buffer[]; world: OffersWorld; chain: TestChain }> {
+  const chain = await TestChain.start();
+  const world = await OffersWorld.create({ chain });
+  const a = await world.user(), b = await world.user();
+  const contract = await world.contract();
+  const samples: Buffer[] = [];
+  for (let i = 0; i < 20; i++) {
+    const { offer } = await world.createOffer(a, contract, { total: BigInt(5 + i) * UNIT, target: BigInt(6 + i) * UNIT });
+    await world.take(b, offer, UNIT * 2n);
+    samples.push((await chain.account(offer))!.data, (await chain.account(world.positionOf(offer, b)))!.data);
+  }
+  return { samples, world, chain };
+}
+
+function makeBatches(samples: Buffer[], slot0: number): Batch[] {
+  const keys = Array.from({ length: N }, () => new PublicKey(randomBytes(32)).toBase58());
+  const batches: Batch[] = [];
+  for (let i = 0; i < N; i += B) {
+    const slot = slot0 + i / B;
+    const accounts: AccountUpdate[] = [];
+    for (let j = i; j < Math.min(N, i + B); j++) accounts.push({ slot, writeVersion: j, pubkey: keys[j], owner: OFFERS_PROGRAM, data: samples[j % samples.length] });
+    batches.push({ slot, writeVersion: Math.min(N, i + B) - 1, accounts, transactions: [] });
+  }
+  return batches;
+}
+
+async function indexerRun(url: string, batches: Batch[]) {
+  const store = await openStore(url);
+  const w = await StoreWriter.open(store, "bench");
+  let t = performance.now();
+  for (const b of batches) await w.apply(b);
+  const apply = N / ((performance.now() - t) / 1000);
+  t = performance.now();
+  for (const b of batches) await w.apply(b);
+  const stale = N / ((performance.now() - t) / 1000);
+  if (w.stats.applied !== N || w.stats.stale !== N) throw new Error(`unexpected stats ${JSON.stringify(w.stats)}`);
+  await store.close();
+  return { apply, stale };
+}
+
+async function plainLoop(path: string, batches: Batch[]) {
+  const store = await openStore(path);
+  const h = store.sqlite!;
+  const cols = ["address", "contract", "creator", "creator_token", "rent_payer", "nonce", "side", "status", "fee_bps", "creator_total_micros", "taker_target_micros", "minimum_take_micros", "taker_filled_micros", "creator_allocated_micros", "creator_refunded_micros", "revision", "fill_count", "position_count", "settled_position_count", "created_at", "closed_at", "slot", "write_version", "deleted"];
+  const pcols = ["address", "offer", "taker", "taker_token", "rent_payer", "taker_micros", "creator_matched_micros", "status", "fill_count", "created_at", "settled_at", "creator_payout_micros", "taker_payout_micros", "fee_micros", "slot", "write_version", "deleted"];
+  const stmt = (table: string, c: string[]) => h.prepare(`INSERT INTO ${table} (${c.join(",")}) VALUES (${c.map(() => "?").join(",")}) ON CONFLICT(address) DO UPDATE SET ${c.slice(1).map((x) => `${x}=excluded.${x}`).join(",")}`);
+  const ins = { offers: stmt("offers", cols), positions: stmt("positions", pcols) };
+  const order: Record<string, string[]> = { offers: cols, positions: pcols };
+  const tx = h.transaction((b: Batch) => {
+    for (const u of b.accounts) {
+      const d = decodeAccount(u)!;
+      const r: Record<string, unknown> = { address: u.pubkey, ...d.row, slot: u.slot, write_version: u.writeVersion, deleted: 0 };
+      (ins as Record<string, ReturnType<typeof stmt>>)[d.table].run(...order[d.table].map((k) => r[k]));
+    }
+  });
+  const t = performance.now();
+  for (const b of batches) tx(b);
+  const rate = N / ((performance.now() - t) / 1000);
+  await store.close();
+  return rate;
+}
+
+async function latency(world: OffersWorld, chain: TestChain, n: number) {
+  const dir = mkdtempSync(join(tmpdir(), "bench-lat-"));
+  const store = await openStore(join(dir, "s.db"));
+  const writer = await StoreWriter.open(store, "bankrun");
+  const source = new BankrunSource({ getAccount: (a) => chain.account(a), getSlot: () => chain.slot() }, { programs: [OFFERS_PROGRAM] });
+  await source.start(null, (b) => writer.apply(b));
+  const lat: number[] = [];
+  let pending: { offer: string; t0: number } | null = null;
+  chain.observe(async (tx) => {
+    const t0 = performance.now();
+    await source.onTransaction(tx);
+    if (pending) pending.t0 = t0;
+  });
+  const a = await world.user(100_000n * UNIT), b = await world.user(100_000n * UNIT);
+  const contract = await world.contract();
+  const { offer } = await world.createOffer(a, contract, { total: 400n * UNIT, target: 400n * UNIT });
+  for (let i = 0; i < n; i++) {
+    const rev = (await world.offer(offer)).revision;
+    if (rev > 200n) break;
+    pending = { offer: offer.toBase58(), t0: 0 };
+    const r = await world.take(b, offer, UNIT);
+    if (!r.ok) break;
+    const row = await store.db.selectFrom("offers").select("revision").where("address", "=", offer.toBase58()).executeTakeFirstOrThrow();
+    if (BigInt(row.revision) !== rev + 1n) throw new Error("not visible");
+    lat.push(performance.now() - pending.t0);
+  }
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  lat.sort((x, y) => x - y);
+  return { n: lat.length, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] };
+}
+
+const { samples, world, chain } = await sampleAccounts();
+const batches = makeBatches(samples, 1_000);
+const dir = mkdtempSync(join(tmpdir(), "bench-idx-"));
+const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
+console.log(`updates ${N}, batch ${B}, samples ${samples.length} real offer/position accounts`);
+
+// Plain loop before and after the indexer run (fresh files); the better of the two counts.
+const plain1 = await plainLoop(join(dir, "plain1.db"), batches);
+const sq = await indexerRun(join(dir, "indexer.db"), batches);
+const plain = Math.max(plain1, await plainLoop(join(dir, "plain2.db"), batches));
+console.log(`SQLite  indexer: ${fmt(sq.apply)} updates/s applied, ${fmt(sq.stale)} stale updates/s rejected (x${(sq.stale / sq.apply).toFixed(1)})`);
+console.log(`SQLite  plain better-sqlite3 upsert loop: ${fmt(plain)} updates/s; indexer/plain = ${(sq.apply / plain).toFixed(2)}`);
+if (opts.pg) {
+  const schema = `bench_${randomBytes(4).toString("hex")}`;
+  const url = `${opts.pg}?schema=${schema}`;
+  try {
+    const pg = await indexerRun(url, batches);
+    console.log(`Postgres indexer: ${fmt(pg.apply)} updates/s applied, ${fmt(pg.stale)} stale updates/s rejected (x${(pg.stale / pg.apply).toFixed(1)})`);
+  } finally {
+    await dropPostgresSchema(url);
+  }
+}
+const lat = await latency(world, chain, Number(opts.latency));
+console.log(`visibility on the local stack (bankrun -> SQLite, ${lat.n} takes): p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms`);
+rmSync(dir, { recursive: true, force: true });

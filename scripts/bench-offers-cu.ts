@@ -1,0 +1,66 @@
+/**
+ * Compute units per instruction of the offers program, measured in bankrun on the compiled
+ * program (median of SAMPLES runs each), split into the program's own work and its CPI callees
+ * (system and token programs), and the binary size.
+ *
+ *   npm run bench:cu            (SAMPLES=20 by default)
+ */
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { OffersWorld, UNIT } from "../tests/harness/offers-world";
+import { DEPLOY_DIR, type TxResult } from "../tests/harness/chain";
+import { median, splitComputeUnits, type CuSplit } from "./cu-report";
+
+const SAMPLES = Number(process.env.SAMPLES ?? 20);
+
+async function main() {
+  const w = await OffersWorld.create();
+  const pid = w.client.program.programId.toBase58();
+  const rows = new Map<string, CuSplit[]>();
+  const record = (name: string, r: TxResult) => {
+    if (!r.ok) throw new Error(`${name} failed: ${r.error}\n${r.logs.join("\n")}`);
+    rows.set(name, [...(rows.get(name) ?? []), splitComputeUnits(r.logs, pid)]);
+  };
+  const users = [];
+  for (let i = 0; i < 4; i++) users.push(await w.user(100_000n * UNIT));
+  const [creator, t1, t2, stranger] = users;
+  for (let i = 0; i < SAMPLES; i++) {
+    const contract = await w.contract({ cutoffIn: 1_000n });
+    const { r, offer } = await w.createOffer(creator, contract, { total: 80n * UNIT, target: 100n * UNIT });
+    record("create_offer", r);
+    record("take_offer (new position)", await w.take(t1, offer, 30n * UNIT));
+    record("take_offer (existing position)", await w.take(t1, offer, 20n * UNIT));
+    record("take_offer (fills the offer)", await w.take(t2, offer, 50n * UNIT));
+    const { offer: o2 } = await w.createOffer(creator, contract, { total: 80n * UNIT, target: 100n * UNIT });
+    await w.take(t2, o2, 10n * UNIT);
+    record("close_offer (creator)", await w.close(creator.key, o2));
+    const { offer: o3 } = await w.createOffer(creator, contract, { total: 8n * UNIT, target: 10n * UNIT });
+    await w.chain.advance(1_000n);
+    record("close_offer (anyone, after cutoff)", await w.close(stranger.key, o3));
+    record("resolve_contract", await w.resolve(contract, i % 2 ? "sideA" : "sideB"));
+    record("settle_position", await w.settle(w.positionOf(offer, t1)));
+    const p = w.positionOf(offer, t2);
+    await w.settle(p);
+    const payer = w.chain.payer.publicKey;
+    record("close_position", await w.send([await w.client.closePosition({ position: p, rentPayer: payer })]));
+    record("close_offer_account", await w.send([await w.client.closeOfferAccount({ offer: o3, rentPayer: payer })]));
+    const c2 = await w.contract({ cutoffIn: 10n, deadlineAfterCutoff: 10n });
+    await w.chain.advance(21n);
+    record("void_expired_contract", await w.send([await w.client.voidExpiredContract({ contract: c2 })]));
+  }
+  const ctx = w.chain;
+  const now = await ctx.now();
+  record("create_contract", await w.send([await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId: crypto.randomUUID(), eventId: crypto.randomUUID(), cutoffAt: now + 100n, resolutionDeadline: now + 200n })], [w.authority]));
+
+  const size = statSync(join(DEPLOY_DIR, "offers.so")).size;
+  const header = "| instruction | total CU | CPI callees CU | CPIs | own CU (total - callees) | own CU excl. 1000/CPI invoke fee |";
+  console.log(`offers.so: ${size} bytes; median of ${SAMPLES} samples per instruction\n`);
+  console.log(header);
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const [name, xs] of rows) {
+    const m = (k: keyof CuSplit) => median(xs.map((x) => x[k]));
+    console.log(`| ${name} | ${m("total")} | ${m("callees")} | ${m("cpis")} | ${m("own")} | ${m("ownExclInvoke")} |`);
+  }
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });

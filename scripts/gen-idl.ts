@@ -1,0 +1,171 @@
+/**
+ * Writes each program's Anchor IDL (idl/<program>.json), its TypeScript type (idl/<program>.ts)
+ * and the Rust discriminator constants (programs/<program>/src/discriminators.rs) from the
+ * program's Rust sources, so the layout has one source of truth.
+ *
+ * The sources follow a small convention (see programs/offers/src/state.rs): `/// @account`,
+ * `/// @type` and `/// @event` before `#[repr(C)]` structs; `/// @instruction <name>` and
+ * `/// @accounts <name[:mut][,signer]> ...` before an instruction's argument struct; error enums
+ * with `/// message` above `Name = code,`.
+ *
+ *   tsx scripts/gen-idl.ts            write the files
+ *   tsx scripts/gen-idl.ts --check    exit 1 if any written file would change
+ */
+import camelcase from "camelcase";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+const WELL_KNOWN: Record<string, string> = {
+  token_program: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+  system_program: "11111111111111111111111111111111",
+};
+
+type IdlType = string | { array: [IdlType, number] } | { defined: { name: string } };
+interface Field { name: string; type: IdlType }
+interface StructDef { name: string; docs: string[]; tag: string; arg?: string; fields: Field[] }
+
+export function discriminator(prefix: string, name: string): number[] {
+  return [...createHash("sha256").update(`${prefix}:${name}`).digest().subarray(0, 8)];
+}
+
+function rustType(t: string): IdlType {
+  t = t.trim();
+  const prim: Record<string, string> = {
+    u8: "u8", PodU16: "u16", PodU32: "u32", PodU64: "u64", PodI64: "i64", Address: "pubkey",
+  };
+  if (prim[t]) return prim[t];
+  const arr = /^\[(\w+);\s*(\d+)\]$/.exec(t);
+  if (arr) return { array: [rustType(arr[1]), Number(arr[2])] };
+  if (/^[A-Z]\w*$/.test(t)) return { defined: { name: t } };
+  throw new Error(`gen-idl: unsupported field type ${t}`);
+}
+
+/** Annotated structs of a Rust file, with their doc lines and @tags. */
+function parseStructs(src: string): StructDef[] {
+  const out: StructDef[] = [];
+  const re = /((?:[ \t]*\/\/\/[^\n]*\n)+)(?:[ \t]*#\[[^\n]*\]\n)*[ \t]*pub struct (\w+)\s*\{([^}]*)\}/g;
+  for (const m of src.matchAll(re)) {
+    const lines = m[1].split("\n").map((l) => l.replace(/^\s*\/\/\/ ?/, "")).filter((l) => l.length);
+    const tagLine = lines.find((l) => /^@(account|type|event|instruction)\b/.test(l));
+    if (!tagLine) continue;
+    const [tag, arg] = tagLine.slice(1).split(/\s+/, 2);
+    const accountsLine = lines.find((l) => l.startsWith("@accounts"));
+    const docs = lines.filter((l) => !l.startsWith("@"));
+    const fields = [...m[3].matchAll(/pub (\w+):\s*([^,]+),/g)].map((f) => ({ name: f[1], type: rustType(f[2]) }));
+    const def: StructDef = { name: m[2], docs, tag, arg, fields };
+    if (accountsLine) (def as StructDef & { accounts: string }).accounts = accountsLine.slice("@accounts".length).trim();
+    out.push(def);
+  }
+  return out;
+}
+
+function parseErrors(src: string): { code: number; name: string; msg: string }[] {
+  return [...src.matchAll(/\/\/\/ ([^\n]+)\n\s*(\w+) = (\d+),/g)].map((m) => ({ code: Number(m[3]), name: m[2], msg: m[1].trim() }));
+}
+
+/** Anchor's own conversion (convertIdlToCamelCase uses the same package and options). */
+function camel(s: string): string {
+  return s.split(".").map((p) => camelcase(p, { locale: false })).join(".");
+}
+function pascal(s: string): string {
+  const c = camel(s);
+  return c[0].toUpperCase() + c.slice(1);
+}
+function constName(s: string): string {
+  return s.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+export function buildIdl(program: string, address: string) {
+  const dir = join(root, "programs", program, "src");
+  const read = (f: string) => readFileSync(join(dir, f), "utf8");
+  const state = parseStructs(read("state.rs"));
+  const events = existsSync(join(dir, "events.rs")) ? parseStructs(read("events.rs")) : [];
+  const ixs = parseStructs(read("instructions/mod.rs")).filter((s) => s.tag === "instruction");
+  const errors = [...parseErrors(readFileSync(join(root, "programs/kit/src/accounts.rs"), "utf8")), ...parseErrors(read("error.rs"))];
+  const description = /description = "([^"]+)"/.exec(readFileSync(join(root, "programs", program, "Cargo.toml"), "utf8"))?.[1] ?? "";
+
+  const asType = (s: StructDef) => ({
+    name: s.name,
+    ...(s.docs.length ? { docs: s.docs } : {}),
+    type: { kind: "struct", fields: s.fields },
+  });
+  const idl = {
+    address,
+    metadata: { name: program, version: "0.1.0", spec: "0.1.0", description },
+    instructions: ixs.map((ix) => {
+      const accounts = ((ix as StructDef & { accounts?: string }).accounts ?? "").split(/\s+/).filter(Boolean).map((a) => {
+        const [name, flags = ""] = a.split(":");
+        const f = flags.split(",");
+        return {
+          name,
+          ...(f.includes("mut") ? { writable: true } : {}),
+          ...(f.includes("signer") ? { signer: true } : {}),
+          ...(WELL_KNOWN[name] ? { address: WELL_KNOWN[name] } : {}),
+        };
+      });
+      return { name: ix.arg!, docs: ix.docs, discriminator: discriminator("global", ix.arg!), accounts, args: ix.fields };
+    }),
+    accounts: state.filter((s) => s.tag === "account").map((s) => ({ name: s.name, discriminator: discriminator("account", s.name) })),
+    events: events.filter((s) => s.tag === "event").map((s) => ({ name: s.name, discriminator: discriminator("event", s.name) })),
+    errors,
+    types: [...state, ...events.filter((s) => s.tag === "event")].map(asType),
+  };
+
+  const hex = (b: number[]) => `[${b.map((x) => `0x${x.toString(16).padStart(2, "0")}`).join(", ")}]`;
+  const u64 = (b: number[]) => `0x${Buffer.from(b).readBigUInt64LE().toString(16).padStart(16, "0")}`;
+  const rust = [
+    "//! Generated by scripts/gen-idl.ts from the annotated sources; do not edit.",
+    "//! Instruction tags are the 8 discriminator bytes read as a little-endian u64.",
+    "",
+    ...idl.instructions.map((ix) => `pub const IX_${ix.name.toUpperCase()}: u64 = ${u64(ix.discriminator)};`),
+    ...idl.accounts.map((a) => `pub const ACCOUNT_${constName(a.name)}: [u8; 8] = ${hex(a.discriminator)};`),
+    ...idl.events.map((e) => `pub const EVENT_${constName(e.name)}: [u8; 8] = ${hex(e.discriminator)};`),
+    "",
+  ].join("\n");
+
+  // The TypeScript type, as `anchor idl type` would write it: the IDL with camelCased names.
+  const camelize = (v: unknown, key?: string): unknown => {
+    if (Array.isArray(v)) return v.map((x) => camelize(x));
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, camelize(x, k)]));
+    if (typeof v === "string" && ["name", "path", "account", "relations", "generic"].includes(key ?? "")) return camel(v);
+    return v;
+  };
+  const typeName = pascal(program);
+  const ts = `/** Generated by scripts/gen-idl.ts from idl/${program}.json; do not edit. */\nexport type ${typeName} = ${JSON.stringify(camelize(idl), null, 2)};\n\nexport const ${camel(program)}Idl: ${typeName} = ${JSON.stringify(camelize(idl), null, 2)};\n`;
+  return { idl, rust, ts };
+}
+
+function programIds(): Record<string, string> {
+  const toml = readFileSync(join(root, "Anchor.toml"), "utf8");
+  const section = toml.split("[programs.localnet]")[1].split("\n[")[0];
+  return Object.fromEntries([...section.matchAll(/^(\w+) = "(\w+)"/gm)].map((m) => [m[1], m[2]]));
+}
+
+function main() {
+  const check = process.argv.includes("--check");
+  let stale = false;
+  for (const [program, address] of Object.entries(programIds())) {
+    if (!existsSync(join(root, "programs", program, "src", "instructions", "mod.rs"))) continue;
+    const { idl, rust, ts } = buildIdl(program, address);
+    const files: [string, string][] = [
+      [join(root, "idl", `${program}.json`), JSON.stringify(idl, null, 2) + "\n"],
+      [join(root, "idl", `${program}.ts`), ts],
+      [join(root, "programs", program, "src", "discriminators.rs"), rust],
+    ];
+    for (const [path, text] of files) {
+      const old = existsSync(path) ? readFileSync(path, "utf8") : "";
+      if (old === text) continue;
+      if (check) {
+        console.error(`gen-idl: ${path} is out of date; run npm run gen:idl`);
+        stale = true;
+      } else writeFileSync(path, text);
+    }
+  }
+  if (stale) process.exit(1);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -1,0 +1,51 @@
+/**
+ * Demo pools of the local stack, one in each state of the embed endpoint: two OPEN (two-outcome
+ * with default labels, and a four-outcome one), LOCKED, RESOLVING, DISTRIBUTED, REFUNDED, plus a
+ * private and a flagged one (404 from the embed endpoint). Moves the chain clock 61 s forward.
+ */
+import type { PublicKey } from "@solana/web3.js";
+import { upsertPoolCatalog } from "../indexer";
+import { PoolOps } from "../graphql/chain/pools-ops";
+import type { LocalStack } from "../graphql/writes/local-stack";
+
+const UNIT = 1_000_000n;
+const DAY = 86_400n;
+
+export async function seedPools(s: LocalStack, opts: { log?: (m: string) => void } = {}): Promise<{ slugs: string[]; pools: Record<string, PublicKey> }> {
+  const ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
+  const now = await s.chain.gateway.now();
+  const soon = now + 60n;
+  const pools: Record<string, PublicKey> = {};
+  pools["premier-league-winner"] = await ops.create("alice", {
+    question: "Who wins the Premier League this season?", labels: ["Arsenal", "Liverpool", "Man City", "Another club"], closesAt: now + 30n * DAY,
+    criteria: "The club top of the final table on the last matchday.", coverUrl: "https://img.example/pl.png",
+  });
+  pools["white-christmas"] = await ops.create("bob", { question: "Will it snow in London on Christmas Day?", closesAt: now + 20n * DAY, resolutionAt: now + 33n * DAY, criteria: "Met Office record for Heathrow." });
+  for (const slug of ["locked-demo", "resolving-demo", "distributed-demo", "refunded-demo", "private-demo", "flagged-demo"]) {
+    pools[slug] = await ops.create("carol", { question: `Demo pool: ${slug.replace("-demo", "")}?`, labels: ["Yes", "No"], closesAt: soon });
+  }
+  const picks: [string, string, number, bigint][] = [
+    ["premier-league-winner", "alice", 0, 50n], ["premier-league-winner", "bob", 1, 30n], ["premier-league-winner", "carol", 1, 20n],
+    ["premier-league-winner", "dave", 2, 10n], ["premier-league-winner", "alice", 1, 5n],
+    ["white-christmas", "carol", 0, 12n], ["white-christmas", "dave", 1, 40n],
+    ["locked-demo", "alice", 0, 10n], ["locked-demo", "bob", 1, 10n],
+    ["resolving-demo", "alice", 0, 10n], ["resolving-demo", "bob", 1, 30n],
+    ["distributed-demo", "alice", 0, 40n], ["distributed-demo", "bob", 1, 10n],
+    ["refunded-demo", "dave", 0, 25n], ["private-demo", "alice", 0, 5n], ["flagged-demo", "bob", 1, 5n],
+  ];
+  for (const [slug, user, outcome, amount] of picks) await ops.pick(user, pools[slug], outcome, amount * UNIT);
+  await s.chain.gateway.advance(61n);
+  await ops.startVote(pools["resolving-demo"]);
+  await ops.vote("alice", pools["resolving-demo"], 0); // 25% of the stake: no verdict yet
+  await ops.startVote(pools["distributed-demo"]);
+  await ops.vote("alice", pools["distributed-demo"], 0); // 80% of the stake: decided
+  await ops.resolve(pools["distributed-demo"]);
+  await ops.payOut(pools["distributed-demo"], ["alice", "bob"], "settle");
+  await ops.cancel("carol", pools["refunded-demo"]);
+  await ops.payOut(pools["refunded-demo"], ["dave"], "refund");
+  for (const [slug, pool] of Object.entries(pools)) {
+    await upsertPoolCatalog(s.db, { pool: pool.toBase58(), slug, isPublic: slug !== "private-demo", flagged: slug === "flagged-demo" });
+  }
+  opts.log?.(`seeded ${Object.keys(pools).length} pools`);
+  return { slugs: Object.keys(pools).filter((x) => !["private-demo", "flagged-demo"].includes(x)), pools };
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Everything the project needs, idempotently: toolchain (apt + sbpf-linker), npm packages,
+# compiled programs. Quick when already present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-toolchain.sh
+# `npm install`, not `npm ci`: npm 11 leaves other platforms' optional packages (litesvm-darwin-*,
+# rollup-android-*) out of the lock file, and `npm ci` then refuses the lock as out of sync.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  npm install --no-audit --no-fund
+fi
+# better-sqlite3 is compiled from source (no prebuilt download here); npm 11 runs its install
+# script only because package.json's allowScripts lists it. Verify the binding loads.
+node -e "require('better-sqlite3')" 2>/dev/null || npm rebuild better-sqlite3
+npx tsx scripts/gen-idl.ts --check
+bash scripts/build-programs.sh

@@ -1,0 +1,43 @@
+/**
+ * Runs the market scenario (scripts/sim/scenario.ts) on the compiled programs and prints a
+ * summary: volume, fills, fees, payouts, compute units, invariant checks, throughput.
+ *
+ *   npm run simulate -- --users 200 --actions 10000 --days 7 --seed 1 --engine both
+ */
+import { Command } from "commander";
+import cliProgress from "cli-progress";
+import { runScenario, type ScenarioSummary } from "./sim/scenario";
+import type { EngineName } from "../tests/harness/chain";
+
+const cmd = new Command()
+  .option("--users <n>", "simulated users", "200")
+  .option("--actions <n>", "user actions", "10000")
+  .option("--days <n>", "simulated days the actions spread over", "7")
+  .option("--seed <n>", "random seed", "1")
+  .option("--engine <name>", "bankrun | litesvm | both", "both")
+  .parse();
+const opts = cmd.opts();
+
+const micros = (v: bigint) => `${v / 1_000_000n}.${(v % 1_000_000n).toString().padStart(6, "0")}`;
+
+async function main() {
+  const engines: EngineName[] = opts.engine === "both" ? ["bankrun", "litesvm"] : [opts.engine];
+  const results: ScenarioSummary[] = [];
+  for (const engine of engines) {
+    const bar = new cliProgress.SingleBar({ format: `${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true }, cliProgress.Presets.shades_classic);
+    bar.start(Number(opts.actions), 0);
+    const s = await runScenario({ users: Number(opts.users), actions: Number(opts.actions), days: Number(opts.days), seed: Number(opts.seed), engine, onProgress: (n) => bar.update(n) });
+    bar.stop();
+    results.push(s);
+  }
+  for (const s of results) {
+    console.log(`\n== ${s.engine}: ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
+    console.log(`contracts ${s.contracts} (resolved ${s.contractsResolved}, voided ${s.contractsVoided}); offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`);
+    console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
+    console.log(`transactions ${s.transactions} (${s.failedTransactions} rejected by the program: ${JSON.stringify(s.rejections)})`);
+    console.log(`compute units ${s.computeUnits}; invariant checks passed ${s.invariantChecks}`);
+    console.log(`wall ${s.wallSeconds.toFixed(1)} s; throughput ${s.txPerSecond.toFixed(0)} tx/s`);
+  }
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });

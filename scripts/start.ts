@@ -1,0 +1,114 @@
+/**
+ * The local stack on its embedded defaults, in one process: the compiled offers program in an
+ * in-process SVM whose clock follows wall time, the indexer into SQLite, the HTTP server (REST of
+ * the spec, GraphQL + GraphiQL), the settlement worker, the operator endpoint of
+ * `scripts/admin.ts`, and demo data. Prints where everything is and example calls; Ctrl-C stops
+ * it cleanly.
+ *
+ *   npm start                      (= scripts/setup.sh, then this)
+ *   tsx scripts/start.ts --port 8080 --data data/local --store postgres://127.0.0.1/test --no-seed
+ *
+ * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm).
+ */
+import { Command } from "commander";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { serve } from "@hono/node-server";
+import { ServiceKey } from "../graphql/custody/crypto";
+import { loadServiceWallet } from "../graphql/custody/custody";
+import { adminApp } from "../graphql/custody/admin-http";
+import { startLocalStack } from "../graphql/writes/local-stack";
+import type { EngineName } from "../graphql/chain/engines";
+import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
+import { ReadService } from "../graphql/read/service";
+import { seed } from "./seed";
+
+const opts = new Command()
+  .option("--port <n>", "API port", process.env.PORT ?? "8080")
+  .option("--admin-port <n>", "operator endpoint port (loopback only)", process.env.ADMIN_PORT ?? "8081")
+  .option("--data <dir>", "data directory (keys, store)", process.env.DATA_DIR ?? "data/local")
+  .option("--store <url>", "store: SQLite file path or postgres:// URL (default <data>/store.sqlite)", process.env.STORE_URL)
+  .option("--engine <name>", "bankrun | litesvm", process.env.SVM_ENGINE ?? "bankrun")
+  .option("--public-url <url>", "public base URL used in links", process.env.PUBLIC_URL)
+  .option("--no-seed", "start without demo data")
+  .parse()
+  .opts<{ port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean }>();
+
+async function main() {
+  const data = resolve(opts.data);
+  mkdirSync(data, { recursive: true });
+  const key = ServiceKey.load(data);
+  const service = loadServiceWallet(data, key);
+  // The in-process chain starts empty each time, so the store does too.
+  const storeUrl = opts.store ?? join(data, "store.sqlite");
+  if (!opts.store) for (const f of [storeUrl, `${storeUrl}-wal`, `${storeUrl}-shm`]) rmSync(f, { force: true });
+  const publicUrl = opts.publicUrl ?? `http://127.0.0.1:${opts.port}`;
+  let read!: ReadService;
+  const s = await startLocalStack({
+    storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port),
+    app: (parts) => {
+      read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: publicUrl });
+      return createApp({ read, custody: parts.custody, writes: parts.writes, log: (e) => console.error("api:", e) });
+    },
+  });
+  // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
+  const follow = setInterval(async () => {
+    const wall = BigInt(Math.floor(Date.now() / 1000));
+    if (wall > (await s.chain.gateway.now())) await s.chain.gateway.setTime(wall);
+  }, 1_000);
+  await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
+  s.worker.start(2_000);
+
+  const adminToken = randomBytes(24).toString("base64url");
+  const admin = adminApp(s.admin, adminToken, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
+  const adminServer = serve({ fetch: admin.fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
+  const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
+  writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl: s.url }) + "\n", { mode: 0o600 });
+
+  const demo = opts.seed ? await seed(s, { log: (m) => console.log(m) }) : null;
+  const api = `${s.url}${OFFERS_BASE}`;
+  console.log(`
+Local stack up (${opts.engine}, store ${storeUrl})
+  REST      ${api}
+  embed     ${s.url}${EMBED_BASE}/polls/<slug-or-address>
+  GraphQL   ${s.url}/graphql   (GraphiQL in a browser)
+  operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
+`);
+  if (demo) {
+    const [alice, bob] = demo.users;
+    for (const u of demo.users) console.log(`  user ${u.name.padEnd(6)} wallet ${u.wallet}  token ${u.token}`);
+    const contract = demo.contracts[0];
+    console.log(`
+Try:
+  curl -s ${api}/contracts
+  curl -s '${api}/?view=browse&pageSize=5'
+  curl -s ${api}/${demo.offers[0]} -H 'Authorization: Bearer ${alice.token}'
+  curl -s -X POST ${api}/ -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
+    -d '{"contractAddress":"${contract}","creatorOutcome":"sideA","creatorTotalMicros":"8000000","takerTargetMicros":"10000000","minimumTakeMicros":"1000000","expectedFeeBps":1000,"idempotencyKey":"demo-create-1"}'
+  curl -s -X POST ${api}/<offerAddress>/take -H 'Authorization: Bearer ${bob.token}' -H 'Content-Type: application/json' \\
+    -d '{"takeAmountMicros":"5000000","expectedRevision":"1","idempotencyKey":"demo-take-1"}'
+  curl -s -X POST ${api}/<offerAddress>/close -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
+    -d '{"expectedRevision":"2","idempotencyKey":"demo-close-1"}'
+  curl -s ${s.url}/graphql -H 'Content-Type: application/json' -d '{"query":"{ offers(first: 3) { totalCount edges { node { address status remainingTakerMicros } } } }"}'
+  curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}        (pools: ${demo.poolSlugs.join(", ")})
+`);
+  }
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("stopping…");
+    clearInterval(follow);
+    adminServer.close();
+    await s.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

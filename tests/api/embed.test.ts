@@ -1,0 +1,119 @@
+/**
+ * GET /api/embed/v1/polls/<identifier> over real HTTP against the pools program in bankrun and
+ * the indexer: the spec's aggregate, shares summing to 10000, distinct participants, LOCKED at
+ * request time with a moved clock, cache header and server-side cache, no CORS allowance, and
+ * one 404 for unknown, private, deleted, flagged and malformed identifiers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublicKey } from "@solana/web3.js";
+import { upsertPoolCatalog } from "../../indexer";
+import { PoolOps } from "../../graphql/chain/pools-ops";
+import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
+import { openStore } from "../../indexer";
+import { ReadService } from "../../graphql/read/service";
+import { createApp, listen } from "../../graphql/server";
+import { makeUser, UNIT, type TestUser } from "../writes/helpers";
+
+const EMBED = "/api/embed/v1/polls";
+let s: ApiStack;
+let ops: PoolOps;
+let users: TestUser[];
+let pool: PublicKey;
+
+beforeAll(async () => {
+  s = await apiStack({ embedTtlMs: 300 });
+  users = [await makeUser(s), await makeUser(s), await makeUser(s)];
+  ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
+  const now = await s.chain.gateway.now();
+  pool = await ops.create(users[0].name, { question: "Who wins?", labels: ["Red", "Blue", "Green"], closesAt: now + 600n, criteria: "Official result", coverUrl: "https://img.example/c.png" });
+  await ops.pick(users[0].name, pool, 0, 10n * UNIT);
+  await ops.pick(users[1].name, pool, 1, 10n * UNIT);
+  await ops.pick(users[1].name, pool, 2, 10n * UNIT); // same person again: still 2 participants
+  await upsertPoolCatalog(s.db, { pool: pool.toBase58(), slug: "who-wins" });
+});
+afterAll(async () => s?.stop());
+
+describe("pool aggregate", () => {
+  it("returns the spec's payload by slug and by address, with the cache header", async () => {
+    const r = await until(async () => {
+      const x = await getJson(s, `${EMBED}/who-wins`);
+      return x.status === 200 ? x : null;
+    });
+    expect(r.headers.get("cache-control")).toBe("public, max-age=5, s-maxage=15, stale-while-revalidate=30");
+    expect(r.body.error).toBeNull();
+    const d = r.body.data;
+    expect(d).toMatchObject({
+      schemaVersion: 1, id: pool.toBase58(), slug: "who-wins", question: "Who wins?", version: 4, state: "OPEN", totalOiMicros: "30000000", participantCount: 2,
+      resolutionAt: null, resolutionCriteria: "Official result", coverImageUrl: "https://img.example/c.png", canonicalUrl: "https://offers.example/polls/who-wins",
+    });
+    // 1/3 each: 3333 + 3333 + 3334 by largest remainder (ties to the lower index first).
+    expect(d.outcomes.map((o: { shareBps: number }) => o.shareBps)).toEqual([3334, 3333, 3333]);
+    expect(d.outcomes.map((o: { label: string; wagerCount: number; isResolved: boolean }) => [o.label, o.wagerCount, o.isResolved])).toEqual([["Red", 1, false], ["Blue", 1, false], ["Green", 1, false]]);
+    expect(d.revision).toMatch(/^[0-9a-f]{32}$/);
+    const byAddress = await getJson(s, `${EMBED}/${pool.toBase58()}`);
+    expect(byAddress.body.data).toEqual(d);
+    expect(JSON.stringify(r.body)).not.toContain(users[0].user.wallet.toBase58()); // never participants
+  });
+
+  it("serves repeated calls from cache, then refreshes; equal content gives an equal revision", async () => {
+    const first = (await getJson(s, `${EMBED}/who-wins`)).body.data;
+    expect((await getJson(s, `${EMBED}/who-wins`)).body.data.revision).toBe(first.revision);
+    await ops.pick(users[2].name, pool, 0, 20n * UNIT);
+    const cached = (await getJson(s, `${EMBED}/who-wins`)).body.data;
+    expect(cached.totalOiMicros).toBe(first.totalOiMicros); // within the TTL: the cached copy
+    const fresh = await until(async () => {
+      const x = (await getJson(s, `${EMBED}/who-wins`)).body.data;
+      return x.totalOiMicros === "50000000" ? x : null;
+    });
+    expect(fresh.participantCount).toBe(3);
+    expect(fresh.revision).not.toBe(first.revision);
+    expect(fresh.outcomes.reduce((a: number, o: { shareBps: number }) => a + o.shareBps, 0)).toBe(10_000);
+  });
+
+  it("derives LOCKED at request time once closesAt has passed", async () => {
+    const before = (await getJson(s, `${EMBED}/who-wins`)).body.data;
+    await s.chain.gateway.advance(601n);
+    const after = (await getJson(s, `${EMBED}/who-wins`)).body.data;
+    expect(after.state).toBe("LOCKED");
+    expect({ ...after, state: "OPEN", revision: "" }).toEqual({ ...before, revision: "" });
+    const g = await gql(s, `{ poll(identifier: "who-wins") { state totalOiMicros outcomes { shareBps } } }`);
+    expect(g.body.data.poll.state).toBe("LOCKED");
+  });
+
+  it("answers the same 404 for unknown, private, deleted, flagged and malformed identifiers", async () => {
+    const now = await s.chain.gateway.now();
+    const hidden: [string, Parameters<typeof upsertPoolCatalog>[1]][] = [];
+    for (const [slug, flags] of [["private-one", { isPublic: false }], ["deleted-one", { deleted: true }], ["flagged-one", { flagged: true }]] as const) {
+      const p = await ops.create(users[0].name, { question: `Hidden ${slug}?`, closesAt: now + 600n });
+      hidden.push([slug, { pool: p.toBase58(), slug, ...flags }]);
+    }
+    for (const [, row] of hidden) await upsertPoolCatalog(s.db, row);
+    for (const id of ["private-one", "deleted-one", "flagged-one", hidden[0][1].pool, "no-such-pool", "11111111111111111111111111111111", "bad%20id", "x".repeat(200)]) {
+      const r = await getJson(s, `${EMBED}/${id}`);
+      expect([id, r.status, r.body]).toEqual([id, 404, { error: "Poll not found" }]);
+    }
+    const g = await gql(s, `{ poll(identifier: "private-one") { id } }`);
+    expect(g.body.errors[0].extensions.code).toBe("NOT_FOUND");
+  });
+
+  it("gives browsers of other origins no CORS allowance", async () => {
+    const r = await getJson(s, `${EMBED}/who-wins`, { headers: { origin: "https://elsewhere.example" } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+    const pre = await getJson(s, `${EMBED}/who-wins`, { method: "OPTIONS", headers: { origin: "https://elsewhere.example", "access-control-request-method": "GET" } });
+    expect(pre.headers.get("access-control-allow-origin")).toBeNull();
+    expect(pre.headers.get("access-control-allow-methods")).toBeNull();
+  });
+
+  it("answers 500 {error: \"Internal server error\"} without detail when the store fails", async () => {
+    const store = await openStore(":memory:");
+    const read = new ReadService({ db: store.db, now: () => 0 });
+    const srv = await listen(createApp({ read, custody: null, graphiql: false }));
+    await store.close(); // every query now fails
+    const r = await getJson(srv, `${EMBED}/who-wins`);
+    await srv.close();
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ error: "Internal server error" });
+    expect(r.headers.get("cache-control")).toBe("no-store");
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The pools program through the indexer: after every kind of pool transition, the stored pool
+ * row and its outcome rows equal the Pool account read directly from the chain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublicKey } from "@solana/web3.js";
+import { PoolOps } from "../../graphql/chain/pools-ops";
+import { startLocalStack, type LocalStack } from "../../graphql/writes/local-stack";
+import { makeUser, UNIT, type TestUser } from "../writes/helpers";
+
+let s: LocalStack;
+let ops: PoolOps;
+let u: TestUser[];
+
+beforeAll(async () => {
+  s = await startLocalStack();
+  u = [await makeUser(s), await makeUser(s), await makeUser(s)];
+  ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
+});
+afterAll(async () => s?.stop());
+
+async function expectRowsMatchChain(pool: PublicKey) {
+  const a = await ops.read(pool);
+  const row = await s.db.selectFrom("pools").selectAll().where("address", "=", pool.toBase58()).executeTakeFirstOrThrow();
+  expect(row).toMatchObject({
+    version: a.version, creator: a.creator.toBase58(), question: a.question, state: a.state, outcome_count: a.outcomeCount,
+    total_oi_micros: a.totalOi.toString(), participant_count: a.participantCount, closes_at: Number(a.closesAt),
+    resolution_at: a.resolutionAt === 0n ? null : Number(a.resolutionAt), winning_outcome: a.winningOutcome, updated_at: Number(a.updatedAt), deleted: 0,
+  });
+  const outs = await s.db.selectFrom("pool_outcomes").selectAll().where("pool", "=", pool.toBase58()).orderBy("outcome_index").execute();
+  expect(outs.map((o) => [o.outcome_index, o.label, o.total_oi_micros, o.wager_count])).toEqual(a.outcomes.map((o) => [o.outcomeIndex, o.label, o.totalOi.toString(), o.wagerCount]));
+}
+
+describe("pools rows", () => {
+  it("follow the chain through picks, vote, resolution, distribution, cancel and refund", async () => {
+    const now = await s.chain.gateway.now();
+    const p1 = await ops.create(u[0].name, { question: "Decided?", closesAt: now + 100n });
+    const p2 = await ops.create(u[1].name, { question: "Canceled?", labels: ["A", "B", "C"], closesAt: now + 100n });
+    await expectRowsMatchChain(p1);
+    await ops.pick(u[0].name, p1, 0, 30n * UNIT);
+    await ops.pick(u[1].name, p1, 1, 10n * UNIT);
+    await ops.pick(u[1].name, p1, 1, 5n * UNIT);
+    await ops.pick(u[2].name, p2, 2, 7n * UNIT);
+    await expectRowsMatchChain(p1);
+    await expectRowsMatchChain(p2);
+    await s.chain.gateway.advance(101n);
+    await ops.startVote(p1);
+    await expectRowsMatchChain(p1);
+    await ops.vote(u[0].name, p1, 0);
+    await ops.resolve(p1);
+    await expectRowsMatchChain(p1);
+    await ops.payOut(p1, [u[0].name, u[1].name], "settle");
+    await expectRowsMatchChain(p1);
+    expect((await ops.read(p1)).state).toBe("DISTRIBUTED");
+    await ops.cancel(u[1].name, p2);
+    await ops.payOut(p2, [u[2].name], "refund");
+    await expectRowsMatchChain(p2);
+    expect((await ops.read(p2)).state).toBe("REFUNDED");
+  });
+});

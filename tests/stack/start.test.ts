@@ -1,0 +1,68 @@
+/**
+ * The README's start command as a user runs it: scripts/start.ts in a child process, then the
+ * printed example calls (contracts, browse, create with a printed token, take, close, GraphQL)
+ * over HTTP, then Ctrl-C (SIGINT) and a clean exit.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..", "..");
+let child: ChildProcess | null = null;
+afterAll(() => child?.kill("SIGKILL"));
+
+async function until<T>(fn: () => Promise<T | null>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("npm start (scripts/start.ts)", () => {
+  it("brings the stack up with demo data, serves the printed examples and stops on Ctrl-C", async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const data = mkdtempSync(join(tmpdir(), "stack-"));
+    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--port", String(port), "--admin-port", String(port + 1), "--data", data], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (b) => (out += b));
+    child.stderr!.on("data", (b) => (out += b));
+    await until(async () => (out.includes("Try:") ? true : null), 120_000);
+    const tokens = Object.fromEntries([...out.matchAll(/user (\w+)\s+wallet \w+\s+token (pat_[\w-]+)/g)].map((m) => [m[1], m[2]]));
+    expect(Object.keys(tokens)).toEqual(["alice", "bob", "carol", "dave"]);
+    const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
+    const json = async (path: string, init: RequestInit = {}) => {
+      const r = await fetch(`${api}${path}`, init);
+      return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    const contracts = await json("/contracts");
+    expect(contracts.status).toBe(200);
+    expect(new Set(contracts.body.contracts.map((c: { sport: string }) => c.sport)).size).toBeGreaterThanOrEqual(4);
+    const results = await json("/?view=results");
+    expect(results.body.offers.some((o: { status: string }) => o.status === "Settled")).toBe(true);
+    const post = (path: string, token: string, body: object) => json(path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const created = await post("/", tokens.alice, { contractAddress: contracts.body.contracts[0].address, creatorOutcome: "sideA", creatorTotalMicros: "8000000", takerTargetMicros: "10000000", minimumTakeMicros: "1000000", expectedFeeBps: 1000, idempotencyKey: "stack-test-create" });
+    expect(created).toMatchObject({ status: 200, body: { status: "pending" } });
+    const offer = created.body.offerAddress;
+    await until(async () => ((await json(`/${offer}`, { headers: { authorization: `Bearer ${tokens.alice}` } })).body.viewer?.role === "creator" ? true : null));
+    expect((await post(`/${offer}/take`, tokens.bob, { takeAmountMicros: "5000000", expectedRevision: "1", idempotencyKey: "stack-test-take" })).status).toBe(200);
+    await until(async () => ((await json(`/${offer}`, { headers: { authorization: `Bearer ${tokens.bob}` } })).body.viewer?.position ? true : null));
+    expect((await post(`/${offer}/close`, tokens.alice, { expectedRevision: "2", idempotencyKey: "stack-test-close" })).status).toBe(200);
+    const closed = await until(async () => {
+      const r = await json(`/${offer}`);
+      return r.body.status === "Closed" && r.body.closedAt ? r : null;
+    });
+    expect(closed.body.takerFilledMicros).toBe("5000000");
+    expect(closed.body.remainingTakerMicros).toBe("0");
+    const g = await fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ offers(first: 3) { totalCount } }" }) });
+    expect(((await g.json()) as { data: { offers: { totalCount: number } } }).data.offers.totalCount).toBeGreaterThan(3);
+    const exited = new Promise<number | null>((r) => child!.on("exit", (code) => r(code)));
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    child = null;
+  });
+});

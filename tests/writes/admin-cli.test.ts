@@ -1,0 +1,72 @@
+/**
+ * The operator CLI end to end: `scripts/admin.ts local` in its own process, then the commands
+ * (create-user, fund, issue-token, create-contract, block, unblock, revoke-all-tokens) in
+ * separate processes, and the effect seen through the public API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+const run = promisify(execFile);
+
+describe("admin CLI", () => {
+  let child: ChildProcess;
+  let data: string;
+  let api: string;
+
+  const cli = async (...args: string[]) => {
+    const { stdout } = await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, ...args], { cwd: ROOT, timeout: 60_000 });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const post = async (path: string, body: unknown, token: string) => {
+    const r = await fetch(`${api}${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as Record<string, string> };
+  };
+
+  beforeAll(async () => {
+    data = mkdtempSync(join(tmpdir(), "admin-cli-"));
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    child = spawn(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, "local", "--port", String(port), "--admin-port", String(port + 1)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    await new Promise<void>((resolve, reject) => {
+      let out = "";
+      const t = setTimeout(() => reject(new Error(`local stack did not start: ${out}`)), 90_000);
+      child.stdout!.on("data", (b: Buffer) => {
+        out += b.toString();
+        if (out.includes("operator")) {
+          clearTimeout(t);
+          resolve();
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`local stack exited ${code}: ${out}`)));
+    });
+    api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
+  });
+  afterAll(() => {
+    child?.kill("SIGTERM");
+    if (data) rmSync(data, { recursive: true, force: true });
+  });
+
+  it("users, funding, tokens, contracts and compliance blocks act on the running stack", async () => {
+    const user = await cli("create-user", "dave", "--display-name", "Dave");
+    expect(user).toMatchObject({ name: "dave", displayName: "Dave", blocked: false });
+    expect(await cli("fund", "dave", "20000000")).toEqual({ funded: "20000000" });
+    const { token } = (await cli("issue-token", "dave", "--ttl", "600")) as { token: string };
+    expect(token).toMatch(/^pat_/);
+    const { address } = (await cli("create-contract", "--title", "Home wins?", "--event", "Home vs Away", "--sport", "football", "--competition", "League", "--side-a", "Home", "--side-b", "Away", "--cutoff-in", "3600")) as { address: string };
+    const body = { contractAddress: address, creatorOutcome: "sideA", creatorTotalMicros: "8000000", takerTargetMicros: "10000000", minimumTakeMicros: "1000000", expectedFeeBps: 1000 };
+    const created = await post("/", { ...body, idempotencyKey: "cli-create-0001" }, token);
+    expect(created.status).toBe(200);
+    expect(await cli("block", "dave", "--reason", "review")).toMatchObject({ blocked: true, blockedReason: "review" });
+    expect((await post("/", { ...body, idempotencyKey: "cli-create-0002" }, token)).status).toBe(403);
+    expect((await post(`/${created.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: "cli-close-0001" }, token)).status).toBe(200);
+    expect(await cli("unblock", "dave")).toMatchObject({ blocked: false });
+    expect((await post("/", { ...body, idempotencyKey: "cli-create-0003" }, token)).status).toBe(200);
+    expect(await cli("revoke-all-tokens", "dave")).toEqual({ revoked: 1 });
+    expect((await post("/", { ...body, idempotencyKey: "cli-create-0004" }, token)).status).toBe(401);
+  });
+});

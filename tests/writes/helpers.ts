@@ -1,0 +1,81 @@
+/** Helpers of the write suites: the local stack over real HTTP, users with tokens, balances. */
+import { AccountLayout } from "@solana/spl-token";
+import type { PublicKey } from "@solana/web3.js";
+import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../graphql/writes/local-stack";
+import type { User } from "../../graphql/custody/custody";
+
+export const UNIT = 1_000_000n;
+export { OFFERS_BASE };
+
+export interface TestUser { user: User; token: string; name: string }
+
+let seq = 0;
+
+/** The local stack; WRITES_ENGINE=litesvm runs the chain on LiteSVM instead of bankrun. */
+export async function stack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  return startLocalStack({ engine: (process.env.WRITES_ENGINE as "bankrun" | "litesvm" | undefined) ?? "bankrun", ...opts });
+}
+
+export async function makeUser(s: LocalStack, balance = 1_000n * UNIT, name = `u${++seq}_${Math.random().toString(36).slice(2, 8)}`): Promise<TestUser> {
+  const user = await s.admin.createUser(name, `User ${name}`);
+  if (balance > 0n) await s.admin.fund(name, balance);
+  const { token } = await s.custody.issueToken(user.id, { scopes: ["bet:write"], ttlSeconds: 3600 });
+  return { user, token, name };
+}
+
+export async function contract(s: LocalStack, cutoffIn = 3_600n, deadlineAfterCutoff = 86_400n): Promise<PublicKey> {
+  const now = await s.chain.gateway.now();
+  return s.admin.createContract({
+    title: "Will the home side win?", event: "Home vs Away", sport: "football", competition: "League", startsAt: Number(now + cutoffIn),
+    cutoffAt: now + cutoffIn, resolutionDeadline: now + cutoffIn + deadlineAfterCutoff, sideALabel: "Home", sideBLabel: "Away",
+    visuals: [{ src: "https://example.com/a.png", alt: "crest" }],
+  });
+}
+
+export async function balance(s: LocalStack, account: PublicKey): Promise<bigint> {
+  const a = await s.chain.gateway.getAccount(account);
+  if (!a) throw new Error(`no token account ${account.toBase58()}`);
+  return AccountLayout.decode(a.data).amount;
+}
+
+export interface Res { status: number; body: Record<string, unknown>; text: string; ms: number }
+
+export async function post(s: LocalStack, path: string, body: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Res> {
+  const h: Record<string, string> = { "content-type": "application/json", ...headers };
+  if (token) h.authorization = `Bearer ${token}`;
+  const t0 = performance.now();
+  const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, { method: "POST", headers: h, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const text = await r.text();
+  const ms = performance.now() - t0;
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    /* not JSON */
+  }
+  return { status: r.status, body: parsed, text, ms };
+}
+
+export async function get(s: LocalStack, path: string, token?: string | null): Promise<Res> {
+  const h: Record<string, string> = {};
+  if (token) h.authorization = `Bearer ${token}`;
+  const t0 = performance.now();
+  const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, { headers: h });
+  const text = await r.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    /* not JSON */
+  }
+  return { status: r.status, body: parsed, text, ms: performance.now() - t0 };
+}
+
+export function createBody(contract: PublicKey, o: Partial<Record<string, unknown>> = {}): Record<string, unknown> {
+  return {
+    contractAddress: contract.toBase58(), creatorOutcome: "sideA", creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT),
+    minimumTakeMicros: String(UNIT), expectedFeeBps: 1000, idempotencyKey: `key-${Math.random().toString(36).slice(2)}-${Date.now()}`, ...o,
+  };
+}
+
+export const key = () => `k-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;

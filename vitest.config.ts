@@ -1,0 +1,17 @@
+import { defineConfig } from "vitest/config";
+
+// The program suites run twice, once per SVM engine (engine parity: bankrun is deprecated
+// upstream, LiteSVM is its successor); everything else runs on bankrun.
+export default defineConfig({
+  test: {
+    // Each suite starts its own runtime; two cores, so two forks.
+    pool: "forks",
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    projects: [
+      { extends: true, test: { name: "bankrun", include: ["tests/**/*.test.ts"], env: { SVM_ENGINE: "bankrun" } } },
+      { extends: true, test: { name: "litesvm", include: ["tests/offers/**/*.test.ts", "tests/pools/**/*.test.ts"], env: { SVM_ENGINE: "litesvm" } } },
+    ],
+  },
+});
