@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 // The program suites run twice, once per SVM engine (engine parity: bankrun is deprecated
-// upstream, LiteSVM is its successor); everything else runs on bankrun.
+// upstream, LiteSVM is its successor); everything else runs on bankrun, but the RPC source's
+// suite, which needs a real validator.
 export default defineConfig({
   test: {
     // Each suite starts its own runtime; two cores, so two forks.
@@ -10,7 +11,9 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     projects: [
-      { extends: true, test: { name: "bankrun", include: ["tests/**/*.test.ts"], env: { SVM_ENGINE: "bankrun" } } },
+      { extends: true, test: { name: "bankrun", include: ["tests/**/*.test.ts"], exclude: ["tests/rpc/**", "**/node_modules/**"], env: { SVM_ENGINE: "bankrun" } } },
+      // A real solana-test-validator (skipped where scripts/setup-test-validator.sh has not built it).
+      { extends: true, test: { name: "validator", include: ["tests/rpc/**/*.test.ts"] } },
       { extends: true, test: { name: "litesvm", include: ["tests/offers/**/*.test.ts", "tests/pools/**/*.test.ts"], env: { SVM_ENGINE: "litesvm" } } },
     ],
   },

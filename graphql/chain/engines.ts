@@ -16,7 +16,8 @@ export interface Processed { error: string | null; code: number | null; logs: st
 export interface ProgramSpec { name: string; programId: PublicKey }
 
 export interface Engine {
-  readonly name: EngineName;
+  /** The SVM engines, or "validator" for a real node behind RPC (tests/harness/rpc-engine.ts). */
+  readonly name: EngineName | "validator";
   readonly payer: Keypair;
   blockhash(): Promise<string>;
   /** Makes the next blockhash() differ from the last one (the clock's time stays where it is). */
@@ -27,6 +28,12 @@ export interface Engine {
   getClock(): Promise<ClockState>;
   setClock(c: ClockState): void;
   rentExempt(bytes: number): Promise<bigint>;
+  /**
+   * Engines whose state cannot be written directly (a real validator) fund accounts with a
+   * transfer and let time pass instead of setting the clock; the SVM engines leave these out.
+   */
+  fund?(address: PublicKey, lamports: bigint): Promise<void>;
+  waitForTime?(unix: bigint): Promise<void>;
 }
 
 const customCode = (s: string | null): number | null => {

@@ -4,18 +4,24 @@
  *   history by signature (getSignaturesForAddress + getTransaction) for events;
  * - live: programSubscribe (onProgramAccountChange) for account writes and logsSubscribe
  *   (onLogs, mentions = program) for events, at the configured commitment;
- * - reconnect: when the websocket reopens (web3.js resubscribes) and every reconcileMs, a
- *   reconciling snapshot runs: current accounts (deletions of known accounts that are gone
- *   included) and the transactions since the last signature seen, so nothing missed during a
- *   drop is lost.
+ * - reconnect: when the websocket reopens (web3.js resubscribes) a reconciling snapshot runs at
+ *   once and again `settleMs` later (a change between the first one and the resubscription taking
+ *   effect is caught by the second), and every `reconcileMs`: current accounts (deletions of known
+ *   accounts that are gone included) and the transactions since the history cursor.
+ *
+ * History cursor: one signature per program, the newest one a history read returned. Live events
+ * never move it: an event received right after a reconnect says nothing about the ones missed
+ * before it. A reconcile lists the signatures after the cursor and fetches only those the live
+ * stream did not deliver, so a healthy stream costs one getSignaturesForAddress per program. The
+ * cursor is stored with the checkpoint as JSON (`{"<program>": "<signature>"}`).
  *
  * Write versions: RPC notifications carry a slot but no write version; the source numbers
  * live updates with an arrival counter seeded from the checkpoint (so it keeps rising across
  * restarts), and gives snapshot rows write version 0 at the snapshot's slot: a live update of
  * the same slot wins over the snapshot (it is at least as new), a later slot always wins.
  *
- * Status: written against web3.js's documented API; not yet run against a solana-test-validator
- * (see the indexer's report / README).
+ * Tested against solana-test-validator in tests/rpc (snapshot, live at two commitments, a
+ * websocket drop, restart from the checkpoint, backfill).
  */
 import { Connection, PublicKey, type Commitment, type ConfirmedSignatureInfo, type KeyedAccountInfo, type Context, type Logs } from "@solana/web3.js";
 import type { AccountSource, AccountUpdate, Batch, BatchSink, Checkpoint, TxEvent } from "./types";
@@ -35,6 +41,8 @@ export interface RpcSourceOptions {
   maxBatch?: number;
   /** Periodic reconcile interval; 0 disables it (reconcile still runs on reconnect). */
   reconcileMs?: number;
+  /** The second reconcile after a reconnect, once the resubscription has surely taken effect. */
+  settleMs?: number;
   connection?: Connection;
   onError?: (e: unknown) => void;
 }
@@ -48,7 +56,10 @@ export class RpcSource implements AccountSource {
   private readonly commitment: Commitment;
   private readonly known = new Set<string>();
   private wv = 0;
-  private lastSignature = "";
+  /** Per program (base58): newest signature a history read returned (see the header). */
+  private cursors = new Map<string, string>();
+  /** Signatures the live stream delivered, with their slot, so a reconcile skips them. */
+  private seenLive = new Map<string, number>();
   private queueAccounts: AccountUpdate[] = [];
   private queueTxs: TxEvent[] = [];
   private accountSubs: number[] = [];
@@ -85,14 +96,12 @@ export class RpcSource implements AccountSource {
       perProgram.push({ slot: res.context.slot, accounts: res.value.map((v) => ({ accountId: v.pubkey, accountInfo: v.account })) });
       total += res.value.length;
     }
-    const history = withHistory ? await this.history(null, this.opts.historyLimit ?? 10_000) : [];
+    const history = withHistory ? await this.history(this.opts.historyLimit ?? 10_000) : [];
     onTotal?.(total + history.length);
     // Events first (oldest first), then the accounts as of the snapshot.
     for (let i = 0; i < history.length; i += SNAPSHOT_CHUNK) {
       const txs = history.slice(i, i + SNAPSHOT_CHUNK);
-      const last = txs[txs.length - 1];
-      await sink({ slot: last.slot, writeVersion: 0, accounts: [], transactions: txs, cursor: last.signature });
-      this.lastSignature = last.signature;
+      await sink({ slot: txs[txs.length - 1].slot, writeVersion: 0, accounts: [], transactions: txs, cursor: this.cursor() });
     }
     const seen = new Set<string>();
     let maxSlot = 0;
@@ -104,41 +113,78 @@ export class RpcSource implements AccountSource {
           seen.add(pubkey);
           return { slot: p.slot, writeVersion: 0, pubkey, owner: a.accountInfo.owner.toBase58(), data: Buffer.from(a.accountInfo.data) };
         });
-        await sink({ slot: p.slot, writeVersion: 0, accounts, transactions: [], cursor: this.lastSignature });
+        await sink({ slot: p.slot, writeVersion: 0, accounts, transactions: [], cursor: this.cursor() });
       }
     }
     // Known accounts absent from the snapshot were closed.
     const gone = [...this.known].filter((k) => !seen.has(k));
     for (let i = 0; i < gone.length; i += SNAPSHOT_CHUNK) {
       const accounts = gone.slice(i, i + SNAPSHOT_CHUNK).map((pubkey) => ({ slot: maxSlot, writeVersion: 0, pubkey, owner: "", data: null }));
-      await sink({ slot: maxSlot, writeVersion: 0, accounts, transactions: [], cursor: this.lastSignature });
+      await sink({ slot: maxSlot, writeVersion: 0, accounts, transactions: [], cursor: this.cursor() });
     }
     for (const k of gone) this.known.delete(k);
     for (const k of seen) this.known.add(k);
   }
 
-  /** Successful and failed transactions of the programs after `until` (exclusive), oldest first. */
-  private async history(until: string | null, limit: number): Promise<TxEvent[]> {
-    const sigs = new Map<string, ConfirmedSignatureInfo>();
+  private cursor(): string {
+    return JSON.stringify(Object.fromEntries(this.cursors));
+  }
+
+  /** Reads a stored cursor: the JSON map, or (older checkpoints) one signature for every program. */
+  private restoreCursor(c: string): void {
+    this.cursors.clear();
+    if (!c) return;
+    if (c.startsWith("{")) {
+      for (const [k, v] of Object.entries(JSON.parse(c) as Record<string, string>)) this.cursors.set(k, v);
+    } else {
+      for (const p of this.programs) this.cursors.set(p.toBase58(), c);
+    }
+  }
+
+  /**
+   * Transactions of the programs after each program's cursor (all of them without one, up to
+   * `limit` per program), oldest first, leaving out those the live stream already delivered.
+   * Moves the cursors to the newest signatures listed.
+   */
+  private async history(limit: number): Promise<TxEvent[]> {
     const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
+    const listed = new Map<string, ConfirmedSignatureInfo>();
+    const newest = new Map<string, string>();
     for (const program of this.programs) {
+      const id = program.toBase58();
+      const until = this.cursors.get(id);
+      const pages: ConfirmedSignatureInfo[][] = [];
       let before: string | undefined;
       let got = 0;
       for (;;) {
-        const page = await this.connection.getSignaturesForAddress(program, { before, until: until ?? undefined, limit: 1000 }, finality);
-        for (const s of page) sigs.set(s.signature, s);
+        const page = await this.connection.getSignaturesForAddress(program, { before, until, limit: 1000 }, finality);
+        pages.push(page);
         got += page.length;
         if (page.length < 1000 || got >= limit) break;
         before = page[page.length - 1].signature;
       }
+      const all = pages.flat();
+      if (all.length) newest.set(id, all[0].signature);
+      // Newest first from the node: reversed, so the order within a slot is kept when sorted.
+      for (const s of all.reverse()) if (!listed.has(s.signature)) listed.set(s.signature, s);
     }
-    const ordered = [...sigs.values()].sort((a, b) => a.slot - b.slot);
+    const ordered = [...listed.values()].sort((a, b) => a.slot - b.slot);
     const out: TxEvent[] = [];
     for (const s of ordered) {
-      const tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
-      if (!tx) continue;
+      if (this.seenLive.has(s.signature)) continue;
+      let tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
+      // Listed but not yet readable happens for a moment on some nodes.
+      for (let i = 0; !tx && i < 10; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
+      }
+      if (!tx) throw new Error(`getTransaction ${s.signature}: not found at ${finality}`);
       out.push({ signature: s.signature, slot: tx.slot, writeVersion: 0, err: tx.meta?.err ? JSON.stringify(tx.meta.err) : null, logs: tx.meta?.logMessages ?? [] });
     }
+    for (const [k, v] of newest) this.cursors.set(k, v);
+    // Signatures at or below every listed slot cannot be listed again.
+    const floor = ordered.length ? ordered[ordered.length - 1].slot : 0;
+    for (const [sig, slot] of this.seenLive) if (slot < floor) this.seenLive.delete(sig);
     return out;
   }
 
@@ -146,7 +192,7 @@ export class RpcSource implements AccountSource {
     this.sink = sink;
     this.stopped = false;
     this.wv = from?.writeVersion ?? 0;
-    this.lastSignature = from?.cursor ?? "";
+    this.restoreCursor(from?.cursor ?? "");
     for (const program of this.programs) {
       this.accountSubs.push(this.connection.onProgramAccountChange(program, (a, ctx) => this.onAccount(a, ctx), { commitment: this.commitment, encoding: "base64" }));
       this.logSubs.push(this.connection.onLogs(program, (l, ctx) => this.onLogs(l, ctx), this.commitment));
@@ -154,7 +200,9 @@ export class RpcSource implements AccountSource {
     const ws = (this.connection as unknown as { _rpcWebSocket?: { on(ev: string, f: () => void): void } })._rpcWebSocket;
     let opened = 0;
     ws?.on("open", () => {
-      if (opened++ > 0 && !this.stopped) void this.reconcile();
+      if (opened++ === 0 || this.stopped) return;
+      void this.reconcile();
+      this.timers.push(setTimeout(() => void (this.stopped || this.reconcile()), this.opts.settleMs ?? 2_000));
     });
     this.timers.push(setInterval(() => void this.flush(), this.opts.flushMs ?? 50));
     if ((this.opts.reconcileMs ?? 60_000) > 0) this.timers.push(setInterval(() => void this.reconcile(), this.opts.reconcileMs ?? 60_000));
@@ -172,6 +220,7 @@ export class RpcSource implements AccountSource {
   }
 
   private onLogs(l: Logs, ctx: Context): void {
+    this.seenLive.set(l.signature, ctx.slot);
     this.queueTxs.push({ signature: l.signature, slot: ctx.slot, writeVersion: ++this.wv, err: l.err ? JSON.stringify(l.err) : null, logs: l.logs });
   }
 
@@ -184,34 +233,28 @@ export class RpcSource implements AccountSource {
       this.queueAccounts = [];
       this.queueTxs = [];
       const slot = Math.max(0, ...accounts.map((a) => a.slot), ...transactions.map((t) => t.slot));
-      const lastTx = transactions.filter((t) => !t.err).at(-1);
-      if (lastTx) this.lastSignature = lastTx.signature;
-      const b: Batch = { slot, writeVersion: this.wv, accounts, transactions, cursor: this.lastSignature };
+      const b: Batch = { slot, writeVersion: this.wv, accounts, transactions, cursor: this.cursor() };
       await this.sink(b);
     });
   }
 
-  /** Reconciling snapshot: current accounts and the transactions since the last signature. */
+  /** Reconciling snapshot: the transactions since the history cursors, then the accounts as of now. */
   reconcile(): Promise<void> {
     return this.run(async () => {
       if (!this.sink) return;
       const sink = this.sink;
-      // The signature gap first (events), then the accounts as of now.
-      if (this.lastSignature) {
-        const missed = await this.history(this.lastSignature, this.opts.historyLimit ?? 10_000);
-        if (missed.length) {
-          const last = missed[missed.length - 1];
-          await sink({ slot: last.slot, writeVersion: this.wv, accounts: [], transactions: missed, cursor: last.signature });
-          this.lastSignature = last.signature;
-        }
+      const missed = await this.history(this.opts.historyLimit ?? 10_000);
+      for (let i = 0; i < missed.length; i += SNAPSHOT_CHUNK) {
+        const txs = missed.slice(i, i + SNAPSHOT_CHUNK);
+        await sink({ slot: txs[txs.length - 1].slot, writeVersion: this.wv, accounts: [], transactions: txs, cursor: this.cursor() });
       }
-      await this.snapshotInto(sink, undefined, !this.lastSignature);
+      await this.snapshotInto(sink, undefined, false);
     });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearInterval(t);
+    for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     for (const id of this.accountSubs) await this.connection.removeProgramAccountChangeListener(id).catch(() => undefined);
     for (const id of this.logSubs) await this.connection.removeOnLogsListener(id).catch(() => undefined);

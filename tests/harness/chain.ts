@@ -62,6 +62,11 @@ export class TestChain {
     return new TestChain(engine === "litesvm" ? await LiteSvmEngine.start(DEPLOY_DIR, programs) : await BankrunEngine.start(DEPLOY_DIR, programs));
   }
 
+  /** A chain over an engine started elsewhere (a validator's RpcEngine). */
+  static over(engine: Engine): TestChain {
+    return new TestChain(engine);
+  }
+
   get payer(): Keypair {
     return this.engine.payer;
   }
@@ -75,8 +80,12 @@ export class TestChain {
     return (await this.engine.getClock()).unixTimestamp;
   }
 
-  /** Moves the clock to `unix` seconds (and the slot forward by one, so blockhashes change). */
+  /**
+   * Moves the clock to `unix` seconds (and the slot forward by one, so blockhashes change). On a
+   * validator, whose clock follows the wall, waits until its clock reaches `unix` instead.
+   */
   async setTime(unix: bigint): Promise<void> {
+    if (this.engine.waitForTime) return this.engine.waitForTime(unix);
     const c = await this.engine.getClock();
     this.engine.setClock({ ...c, slot: c.slot + 1n, unixTimestamp: unix });
   }
@@ -149,6 +158,10 @@ export class TestChain {
   /** Funds a fresh keypair with SOL for fees and rent. */
   async fundedKeypair(lamports = 10_000_000_000n): Promise<Keypair> {
     const k = Keypair.generate();
+    if (this.engine.fund) {
+      await this.engine.fund(k.publicKey, lamports);
+      return k;
+    }
     this.engine.setAccount(k.publicKey, { lamports: Number(lamports), data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
     return k;
   }
