@@ -1,6 +1,6 @@
 /**
- * Crash safety. A long ingestion (a recorded stream of a random lifecycle scenario on the real
- * program) runs in a child process that is killed with SIGKILL at 20 random points and
+ * Crash safety. A long ingestion (a recorded stream of random offers and pools lifecycles on the
+ * real programs) runs in a child process that is killed with SIGKILL at 20 random points and
  * restarted each time; it resumes from its checkpoint. The final store must equal (checksum of
  * every table) an uninterrupted run. A full backfill of the same chain into an empty store must
  * give the same content checksum. On SQLite and PostgreSQL.
@@ -16,16 +16,20 @@ import { OffersWorld } from "../harness/offers-world";
 import { Rng } from "../harness/random";
 import { BankrunSource } from "../../indexer/sources/bankrun";
 import { BatchRecorder } from "../../indexer/sources/replay";
-import { OFFERS_PROGRAM } from "../../indexer/decode";
+import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
+import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
+import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
+import { PoolsWorld } from "../harness/pools-world";
 import { openStore } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
 import { storeChecksum } from "../../indexer/store/checksum";
 import type { Batch } from "../../indexer/sources/types";
 import { chainReader } from "./attach";
-import { runScenario } from "./scenario";
+import { runPoolsScenario, runScenario } from "./scenario";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
 const ACTIONS = Number(process.env.CRASH_ACTIONS ?? 700);
+const POOL_ACTIONS = Number(process.env.CRASH_POOL_ACTIONS ?? 300);
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -38,13 +42,14 @@ let source: BankrunSource;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "idx-crash-"));
   file = join(dir, "stream.jsonl");
-  const chain = await TestChain.start();
-  source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM] });
+  const chain = await TestChain.start([{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }]);
+  source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM, POOLS_PROGRAM] });
   const rec = new BatchRecorder(file);
   await source.start(null, async (b) => { batches.push(b); await rec.sink(b); });
   chain.observe((tx) => source.onTransaction(tx));
   const w = await OffersWorld.create({ chain });
   await runScenario(w, { seed: 99, actions: ACTIONS });
+  await runPoolsScenario(await PoolsWorld.create({ chain }), { seed: 98, actions: POOL_ACTIONS });
   await source.drain();
   await rec.close();
 });
@@ -89,6 +94,9 @@ describe.each(ENGINES)("crash safety on %s", (engine) => {
     for (const b of batches) await refWriter.apply(b);
     const refFull = await storeChecksum(refStore.db, "full");
     const refContent = await storeChecksum(refStore.db, "content");
+    // Both programs are in the stream.
+    expect((await refStore.db.selectFrom("pools").select("address").execute()).length).toBeGreaterThan(10);
+    expect((await refStore.db.selectFrom("pool_outcomes").select("pool").execute()).length).toBeGreaterThan(20);
     await refStore.close();
 
     // Killed and restarted.

@@ -5,6 +5,7 @@
  */
 import type { PublicKey } from "@solana/web3.js";
 import { OffersWorld, UNIT, type User } from "../harness/offers-world";
+import type { PoolsWorld, User as PoolUser } from "../harness/pools-world";
 import { Rng } from "../harness/random";
 
 export interface ScenarioResult { contracts: PublicKey[]; offers: PublicKey[]; positions: PublicKey[]; txs: number }
@@ -92,4 +93,54 @@ export async function runScenario(w: OffersWorld, opts: { seed: number; actions:
   }
   if (process.env.SCENARIO_DEBUG) console.log("failures", failures);
   return { contracts, offers: offers.map((o) => o.offer), positions: positions.map((p) => p.position), txs };
+}
+
+/**
+ * Random pool lifecycles for the indexer suites: creates (2 to 4 outcomes), picks, clock moves,
+ * vote openings, votes, resolutions, cancels, settlements and refunds. Outcomes are not predicted
+ * (tests/pools does that); rejected transactions stay in the stream like any other.
+ */
+export async function runPoolsScenario(w: PoolsWorld, opts: { seed: number; actions: number; users?: number }): Promise<{ pools: PublicKey[]; txs: number }> {
+  const rng = new Rng(opts.seed);
+  const users: PoolUser[] = [];
+  for (let i = 0; i < (opts.users ?? 6); i++) users.push(await w.user(rng.big(500n, 5_000n) * UNIT));
+  const pools: { pool: PublicKey; creator: PoolUser; n: number; pickers: Set<PoolUser> }[] = [];
+  let txs = 0;
+  for (let step = 0; step < opts.actions; step++) {
+    const roll = rng.int(0, 99);
+    txs++;
+    if (pools.length === 0 || roll < 12) {
+      const creator = rng.pick(users);
+      const n = rng.int(2, 4);
+      const labels = n === 2 && rng.chance(0.5) ? undefined : Array.from({ length: n }, (_, i) => `Outcome ${i + 1}`);
+      const { r, pool } = await w.createPool(creator, { closesIn: rng.big(600n, 7_200n), ...(labels ? { labels } : {}) });
+      if (r.ok) pools.push({ pool, creator, n, pickers: new Set() });
+    } else if (roll < 55) {
+      const p = rng.pick(pools);
+      const u = rng.pick(users);
+      if ((await w.pick(u, p.pool, rng.int(0, p.n - 1), rng.big(1n, 50n) * UNIT)).ok) p.pickers.add(u);
+    } else if (roll < 65) {
+      await w.chain.advance(rng.big(300n, 3_000n));
+      txs--;
+    } else if (roll < 72) {
+      await w.startVote(rng.pick(users).key, rng.pick(pools).pool);
+    } else if (roll < 80) {
+      const p = rng.pick(pools);
+      const voters = [...p.pickers];
+      if (voters.length) await w.vote(rng.pick(voters), p.pool, rng.int(0, p.n - 1));
+    } else if (roll < 85) {
+      await w.chain.advance(86_400n);
+      await w.resolve(rng.pick(users).key, rng.pick(pools).pool);
+    } else if (roll < 89) {
+      const p = rng.pick(pools);
+      await w.cancel(rng.chance(0.8) ? p.creator.key : rng.pick(users).key, p.pool);
+    } else {
+      const p = rng.pick(pools);
+      const voters = [...p.pickers];
+      if (!voters.length) continue;
+      const u = rng.pick(voters).key.publicKey;
+      await (rng.chance(0.5) ? w.settle(p.pool, u) : w.refund(p.pool, u));
+    }
+  }
+  return { pools: pools.map((p) => p.pool), txs };
 }

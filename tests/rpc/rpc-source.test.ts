@@ -3,13 +3,13 @@
  * scripts/setup-test-validator.sh) with both programs loaded. The chain is driven through the
  * same worlds as the SVM suites, over RPC. What is shown:
  * - snapshot + history: an indexer started after activity finds every account and every event;
- * - live: programSubscribe + logsSubscribe keep the store equal to the chain, at "confirmed" and
- *   at "processed" (two indexers side by side);
+ * - live: programSubscribe + logsSubscribe keep the store equal to the chain, at "confirmed" into
+ *   SQLite and at "processed" into PostgreSQL (two indexers side by side);
  * - a websocket drop (a TCP relay cut between indexer and validator): nothing arrives while it is
  *   down, and after the reconnect the resubscription and the reconciling snapshot bring in
  *   everything missed, deletions included;
  * - restart: a new source resumes from the store's checkpoint and catches up;
- * - backfill of the same chain into an empty PostgreSQL store has the same content checksum.
+ * - backfill of the same chain into empty stores (both engines) has the same content checksum.
  * Skipped, with the reason printed, where the validator binary is absent (see README, "RPC source").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -133,7 +133,9 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     expect(r.error).toBeNull();
     made.pools.push(pool);
     expect((await pools.pick(pickers[0], pool, 0, 3n * UNIT)).error).toBeNull();
-    for (const c of ["confirmed", "processed"] as const) indexers.push(await startIndexer(await open(c), live(c)));
+    // One store per engine: "confirmed" into SQLite, "processed" into PostgreSQL.
+    indexers.push(await startIndexer(await open("confirmed", "sqlite"), live("confirmed")));
+    indexers.push(await startIndexer(await open("processed", "postgres"), live("processed")));
     for (const i of indexers) await eventually(() => matchesChain(i.store));
     const fills = await indexers[0].store.db.selectFrom("fills").selectAll().execute();
     expect(fills.map((f) => [f.offer, f.take_micros])).toEqual([[o1.toBase58(), (5n * UNIT).toString()]]);
@@ -193,15 +195,17 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     await eventually(() => matchesChain(indexers[1].store), 60_000);
   }, 180_000);
 
-  it("a backfill of the same chain into an empty PostgreSQL store has the live stores' content", async () => {
-    const pg = await open("bf", "postgres");
-    const writer = await StoreWriter.open(pg, "backfill");
-    const source = new RpcSource({ url: validator.rpcUrl, programs: PROGRAMS, commitment: "confirmed", name: "backfill" });
-    await source.snapshot((b) => writer.apply(b));
+  it("a backfill of the same chain into empty stores has the live stores' content (SQLite and PostgreSQL)", async () => {
     const want = await storeChecksum(indexers[0].store.db, "content");
-    expect(await storeChecksum(pg.db, "content")).toBe(want);
     expect(await storeChecksum(indexers[1].store.db, "content")).toBe(want);
+    for (const engine of ["sqlite", "postgres"] as const) {
+      const store = await open(`bf-${engine}`, engine);
+      const writer = await StoreWriter.open(store, "backfill");
+      const source = new RpcSource({ url: validator.rpcUrl, programs: PROGRAMS, commitment: "confirmed", name: "backfill" });
+      await source.snapshot((b) => writer.apply(b));
+      expect(await storeChecksum(store.db, "content")).toBe(want);
+      await store.close();
+    }
     for (const i of indexers) expect(i.errors).toEqual([]);
-    await pg.close();
   }, 120_000);
 });
