@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod cpi;
 pub mod log;
 pub mod pod;
+pub mod setup;
 pub mod time;
 pub mod wide;
 

@@ -2,9 +2,8 @@ use super::{InitializeConfigArgs, UpdateConfigArgs};
 use crate::{error::OfferError, math::ratio_le, state::{Config, Limits}};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
-    cpi, AccountView, Address, ProgramError, ProgramResult,
+    setup, AccountView, Address, ProgramError, ProgramResult,
 };
-use pinocchio::cpi::Seed;
 
 fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
     let ok = fee_bps <= 10_000
@@ -22,33 +21,13 @@ fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
 }
 
 pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &InitializeConfigArgs) -> ProgramResult {
-    let [authority, config, vault, mint, treasury, token_program, system_program, ..] = accounts else {
-        return Err(KitError::NotEnoughAccounts.into());
-    };
-    acc::signer(authority)?;
-    acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
-    acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
-    if !config.is_data_empty() || config.lamports() != 0 {
-        return Err(KitError::AlreadyInitialized.into());
-    }
     validate(args.fee_bps.get(), args.offers_enabled, &args.limits)?;
-    if !mint.owned_by(&cpi::TOKEN_PROGRAM_ID) || mint.data_len() != 82 {
-        return Err(KitError::WrongAccountType.into());
-    }
-    let (treasury_mint, _, _) = acc::token_account(treasury, &cpi::TOKEN_PROGRAM_ID)?;
-    acc::same(mint, treasury_mint)?;
-
-    let cbump = [args.config_bump];
-    cpi::create_pda(authority, config, Config::SIZE, program_id, &[Seed::from(b"config".as_ref()), Seed::from(cbump.as_ref())])?;
-    let vbump = [args.vault_bump];
-    cpi::create_pda(authority, vault, 165, &cpi::TOKEN_PROGRAM_ID, &[Seed::from(b"vault".as_ref()), Seed::from(vbump.as_ref())])?;
-    cpi::init_token_account(vault, mint, config.address())?;
-
-    let c = acc::init::<Config>(config)?;
-    c.authority = *authority.address();
-    c.mint = *mint.address();
-    c.treasury = *treasury.address();
-    c.vault = *vault.address();
+    let a = setup::create_config_and_vault(program_id, accounts, Config::SIZE, args.config_bump, args.vault_bump)?;
+    let c = acc::init::<Config>(a.config)?;
+    c.authority = *a.authority.address();
+    c.mint = *a.mint.address();
+    c.treasury = *a.treasury.address();
+    c.vault = *a.vault.address();
     c.fee_bps = args.fee_bps;
     c.offers_enabled = args.offers_enabled;
     c.bump = args.config_bump;
