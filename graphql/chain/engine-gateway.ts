@@ -95,6 +95,10 @@ export class EngineGateway implements ChainGateway {
     return Promise.all(addresses.map((a) => this.engine.getAccount(a)));
   }
 
+  rentExempt(bytes: number): Promise<bigint> {
+    return this.engine.rentExempt(bytes);
+  }
+
   async now(): Promise<bigint> {
     return (await this.engine.getClock()).unixTimestamp;
   }

@@ -50,6 +50,8 @@ export interface ChainGateway {
   isBlockhashValid(blockhash: string): Promise<boolean>;
   getAccount(address: PublicKey): Promise<AccountInfo<Buffer> | null>;
   getAccounts(addresses: PublicKey[]): Promise<(AccountInfo<Buffer> | null)[]>;
+  /** Lamports an account of `bytes` data needs to be rent exempt. */
+  rentExempt(bytes: number): Promise<bigint>;
   /** Chain time (unix seconds) of the latest slot. */
   now(): Promise<bigint>;
   /** Submits a fully signed transaction; resolves with its signature once accepted (pending). */

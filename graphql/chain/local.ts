@@ -61,11 +61,20 @@ export async function startLocalChain(opts: {
   // LiteSVM's clock starts at unix 0 (a 0 time reads as "unset" in the store): start at wall time.
   if ((await gateway.now()) < 1_000_000_000n) await gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
   await opts.beforeInit?.(gateway);
+  gateway.engine.setAccount(opts.service.publicKey, { lamports: 1_000_000 * 1_000_000_000, data: Buffer.alloc(0), owner: SystemProgram.programId, executable: false, rentEpoch: 0 });
+  return { gateway, ...(await initializeChain(gateway, opts)) };
+}
+
+/**
+ * On a chain where both programs are deployed and `service` holds SOL: a USDC-like mint whose
+ * authority is the service, the treasury, and both Configs (authority = the service). Works over
+ * any gateway: the local engines, or a validator / cluster through RpcGateway.
+ */
+export async function initializeChain(gateway: ChainGateway, opts: { service: Keypair; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean }): Promise<Omit<LocalChain, "gateway">> {
   const service = opts.service;
-  gateway.engine.setAccount(service.publicKey, { lamports: 1_000_000 * 1_000_000_000, data: Buffer.alloc(0), owner: SystemProgram.programId, executable: false, rentEpoch: 0 });
   const mint = Keypair.generate();
   const treasury = Keypair.generate();
-  const [mintRent, accRent] = [await gateway.engine.rentExempt(MINT_SIZE), await gateway.engine.rentExempt(ACCOUNT_SIZE)];
+  const [mintRent, accRent] = [await gateway.rentExempt(MINT_SIZE), await gateway.rentExempt(ACCOUNT_SIZE)];
   await sendAndConfirm(gateway, [
     SystemProgram.createAccount({ fromPubkey: service.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(mintRent), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
     createInitializeMint2Instruction(mint.publicKey, 6, service.publicKey, null),
@@ -79,7 +88,7 @@ export async function startLocalChain(opts: {
   })], [service]);
   const pools = PoolsClient.fromProvider({ publicKey: service.publicKey, wallet: { publicKey: service.publicKey } } as never);
   await sendAndConfirm(gateway, [await pools.initializeConfig({ authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS })], [service]);
-  return { gateway, service, mint: mint.publicKey, treasury: treasury.publicKey, client, pools };
+  return { service, mint: mint.publicKey, treasury: treasury.publicKey, client, pools };
 }
 
 /** Mints `amount` micro-units to a token account (local chain: the service is mint authority). */

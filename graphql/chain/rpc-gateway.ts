@@ -45,6 +45,10 @@ export class RpcGateway implements ChainGateway {
     });
   }
 
+  rentExempt(bytes: number): Promise<bigint> {
+    return this.net(async () => BigInt(await this.connection.getMinimumBalanceForRentExemption(bytes, this.commitment)));
+  }
+
   now(): Promise<bigint> {
     return this.net(async () => {
       const slot = await this.connection.getSlot(this.commitment);

@@ -3,7 +3,9 @@
  * - snapshot: getProgramAccounts (with context slot) per program, and the programs' transaction
  *   history by signature (getSignaturesForAddress + getTransaction) for events;
  * - live: programSubscribe (onProgramAccountChange) for account writes and logsSubscribe
- *   (onLogs, mentions = program) for events, at the configured commitment;
+ *   (onLogs, mentions = program) for events, at the configured commitment; closes (rent
+ *   reclaims), which programSubscribe cannot report, by checking the accounts of the programs'
+ *   transactions that log no event (getTransaction + getMultipleAccountsInfo);
  * - reconnect: when the websocket reopens (web3.js resubscribes) a reconciling snapshot runs at
  *   once and again `settleMs` later (a change between the first one and the resubscription taking
  *   effect is caught by the second), and every `reconcileMs`: current accounts (deletions of known
@@ -49,6 +51,8 @@ export interface RpcSourceOptions {
 
 const SNAPSHOT_CHUNK = 500;
 
+interface CloseCheck { signature: string; slot: number; attempts: number }
+
 export class RpcSource implements AccountSource {
   readonly name: string;
   readonly connection: Connection;
@@ -62,6 +66,7 @@ export class RpcSource implements AccountSource {
   private seenLive = new Map<string, number>();
   private queueAccounts: AccountUpdate[] = [];
   private queueTxs: TxEvent[] = [];
+  private closeChecks: CloseCheck[] = [];
   private accountSubs: number[] = [];
   private logSubs: number[] = [];
   private timers: NodeJS.Timeout[] = [];
@@ -222,16 +227,51 @@ export class RpcSource implements AccountSource {
   private onLogs(l: Logs, ctx: Context): void {
     this.seenLive.set(l.signature, ctx.slot);
     this.queueTxs.push({ signature: l.signature, slot: ctx.slot, writeVersion: ++this.wv, err: l.err ? JSON.stringify(l.err) : null, logs: l.logs });
+    // Rent reclaims close accounts and log no event; a closed account belongs to the system
+    // program afterwards, so programSubscribe never reports it. Check such transactions' accounts.
+    if (!l.err && !l.logs.some((x) => x.startsWith("Program data: "))) this.closeChecks.push({ signature: l.signature, slot: ctx.slot, attempts: 0 });
+  }
+
+  /**
+   * Deletions caused by the given transactions: their accounts this source knows that no longer
+   * exist (or left the programs). A transaction not yet readable at "confirmed" is retried at the
+   * next flush (a few times; the periodic reconcile covers the rest).
+   */
+  private async closedBy(checks: CloseCheck[]): Promise<AccountUpdate[]> {
+    const out: AccountUpdate[] = [];
+    for (const c of checks) {
+      const tx = await this.connection.getTransaction(c.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }).catch(() => null);
+      if (!tx) {
+        if (++c.attempts < 100) this.closeChecks.push(c);
+        continue;
+      }
+      const keys = [...tx.transaction.message.staticAccountKeys.map((k) => k.toBase58()), ...(tx.meta?.loadedAddresses?.writable ?? []).map((k) => k.toBase58())];
+      const candidates = keys.filter((k) => this.known.has(k));
+      if (!candidates.length) continue;
+      const infos = await this.connection.getMultipleAccountsInfo(candidates.map((k) => new PublicKey(k)), this.commitment);
+      candidates.forEach((pubkey, i) => {
+        const a = infos[i];
+        const ours = a && a.lamports > 0 && this.programs.some((p) => p.equals(a.owner));
+        if (ours) return;
+        out.push({ slot: Math.max(c.slot, tx.slot), writeVersion: ++this.wv, pubkey, owner: "", data: null });
+        this.known.delete(pubkey);
+      });
+    }
+    return out;
   }
 
   /** Delivers queued live updates as one batch. */
   flush(): Promise<void> {
     return this.run(async () => {
-      if (!this.sink || (this.queueAccounts.length === 0 && this.queueTxs.length === 0)) return;
-      const accounts = this.queueAccounts;
+      if (!this.sink || (this.queueAccounts.length === 0 && this.queueTxs.length === 0 && this.closeChecks.length === 0)) return;
+      const checks = this.closeChecks;
+      this.closeChecks = [];
+      const closed = checks.length ? await this.closedBy(checks) : [];
+      const accounts = [...this.queueAccounts, ...closed];
       const transactions = this.queueTxs;
       this.queueAccounts = [];
       this.queueTxs = [];
+      if (accounts.length === 0 && transactions.length === 0) return;
       const slot = Math.max(0, ...accounts.map((a) => a.slot), ...transactions.map((t) => t.slot));
       const b: Batch = { slot, writeVersion: this.wv, accounts, transactions, cursor: this.cursor() };
       await this.sink(b);

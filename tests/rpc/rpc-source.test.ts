@@ -179,20 +179,32 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     await i.source.stop();
     const cp = await i.writer.checkpoint();
     expect(cp?.cursor).toBeTruthy();
-    // While it is down: the contract reaches its cutoff, is resolved, and positions settle (their
-    // accounts are closed, the last one closing its offer's books).
+    // While it is down: the contract reaches its cutoff and is resolved, every position settles,
+    // and the rent of the settled positions and finished offers is reclaimed (accounts closed).
     await offers.chain.setTime(cutoffAt + 1n);
     expect((await offers.resolve(contract, "sideA")).error).toBeNull();
     for (const p of made.positions) expect((await offers.settle(p)).error).toBeNull();
+    for (const p of made.positions) {
+      const pos = await offers.position(p);
+      expect((await offers.send([await offers.client.closePosition({ position: p, rentPayer: pos.rentPayer })])).error).toBeNull();
+    }
+    let reclaimed = 0;
+    for (const o of made.offers) {
+      const acc = await offers.offer(o);
+      if ((await offers.send([await offers.client.closeOfferAccount({ offer: o, rentPayer: acc.rentPayer })])).ok) reclaimed++;
+    }
+    expect(reclaimed).toBeGreaterThan(0);
     const resumed = await startIndexer(i.store, live("confirmed"));
     indexers[0] = resumed;
     await eventually(() => matchesChain(resumed.store), 60_000);
     const settled = await resumed.store.db.selectFrom("settlements").selectAll().execute();
     expect(settled.length).toBe(made.positions.length);
     const deleted = await resumed.store.db.selectFrom("positions").select("address").where("deleted", "=", 1).execute();
-    expect(deleted.length).toBeGreaterThan(0);
-    // The processed-commitment indexer, never stopped, got there live.
+    expect(deleted.length).toBe(made.positions.length);
+    // The processed-commitment indexer, never stopped, saw the closes live (no reconcile ran).
     await eventually(() => matchesChain(indexers[1].store), 60_000);
+    const live1 = await indexers[1].store.db.selectFrom("offers").select("address").where("deleted", "=", 1).execute();
+    expect(live1.length).toBe(reclaimed);
   }, 180_000);
 
   it("a backfill of the same chain into empty stores has the live stores' content (SQLite and PostgreSQL)", async () => {

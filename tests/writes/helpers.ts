@@ -2,12 +2,16 @@
 import { AccountLayout } from "@solana/spl-token";
 import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../graphql/writes/local-stack";
+import type { ChainGateway } from "../../graphql/chain/gateway";
 import type { User } from "../../graphql/custody/custody";
 
 export const UNIT = 1_000_000n;
 export { OFFERS_BASE };
 
 export interface TestUser { user: User; token: string; name: string }
+
+/** What the helpers use of a stack: the local one, or the cluster one (tests/rpc). */
+export type AnyStack = Pick<LocalStack, "admin" | "custody" | "url"> & { chain: { gateway: ChainGateway } };
 
 let seq = 0;
 
@@ -16,14 +20,14 @@ export async function stack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   return startLocalStack({ engine: (process.env.WRITES_ENGINE as "bankrun" | "litesvm" | undefined) ?? "bankrun", ...opts });
 }
 
-export async function makeUser(s: LocalStack, balance = 1_000n * UNIT, name = `u${++seq}_${Math.random().toString(36).slice(2, 8)}`): Promise<TestUser> {
+export async function makeUser(s: AnyStack, balance = 1_000n * UNIT, name = `u${++seq}_${Math.random().toString(36).slice(2, 8)}`): Promise<TestUser> {
   const user = await s.admin.createUser(name, `User ${name}`);
   if (balance > 0n) await s.admin.fund(name, balance);
   const { token } = await s.custody.issueToken(user.id, { scopes: ["bet:write"], ttlSeconds: 3600 });
   return { user, token, name };
 }
 
-export async function contract(s: LocalStack, cutoffIn = 3_600n, deadlineAfterCutoff = 86_400n): Promise<PublicKey> {
+export async function contract(s: AnyStack, cutoffIn = 3_600n, deadlineAfterCutoff = 86_400n): Promise<PublicKey> {
   const now = await s.chain.gateway.now();
   return s.admin.createContract({
     title: "Will the home side win?", event: "Home vs Away", sport: "football", competition: "League", startsAt: Number(now + cutoffIn),
@@ -32,7 +36,7 @@ export async function contract(s: LocalStack, cutoffIn = 3_600n, deadlineAfterCu
   });
 }
 
-export async function balance(s: LocalStack, account: PublicKey): Promise<bigint> {
+export async function balance(s: AnyStack, account: PublicKey): Promise<bigint> {
   const a = await s.chain.gateway.getAccount(account);
   if (!a) throw new Error(`no token account ${account.toBase58()}`);
   return AccountLayout.decode(a.data).amount;
@@ -40,7 +44,7 @@ export async function balance(s: LocalStack, account: PublicKey): Promise<bigint
 
 export interface Res { status: number; body: Record<string, unknown>; text: string; ms: number }
 
-export async function post(s: LocalStack, path: string, body: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Res> {
+export async function post(s: AnyStack, path: string, body: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Res> {
   const h: Record<string, string> = { "content-type": "application/json", ...headers };
   if (token) h.authorization = `Bearer ${token}`;
   const t0 = performance.now();
@@ -56,7 +60,7 @@ export async function post(s: LocalStack, path: string, body: unknown, token?: s
   return { status: r.status, body: parsed, text, ms };
 }
 
-export async function get(s: LocalStack, path: string, token?: string | null): Promise<Res> {
+export async function get(s: AnyStack, path: string, token?: string | null): Promise<Res> {
   const h: Record<string, string> = {};
   if (token) h.authorization = `Bearer ${token}`;
   const t0 = performance.now();
