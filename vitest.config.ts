@@ -13,7 +13,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "bankrun", include: ["tests/**/*.test.ts"], exclude: ["tests/rpc/**", "**/node_modules/**"], env: { SVM_ENGINE: "bankrun" } } },
       // A real solana-test-validator (skipped where scripts/setup-test-validator.sh has not built it).
-      { extends: true, test: { name: "validator", include: ["tests/rpc/**/*.test.ts"], fileParallelism: false } },
+      { extends: true, test: { name: "validator", include: ["tests/rpc/**/*.test.ts"], poolOptions: { forks: { singleFork: true } } } },
       { extends: true, test: { name: "litesvm", include: ["tests/offers/**/*.test.ts", "tests/pools/**/*.test.ts"], env: { SVM_ENGINE: "litesvm" } } },
     ],
   },

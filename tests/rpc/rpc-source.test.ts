@@ -9,10 +9,13 @@
  *   down, and after the reconnect the resubscription and the reconciling snapshot bring in
  *   everything missed, deletions included;
  * - restart: a new source resumes from the store's checkpoint and catches up;
- * - backfill of the same chain into empty stores (both engines) has the same content checksum.
+ * - scripts/backfill.ts against the validator rebuilds empty stores (both engines) with the same
+ *   content checksum.
  * Skipped, with the reason printed, where the validator binary is absent (see README, "RPC source").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import type { PublicKey } from "@solana/web3.js";
 import { TestChain } from "../harness/chain";
 import { RpcEngine } from "../harness/rpc-engine";
@@ -34,6 +37,7 @@ const binary = validatorBinary();
 if (!binary) console.warn("tests/rpc skipped: no solana-test-validator (build it with bash scripts/setup-test-validator.sh)");
 
 const PROGRAMS = [OFFERS_PROGRAM, POOLS_PROGRAM];
+const ROOT = join(import.meta.dirname, "..", "..");
 
 /** Retries `check` (assertions included) until it passes or `ms` have passed; rethrows the last failure. */
 async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
@@ -207,17 +211,18 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     expect(live1.length).toBe(reclaimed);
   }, 180_000);
 
-  it("a backfill of the same chain into empty stores has the live stores' content (SQLite and PostgreSQL)", async () => {
+  it("the backfill script, run against the validator, rebuilds stores with the live stores' content (SQLite and PostgreSQL)", async () => {
     const want = await storeChecksum(indexers[0].store.db, "content");
     expect(await storeChecksum(indexers[1].store.db, "content")).toBe(want);
     for (const engine of ["sqlite", "postgres"] as const) {
-      const store = await open(`bf-${engine}`, engine);
-      const writer = await StoreWriter.open(store, "backfill");
-      const source = new RpcSource({ url: validator.rpcUrl, programs: PROGRAMS, commitment: "confirmed", name: "backfill" });
-      await source.snapshot((b) => writer.apply(b));
-      expect(await storeChecksum(store.db, "content")).toBe(want);
-      await store.close();
+      const t = freshStore(engine, `bf-${engine}`);
+      targets.push(t);
+      const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/backfill.ts"), "--store", t.url, "--rpc", validator.rpcUrl], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { contentChecksum: string; applied: number; events: number };
+      expect(report.events).toBeGreaterThan(0);
+      expect(report.contentChecksum).toBe(want);
     }
     for (const i of indexers) expect(i.errors).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
