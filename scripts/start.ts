@@ -7,8 +7,16 @@
  *
  *   npm start                      (= scripts/setup.sh, then this)
  *   tsx scripts/start.ts --port 8080 --data data/local --store postgres://127.0.0.1/test --no-seed
+ *   tsx scripts/start.ts --rpc http://127.0.0.1:8899 [--ws ws://127.0.0.1:8900] [--init] --data data/devnet
  *
- * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm).
+ * With --rpc the service runs against that validator or cluster instead of the in-process chain:
+ * writes through RpcGateway, the indexer from RPC (snapshot, subscriptions, reconcile), the store
+ * kept between runs (the indexer resumes from its checkpoint). The service wallet of the data
+ * directory pays fees and must hold SOL there; --init creates the USDC-like mint (the service is
+ * its authority), the treasury and both Configs, for a fresh local validator. No demo data (the
+ * demo needs the local chain's clock); use scripts/admin.ts to create users and contracts.
+ *
+ * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
@@ -19,6 +27,7 @@ import { ServiceKey } from "../graphql/custody/crypto";
 import { loadServiceWallet } from "../graphql/custody/custody";
 import { adminApp } from "../graphql/custody/admin-http";
 import { startLocalStack } from "../graphql/writes/local-stack";
+import { startClusterStack } from "../graphql/writes/cluster-stack";
 import type { EngineName } from "../graphql/chain/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../graphql/read/service";
@@ -32,10 +41,49 @@ const opts = new Command()
   .option("--engine <name>", "bankrun | litesvm", process.env.SVM_ENGINE ?? "bankrun")
   .option("--public-url <url>", "public base URL used in links", process.env.PUBLIC_URL)
   .option("--no-seed", "start without demo data")
+  .option("--rpc <url>", "run against this Solana RPC endpoint instead of the in-process chain", process.env.RPC_URL)
+  .option("--ws <url>", "its websocket endpoint (default: the RPC port + 1)", process.env.WS_URL)
+  .option("--init", "with --rpc: create the mint, treasury and both Configs (a fresh validator)", false)
   .parse()
-  .opts<{ port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean }>();
+  .opts<{ port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean; rpc?: string; ws?: string; init: boolean }>();
+
+/** The service against a validator or cluster (--rpc). */
+async function mainRpc(rpc: string) {
+  const data = resolve(opts.data);
+  mkdirSync(data, { recursive: true });
+  const key = ServiceKey.load(data);
+  const service = loadServiceWallet(data, key);
+  const storeUrl = opts.store ?? join(data, "store.sqlite");
+  const publicUrl = opts.publicUrl ?? `http://127.0.0.1:${opts.port}`;
+  const s = await startClusterStack({
+    rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), publicBaseUrl: publicUrl,
+    log: (e) => console.error("api:", e),
+  });
+  s.worker.start(5_000);
+  const adminToken = randomBytes(24).toString("base64url");
+  const admin = adminApp(s.admin, adminToken, { runWorker: () => s.worker.drain() });
+  const adminServer = serve({ fetch: admin.fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
+  const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
+  writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl: s.url }) + "\n", { mode: 0o600 });
+  console.log(`
+Service up against ${rpc} (store ${storeUrl})
+  service wallet ${service.publicKey.toBase58()}   mint ${s.chain.mint.toBase58()}
+  REST      ${s.url}${OFFERS_BASE}
+  embed     ${s.url}${EMBED_BASE}/polls/<slug-or-address>
+  GraphQL   ${s.url}/graphql
+  operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
+`);
+  const stop = async () => {
+    adminServer.close();
+    await s.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
 
 async function main() {
+  if (opts.rpc) return mainRpc(opts.rpc);
   const data = resolve(opts.data);
   mkdirSync(data, { recursive: true });
   const key = ServiceKey.load(data);

@@ -39,6 +39,9 @@ export interface ClusterStackOptions {
   /** The indexer's periodic reconcile (ms); 0 = only at start and after reconnects. */
   reconcileMs?: number;
   port?: number;
+  /** Base URL of links in shareable offers and pool pages. */
+  publicBaseUrl?: string;
+  log?: (e: unknown) => void;
 }
 
 export interface ClusterStack {
@@ -80,8 +83,8 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
   const writes = new WriteService({ custody, gateway, payer: service });
   const admin = new AdminOps(custody, store.db, gateway, service, chain.client);
   const worker = new SettlementWorker({ db: store.db, gateway, payer: service, client: chain.client, treasury: chain.treasury });
-  const read = new ReadService({ db: store.db, now: async () => Number(await gateway.now()) });
-  const app = createApp({ read, custody, writes, graphiql: false });
+  const read = new ReadService({ db: store.db, now: async () => Number(await gateway.now()), publicBaseUrl: opts.publicBaseUrl });
+  const app = createApp({ read, custody, writes, log: opts.log });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: "127.0.0.1" }, () => resolve(s));
   });

@@ -1,0 +1,99 @@
+/**
+ * `scripts/start.ts --rpc <url> --init` as an operator runs it against a fresh validator: the
+ * service comes up on the network parts, the operator CLI (scripts/admin.ts) creates and funds a
+ * user, issues a token and creates a contract through it, the user's offer goes through REST to
+ * the chain and comes back through the RPC indexer; Ctrl-C stops it cleanly. Skipped without the
+ * validator binary.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Keypair } from "@solana/web3.js";
+import { RpcEngine } from "../harness/rpc-engine";
+import { TestValidator, validatorBinary } from "../harness/validator";
+import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
+import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const binary = validatorBinary();
+
+async function until<T>(fn: () => Promise<T | null>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator", () => {
+  let validator: TestValidator | null = null;
+  let child: ChildProcess | null = null;
+  const data = mkdtempSync(join(tmpdir(), "stack-rpc-"));
+  afterAll(async () => {
+    child?.kill("SIGKILL");
+    await validator?.stop();
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  it("serves the API over the validator, operated with the admin CLI, and stops on Ctrl-C", async () => {
+    validator = await TestValidator.start({ programs: [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }] });
+    const service = Keypair.generate();
+    await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 100_000_000_000n);
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]) };
+    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--rpc", validator.rpcUrl, "--init", "--port", String(port), "--admin-port", String(port + 1), "--data", data], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (b) => (out += b));
+    child.stderr!.on("data", (b) => (out += b));
+    await until(async () => (out.includes("Service up against") ? true : null), 120_000);
+    expect(out).toContain(service.publicKey.toBase58());
+
+    const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
+    const json = async (path: string, init: RequestInit = {}) => {
+      const r = await fetch(`${api}${path}`, init);
+      return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    // Settings come from the Configs --init created on the validator.
+    const empty = await until(async () => {
+      const r = await json("/contracts");
+      return r.status === 200 && r.body.offersEnabled === true ? r : null;
+    });
+    expect(empty.body).toMatchObject({ feeBps: 1000, contracts: [] });
+
+    const admin = (...args: string[]) => {
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", "--data", data, ...args], { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 });
+      expect(r.status, r.stderr + r.stdout).toBe(0);
+      return r.stdout;
+    };
+    admin("create-user", "alice");
+    admin("fund", "alice", "100000000");
+    const token = /pat_[\w-]+/.exec(admin("issue-token", "alice"))![0];
+    admin("create-contract", "--title", "Final", "--event", "A vs B", "--sport", "football", "--competition", "Cup", "--side-a", "A", "--side-b", "B", "--cutoff-in", "3600");
+    const contracts = await until(async () => {
+      const r = await json("/contracts");
+      return r.body.contracts?.length === 1 ? r : null;
+    });
+    const contract = contracts.body.contracts[0];
+    expect(contract).toMatchObject({ title: "Final", sport: "football" });
+
+    const created = await json("/", {
+      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ contractAddress: contract.address, creatorOutcome: "sideA", creatorTotalMicros: "8000000", takerTargetMicros: "10000000", minimumTakeMicros: "1000000", expectedFeeBps: 1000, idempotencyKey: "rpc-stack-create" }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const offer = await until(async () => {
+      const r = await json(`/${created.body.offerAddress}`, { headers: { authorization: `Bearer ${token}` } });
+      return r.status === 200 && r.body.viewer?.role === "creator" ? r : null;
+    });
+    expect(offer.body).toMatchObject({ status: "Open", creatorTotalMicros: "8000000", remainingTakerMicros: "10000000" });
+
+    const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    child = null;
+  }, 300_000);
+});
