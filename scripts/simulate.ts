@@ -1,12 +1,16 @@
 /**
  * Runs the market scenario (scripts/sim/scenario.ts) on the compiled programs and prints a
- * summary: volume, fills, fees, payouts, compute units, invariant checks, throughput.
+ * summary: volume, fills, fees, payouts, compute units, invariant checks, throughput. With
+ * --http, the same scenario goes through the whole local stack's HTTP API instead
+ * (scripts/sim/http-scenario.ts).
  *
  *   npm run simulate -- --users 200 --actions 10000 --days 7 --seed 1 --engine both
+ *   npm run simulate -- --http --users 50 --actions 2000 --days 7 --seed 1 --engine bankrun
  */
 import { Command } from "commander";
 import cliProgress from "cli-progress";
 import { runScenario, type ScenarioSummary } from "./sim/scenario";
+import { runHttpScenario } from "./sim/http-scenario";
 import type { EngineName } from "../tests/harness/chain";
 
 const cmd = new Command()
@@ -15,13 +19,30 @@ const cmd = new Command()
   .option("--days <n>", "simulated days the actions spread over", "7")
   .option("--seed <n>", "random seed", "1")
   .option("--engine <name>", "bankrun | litesvm | both", "both")
+  .option("--http", "drive the local stack's REST API (custodial users, write service, indexer, worker) instead of the program")
   .parse();
 const opts = cmd.opts();
 
 const micros = (v: bigint) => `${v / 1_000_000n}.${(v % 1_000_000n).toString().padStart(6, "0")}`;
 
+async function mainHttp(engines: EngineName[]) {
+  for (const engine of engines) {
+    const bar = new cliProgress.SingleBar({ format: `http/${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true }, cliProgress.Presets.shades_classic);
+    bar.start(Number(opts.actions), 0);
+    const s = await runHttpScenario({ users: Number(opts.users), actions: Number(opts.actions), days: Number(opts.days), seed: Number(opts.seed), engine, onProgress: (n) => bar.update(n) });
+    bar.stop();
+    console.log(`\n== HTTP API on the local stack (${s.engine}): ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
+    console.log(`contracts ${s.contracts}; offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`);
+    console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
+    console.log(`requests ${s.requests} (answered with an error: ${JSON.stringify(s.rejections)})`);
+    console.log(`invariant checks passed ${s.invariantChecks}`);
+    console.log(`wall ${s.wallSeconds.toFixed(1)} s; throughput ${s.requestsPerSecond.toFixed(0)} requests/s`);
+  }
+}
+
 async function main() {
   const engines: EngineName[] = opts.engine === "both" ? ["bankrun", "litesvm"] : [opts.engine];
+  if (opts.http) return mainHttp(engines);
   const results: ScenarioSummary[] = [];
   for (const engine of engines) {
     const bar = new cliProgress.SingleBar({ format: `${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true }, cliProgress.Presets.shades_classic);

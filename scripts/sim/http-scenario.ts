@@ -1,0 +1,199 @@
+/**
+ * The market scenario of ./scenario.ts driven through the whole service instead of the program:
+ * the local stack (program in bankrun or LiteSVM, indexer, store, custody, write service,
+ * settlement worker) with every user action an HTTP request to the REST API over loopback, the
+ * way a frontend makes it (GET the offer for its revision and remaining amount, then POST with an
+ * idempotency key). The operator's part goes through the same AdminOps the admin CLI uses, and
+ * the settlement worker is the crank. Invariants are read from the chain: tokens conserved across
+ * users, vault and treasury, and the vault empty once everything settled.
+ */
+import { AccountLayout } from "@solana/spl-token";
+import type { PublicKey } from "@solana/web3.js";
+import { startLocalStack, OFFERS_BASE } from "../../graphql/writes/local-stack";
+import type { EngineName } from "../../tests/harness/chain";
+import { Rng } from "../../tests/harness/random";
+
+const UNIT = 1_000_000n;
+const SPORTS = ["football", "basketball", "tennis", "esports"];
+
+export interface HttpScenarioOptions { users: number; actions: number; days: number; seed: number; engine: EngineName; onProgress?: (done: number) => void }
+
+export interface HttpScenarioSummary {
+  engine: EngineName;
+  users: number;
+  actions: number;
+  simulatedDays: number;
+  requests: number;
+  /** Requests answered with an error status, by status and message head. */
+  rejections: Record<string, number>;
+  offersCreated: number;
+  fills: number;
+  closes: number;
+  contracts: number;
+  positionsSettled: number;
+  volumeMicros: bigint;
+  feesMicros: bigint;
+  payoutsMicros: bigint;
+  invariantChecks: number;
+  wallSeconds: number;
+  requestsPerSecond: number;
+}
+
+interface SimUser { name: string; token: string; tokenAccount: PublicKey }
+interface LiveOffer { address: string; contract: string; creator: SimUser; open: boolean }
+interface LiveContract { address: PublicKey; cutoff: bigint; deadline: bigint; done: boolean }
+
+export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScenarioSummary> {
+  const rng = new Rng(o.seed);
+  const s = await startLocalStack({ engine: o.engine });
+  try {
+    const gw = s.chain.gateway;
+    const api = `${s.url}${OFFERS_BASE}`;
+    const sum: HttpScenarioSummary = {
+      engine: o.engine, users: o.users, actions: o.actions, simulatedDays: o.days, requests: 0, rejections: {}, offersCreated: 0, fills: 0, closes: 0,
+      contracts: 0, positionsSettled: 0, volumeMicros: 0n, feesMicros: 0n, payoutsMicros: 0n, invariantChecks: 0, wallSeconds: 0, requestsPerSecond: 0,
+    };
+    let keySeq = 0;
+    const call = async (method: "GET" | "POST", path: string, token: string | null, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const payload = body === undefined ? undefined : JSON.stringify({ ...(body as object), idempotencyKey: `sim-${o.seed}-${String(++keySeq).padStart(8, "0")}` });
+      const r = await fetch(`${api}${path}`, { method, headers, body: payload });
+      sum.requests++;
+      const parsed = (await r.json()) as Record<string, unknown>;
+      if (r.status >= 400) {
+        const k = `${r.status} ${String(parsed.error ?? "").split(/[:(]/)[0].slice(0, 60)}`;
+        sum.rejections[k] = (sum.rejections[k] ?? 0) + 1;
+      }
+      return { status: r.status, body: parsed };
+    };
+    const tokenBalance = async (a: PublicKey) => {
+      const acc = await gw.getAccount(a);
+      return acc ? AccountLayout.decode(acc.data).amount : 0n;
+    };
+
+    const users: SimUser[] = [];
+    for (let i = 0; i < o.users; i++) {
+      const name = `sim${i}`;
+      const u = await s.admin.createUser(name);
+      await s.admin.fund(name, rng.big(100n, 2_000n) * UNIT);
+      const { token } = await s.custody.issueToken(u.id, { scopes: ["bet:write"] });
+      users.push({ name, token, tokenAccount: u.tokenAccount });
+    }
+    const vault = s.chain.client.pda.vault()[0];
+    const total = async () => {
+      let t = (await tokenBalance(vault)) + (await tokenBalance(s.chain.treasury));
+      for (const u of users) t += await tokenBalance(u.tokenAccount);
+      return t;
+    };
+    const initialTotal = await total();
+    const contracts: LiveContract[] = [];
+    const offers: LiveOffer[] = [];
+    const start = performance.now();
+    const span = BigInt(o.days) * 86_400n;
+    const step = span / BigInt(o.actions);
+    const t0 = await gw.now();
+
+    const newContract = async () => {
+      const now = await gw.now();
+      const cutoffIn = rng.big(3_600n, 2n * 86_400n);
+      const sport = rng.pick(SPORTS);
+      const address = await s.admin.createContract({
+        title: `Match ${contracts.length + 1}`, event: `Home ${contracts.length + 1} vs Away`, sport, competition: `${sport} league`, startsAt: Number(now + cutoffIn),
+        cutoffAt: now + cutoffIn, resolutionDeadline: now + cutoffIn + 6n * 3_600n, sideALabel: "Home", sideBLabel: "Away", visuals: [],
+      });
+      contracts.push({ address, cutoff: now + cutoffIn, deadline: now + cutoffIn + 6n * 3_600n, done: false });
+      sum.contracts++;
+    };
+
+    /** The operator resolves what is past its cutoff (some left to expire); the worker does the rest. */
+    const crank = async (now: bigint) => {
+      for (const c of contracts) {
+        if (c.done || now < c.cutoff) continue;
+        if (now <= c.deadline) {
+          if (rng.chance(0.1)) continue; // resolved late or never: the worker voids it after the deadline
+          await s.admin.resolveContract(c.address, rng.pick(["sideA", "sideB", "sideA", "sideB", "void"] as const));
+        }
+        c.done = true;
+        for (const off of offers) if (off.contract === c.address.toBase58()) off.open = false;
+      }
+      await s.worker.drain();
+    };
+
+    for (let i = 0; i < o.actions; i++) {
+      const now = t0 + step * BigInt(i);
+      if (now > (await gw.now())) await gw.setTime(now);
+      const live = contracts.filter((c) => !c.done && c.cutoff > now + 60n);
+      if (live.length < 8 || rng.chance(0.01)) await newContract();
+      const roll = rng.int(0, 99);
+      const open = offers.filter((x) => x.open);
+      if (roll < 35) {
+        const creator = rng.pick(users);
+        const c = rng.pick(contracts.filter((x) => !x.done && x.cutoff > now + 60n));
+        const stake = rng.big(1n, 50n) * UNIT;
+        const target = (stake * rng.big(3n, 40n)) / 10n;
+        const r = await call("POST", "/", creator.token, {
+          contractAddress: c.address.toBase58(), creatorOutcome: rng.pick(["sideA", "sideB"]), creatorTotalMicros: String(stake), takerTargetMicros: String(target),
+          minimumTakeMicros: String(UNIT), expectedFeeBps: 1000,
+        });
+        if (r.status === 200) {
+          offers.push({ address: r.body.offerAddress as string, contract: c.address.toBase58(), creator, open: true });
+          sum.offersCreated++;
+          sum.volumeMicros += stake;
+        }
+      } else if (roll < 85 && open.length) {
+        const off = rng.pick(open);
+        const taker = rng.pick(users);
+        const view = await call("GET", `/${off.address}`, taker.token);
+        if (view.status !== 200 || view.body.status !== "Open") {
+          off.open = false;
+          continue;
+        }
+        const remaining = BigInt(view.body.remainingTakerMicros as string);
+        const amount = rng.chance(0.4) || remaining < 2n * UNIT ? remaining : rng.big(UNIT, remaining);
+        const r = await call("POST", `/${off.address}/take`, taker.token, { takeAmountMicros: String(amount), expectedRevision: view.body.revision });
+        if (r.status === 200) {
+          if (amount === remaining) off.open = false;
+          sum.fills++;
+          sum.volumeMicros += amount;
+        }
+      } else if (roll < 90 && open.length) {
+        const off = rng.pick(open);
+        const view = await call("GET", `/${off.address}`, off.creator.token);
+        const r = await call("POST", `/${off.address}/close`, off.creator.token, { expectedRevision: view.body.revision });
+        if (r.status === 200) {
+          sum.closes++;
+          off.open = false;
+        }
+      } else {
+        await crank(now);
+      }
+      if (i % 50 === 0) {
+        if ((await total()) !== initialTotal) throw new Error(`funds not conserved at action ${i}`);
+        sum.invariantChecks++;
+      }
+      o.onProgress?.(i + 1);
+    }
+    // Run out the clock: every contract resolves or expires, the worker settles everything.
+    await gw.setTime(t0 + span + 3n * 86_400n);
+    await crank(t0 + span + 3n * 86_400n);
+    if ((await total()) !== initialTotal) throw new Error("funds not conserved at the end");
+    const left = await tokenBalance(vault);
+    if (left !== 0n) throw new Error(`vault holds ${left} after everything settled`);
+    sum.invariantChecks += 2;
+    // Payouts and fees as the indexer recorded the settlements.
+    for (const st of await s.db.selectFrom("settlements").selectAll().execute()) {
+      sum.positionsSettled++;
+      sum.payoutsMicros += BigInt(st.creator_payout_micros) + BigInt(st.taker_payout_micros);
+      sum.feesMicros += BigInt(st.fee_micros);
+    }
+    if (sum.feesMicros !== (await tokenBalance(s.chain.treasury))) throw new Error("fees recorded by the indexer differ from the treasury balance");
+    sum.invariantChecks++;
+    sum.wallSeconds = (performance.now() - start) / 1000;
+    sum.requestsPerSecond = sum.requests / sum.wallSeconds;
+    return sum;
+  } finally {
+    await s.stop();
+  }
+}
