@@ -60,6 +60,7 @@ async function mainRpc(rpc: string) {
     log: (e) => console.error("api:", e),
   });
   s.worker.start(5_000);
+  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
   const adminToken = randomBytes(24).toString("base64url");
   const admin = adminApp(s.admin, adminToken, { runWorker: () => s.worker.drain() });
   const adminServer = serve({ fetch: admin.fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
@@ -74,6 +75,7 @@ Service up against ${rpc} (store ${storeUrl})
   operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
 `);
   const stop = async () => {
+    clearInterval(prune);
     adminServer.close();
     await s.stop();
     process.exit(0);
@@ -107,6 +109,7 @@ async function main() {
   }, 1_000);
   await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
   s.worker.start(2_000);
+  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
 
   const adminToken = randomBytes(24).toString("base64url");
   const admin = adminApp(s.admin, adminToken, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
@@ -148,6 +151,7 @@ Try:
     stopping = true;
     console.log("stopping…");
     clearInterval(follow);
+    clearInterval(prune);
     adminServer.close();
     await s.stop();
     process.exit(0);

@@ -15,6 +15,10 @@
  * - A request refused before anything landed (a 4xx by the checks or by the program's preflight)
  *   releases its row: the key stays usable, and a replay re-runs the checks against fresh state.
  * - A `reserved` row older than `staleSeconds` (its process died mid-check) is taken over.
+ * - Rows untouched for `RETENTION_SECONDS` (7 days) are pruned (`prune`, hourly in the service).
+ *   A key replayed after that is a new request, and cannot do anything twice: its blockhash is
+ *   long expired, a create's offer PDA already exists and a take or close names a revision the
+ *   first landing moved.
  */
 import { Transaction, type Keypair } from "@solana/web3.js";
 import type { Kysely } from "kysely";
@@ -36,6 +40,9 @@ export interface StoredResult {
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 
+/** How long a key is remembered after its last use. */
+export const RETENTION_SECONDS = 7 * 86_400;
+
 export class Idempotency {
   private readonly inflight = new Map<string, { hash: string; promise: Promise<unknown> }>();
   /** Maps submission errors like a first submission (set by the write service). */
@@ -47,6 +54,12 @@ export class Idempotency {
     private readonly signers: (userId: string) => Promise<Keypair[]>,
     readonly opts: { staleSeconds?: number } = {},
   ) {}
+
+  /** Forgets keys last used more than `retentionSeconds` ago; returns how many. */
+  async prune(retentionSeconds = RETENTION_SECONDS, now = nowSec()): Promise<number> {
+    const r = await this.db.deleteFrom("idempotency").where("updated_at", "<", now - retentionSeconds).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
 
   async run<R extends { signature: string }>(userId: string, key: string, op: string, hash: string, exec: (record: Recorder) => Promise<R>): Promise<R> {
     const mk = `${userId}\u0000${key}`;
