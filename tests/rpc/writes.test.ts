@@ -2,8 +2,8 @@
  * The whole service against solana-test-validator: RpcGateway submits the custodial wallets'
  * transactions, the RPC source indexes them, and the same HTTP API as the local stack answers.
  * The spec's worked example (8 vs 10, take 5 -> creator matched 4, taker win pays 5 + 4 - 0.4)
- * goes through REST: create, take, a stale take refused, the worker's close after the cutoff,
- * resolution, settlement and rent reclaim, each on the real chain, with the API showing every
+ * goes through REST: create, take, a stale take refused, the creator's close, then after the
+ * cutoff the resolution and the worker's settlement and rent reclaim, each on the real chain, with the API showing every
  * step as the RPC indexer sees it. Skipped without the validator binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +49,7 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
     await validator?.stop();
   });
 
-  it("the spec's worked example over REST on a real chain: create, take, a stale take refused, worker close, resolution, settlement, reclaim", async () => {
+  it("the spec's worked example over REST on a real chain: create, take, a stale take refused, close, resolution, settlement, reclaim", async () => {
     const c = await contract(s, 40n, 600n);
     const cutoffAt = (await s.chain.gateway.now()) + 40n;
     const created = await post(s, "/", createBody(c), alice.token);
@@ -83,10 +83,15 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
     expect(stale.status, stale.text).toBe(409);
     expect(await balance(s, bob.user.tokenAccount)).toBe(95n * UNIT);
 
-    // The validator's clock passes the cutoff: the worker closes the offer, refunding the unmatched 4.
-    while ((await s.chain.gateway.now()) <= cutoffAt) await new Promise((r) => setTimeout(r, 1_000));
-    await eventually(async () => expect((await s.worker.drain()).closed).toBe(1), 60_000);
+    // The creator closes the rest of the offer: the unmatched 4 come back.
+    const closed = await post(s, `/${offer}/close`, { expectedRevision: "2", idempotencyKey: key() }, alice.token);
+    expect(closed.status, closed.text).toBe(200);
+    expect(closed.body).toMatchObject({ refundMicros: "4000000" });
+    await eventually(async () => expect((await get(s, `/${offer}`)).body).toMatchObject({ status: "Closed", remainingTakerMicros: "0" }));
     expect(await balance(s, alice.user.tokenAccount)).toBe(96n * UNIT);
+
+    // The validator's clock passes the cutoff.
+    while ((await s.chain.gateway.now()) <= cutoffAt) await new Promise((r) => setTimeout(r, 1_000));
 
     // The taker's side wins: once the store has the resolution, the worker settles and reclaims rent.
     await s.admin.resolveContract(c, "sideB");
