@@ -70,7 +70,7 @@ export class TestValidator {
     const [rpc, faucet, gossip] = [base, base + 2, base + 3];
     const args = [
       "--ledger", ledger, "--reset", "--quiet",
-      "--bind-address", "127.0.0.1", "--gossip-host", "127.0.0.1",
+      "--bind-address", "127.0.0.1",
       "--rpc-port", String(rpc), "--faucet-port", String(faucet), "--gossip-port", String(gossip),
       "--dynamic-port-range", `${base + 4}-${base + 39}`,
       // The payer is the genesis mint: every transfer and fee comes from it.

@@ -183,10 +183,12 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     await i.source.stop();
     const cp = await i.writer.checkpoint();
     expect(cp?.cursor).toBeTruthy();
-    // While it is down: the contract reaches its cutoff and is resolved, every position settles,
-    // and the rent of the settled positions and finished offers is reclaimed (accounts closed).
+    // While it is down: the contract reaches its cutoff and is resolved, the open offers are
+    // closed, every position settles, and the rent of the settled positions and finished offers is reclaimed (accounts closed).
     await offers.chain.setTime(cutoffAt + 1n);
     expect((await offers.resolve(contract, "sideA")).error).toBeNull();
+    // Offers still open after the cutoff are closed (anyone may), then their positions settle.
+    for (const o of made.offers) if ((await offers.offer(o)).status === "Open") expect((await offers.close(users[2].key, o)).error).toBeNull();
     for (const p of made.positions) expect((await offers.settle(p)).error).toBeNull();
     for (const p of made.positions) {
       const pos = await offers.position(p);
@@ -215,7 +217,7 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     const want = await storeChecksum(indexers[0].store.db, "content");
     expect(await storeChecksum(indexers[1].store.db, "content")).toBe(want);
     for (const engine of ["sqlite", "postgres"] as const) {
-      const t = freshStore(engine, `bf-${engine}`);
+      const t = freshStore(engine, `bf_${engine}`);
       targets.push(t);
       const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/backfill.ts"), "--store", t.url, "--rpc", validator.rpcUrl], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
       expect(run.status, run.stderr).toBe(0);
