@@ -3,6 +3,7 @@
 # compiled programs. Quick when already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$(date +%s)
 bash scripts/setup-toolchain.sh
 # `npm install`, not `npm ci`: npm 11 leaves other platforms' optional packages (litesvm-darwin-*,
 # rollup-android-*) out of the lock file, and `npm ci` then refuses the lock as out of sync.
@@ -14,3 +15,4 @@ fi
 node -e "require('better-sqlite3')" 2>/dev/null || npm rebuild better-sqlite3
 npx tsx scripts/gen-idl.ts --check
 bash scripts/build-programs.sh
+echo "setup: ready in $(( $(date +%s) - started )) s"
