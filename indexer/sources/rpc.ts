@@ -36,7 +36,7 @@ export interface RpcSourceOptions {
   name?: string;
   /** Accounts the store already has (pubkey list), so a reconcile can report those now gone. */
   known?: Iterable<string>;
-  /** Max transactions of history to read per program in a snapshot (newest first). */
+  /** Max transactions of history a first read (no cursor yet) takes per program, newest first; reads after a cursor go back to it whatever the count. */
   historyLimit?: number;
   /** Live updates are flushed as one batch every flushMs (or at maxBatch items). */
   flushMs?: number;
@@ -165,7 +165,8 @@ export class RpcSource implements AccountSource {
         const page = await this.connection.getSignaturesForAddress(program, { before, until, limit: 1000 }, finality);
         pages.push(page);
         got += page.length;
-        if (page.length < 1000 || got >= limit) break;
+        // The limit bounds a first read (no cursor); after a gap, read back to the cursor whatever its length.
+        if (page.length < 1000 || (!until && got >= limit)) break;
         before = page[page.length - 1].signature;
       }
       const all = pages.flat();
