@@ -26,6 +26,7 @@ import { serve } from "@hono/node-server";
 import { ServiceKey } from "../graphql/custody/crypto";
 import { loadServiceWallet } from "../graphql/custody/custody";
 import { adminApp } from "../graphql/custody/admin-http";
+import type { AdminOps } from "../graphql/custody/admin";
 import { startLocalStack } from "../graphql/writes/local-stack";
 import { startClusterStack } from "../graphql/writes/cluster-stack";
 import type { EngineName } from "../graphql/chain/engines";
@@ -47,6 +48,29 @@ const opts = new Command()
   .parse()
   .opts<{ port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean; rpc?: string; ws?: string; init: boolean }>();
 
+/** The operator endpoint of scripts/admin.ts (loopback only), announced in <data>/admin.json. */
+function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Parameters<typeof adminApp>[2]) {
+  const adminToken = randomBytes(24).toString("base64url");
+  const adminServer = serve({ fetch: adminApp(ops, adminToken, extra).fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
+  const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
+  writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl }) + "\n", { mode: 0o600 });
+  return { adminUrl, adminServer };
+}
+
+/** Ctrl-C / SIGTERM: runs `cleanup` once, then exits 0. */
+function onStop(cleanup: () => Promise<void>) {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("stopping…");
+    await cleanup();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
 /** The service against a validator or cluster (--rpc). */
 async function mainRpc(rpc: string) {
   const data = resolve(opts.data);
@@ -61,11 +85,7 @@ async function mainRpc(rpc: string) {
   });
   s.worker.start(5_000);
   const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
-  const adminToken = randomBytes(24).toString("base64url");
-  const admin = adminApp(s.admin, adminToken, { runWorker: () => s.worker.drain() });
-  const adminServer = serve({ fetch: admin.fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
-  const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
-  writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl: s.url }) + "\n", { mode: 0o600 });
+  const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() });
   console.log(`
 Service up against ${rpc} (store ${storeUrl})
   service wallet ${service.publicKey.toBase58()}   mint ${s.chain.mint.toBase58()}
@@ -74,14 +94,11 @@ Service up against ${rpc} (store ${storeUrl})
   GraphQL   ${s.url}/graphql
   operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
 `);
-  const stop = async () => {
+  onStop(async () => {
     clearInterval(prune);
     adminServer.close();
     await s.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  });
 }
 
 async function main() {
@@ -111,11 +128,7 @@ async function main() {
   s.worker.start(2_000);
   const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
 
-  const adminToken = randomBytes(24).toString("base64url");
-  const admin = adminApp(s.admin, adminToken, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
-  const adminServer = serve({ fetch: admin.fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
-  const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
-  writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl: s.url }) + "\n", { mode: 0o600 });
+  const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
 
   const demo = opts.seed ? await seed(s, { log: (m) => console.log(m) }) : null;
   const api = `${s.url}${OFFERS_BASE}`;
@@ -145,19 +158,12 @@ Try:
   curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}        (pools: ${demo.poolSlugs.join(", ")})
 `);
   }
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log("stopping…");
+  onStop(async () => {
     clearInterval(follow);
     clearInterval(prune);
     adminServer.close();
     await s.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  });
 }
 
 main().catch((e) => {

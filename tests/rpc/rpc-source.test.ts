@@ -32,25 +32,13 @@ import { storeChecksum } from "../../indexer/store/checksum";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
 import { compareWithChain } from "../indexer/compare";
 import { freshStore, type StoreTarget } from "../indexer/stores";
+import { eventually } from "../harness/wait";
 
 const binary = validatorBinary();
 if (!binary) console.warn("tests/rpc skipped: no solana-test-validator (build it with bash scripts/setup-test-validator.sh)");
 
 const PROGRAMS = [OFFERS_PROGRAM, POOLS_PROGRAM];
 const ROOT = join(import.meta.dirname, "..", "..");
-
-/** Retries `check` (assertions included) until it passes or `ms` have passed; rethrows the last failure. */
-async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
 
 interface Indexer { store: Store; writer: StoreWriter; source: RpcSource; errors: unknown[] }
 

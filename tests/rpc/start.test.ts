@@ -15,19 +15,10 @@ import { RpcEngine } from "../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../harness/validator";
 import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
+import { until } from "../harness/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const binary = validatorBinary();
-
-async function until<T>(fn: () => Promise<T | null>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator", () => {
   let validator: TestValidator | null = null;
@@ -61,7 +52,7 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     const empty = await until(async () => {
       const r = await json("/contracts");
       return r.status === 200 && r.body.offersEnabled === true ? r : null;
-    });
+    }, 60_000);
     expect(empty.body).toMatchObject({ feeBps: 1000, contracts: [] });
 
     const admin = (...args: string[]) => {
@@ -76,7 +67,7 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     const contracts = await until(async () => {
       const r = await json("/contracts");
       return r.body.contracts?.length === 1 ? r : null;
-    });
+    }, 60_000);
     const contract = contracts.body.contracts[0];
     expect(contract).toMatchObject({ title: "Final", sport: "football" });
 
@@ -88,7 +79,7 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     const offer = await until(async () => {
       const r = await json(`/${created.body.offerAddress}`, { headers: { authorization: `Bearer ${token}` } });
       return r.status === 200 && r.body.viewer?.role === "creator" ? r : null;
-    });
+    }, 60_000);
     expect(offer.body).toMatchObject({ status: "Open", creatorTotalMicros: "8000000", remainingTakerMicros: "10000000" });
 
     const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));

@@ -14,20 +14,9 @@ import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { startClusterStack, type ClusterStack } from "../../graphql/writes/cluster-stack";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
+import { eventually } from "../harness/wait";
 
 const binary = validatorBinary();
-
-async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
 
 describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC indexer)", () => {
   let validator: TestValidator;

@@ -8,20 +8,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "../harness/wait";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;
 afterAll(() => child?.kill("SIGKILL"));
-
-async function until<T>(fn: () => Promise<T | null>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("npm start (scripts/start.ts)", () => {
   it("brings the stack up with demo data, serves the printed examples and stops on Ctrl-C", async () => {
