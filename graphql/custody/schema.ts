@@ -9,6 +9,7 @@
  * - Times are integer unix seconds (wall clock of the service).
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { runMigrator } from "../../indexer/store/migrations";
 
 export interface UsersTable {
   id: string;
@@ -125,9 +126,7 @@ class Provider implements MigrationProvider {
 }
 
 export async function migrateCustody(db: Kysely<unknown>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new Provider(), migrationTableName: "custody_migration", migrationLockTableName: "custody_migration_lock" });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  await runMigrator(new Migrator({ db, provider: new Provider(), migrationTableName: "custody_migration", migrationLockTableName: "custody_migration_lock" }));
 }
 
 export { sql };

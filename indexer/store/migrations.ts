@@ -2,7 +2,7 @@
  * In-code migrations (kysely Migrator). Portable DDL: text, integer/bigint, no engine-specific
  * types; both SQLite and PostgreSQL run the same steps.
  */
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResult, type CreateTableBuilder } from "kysely";
 
 type Tb = CreateTableBuilder<string, never>;
 const meta = (t: Tb) =>
@@ -162,9 +162,27 @@ export async function migrateToLatest(db: Kysely<unknown>, opts: { schema?: stri
   // With a PostgreSQL schema, the migration tables live in it too (kysely otherwise finds
   // another schema's kysely_migration table and skips creating its own).
   const migrator = new Migrator({ db, provider: new InCodeProvider(), ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  const results = await runMigrator(migrator);
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * Runs a migrator to the latest migration. Before migrating, kysely lists the tables of every
+ * schema (to find its own); on PostgreSQL that listing fails with "schema ... does not exist"
+ * (3F000) or "relation ... does not exist" (42P01) when another process drops a schema at that
+ * moment, as parallel test suites with a schema each do. Nothing has run then, so it is retried.
+ */
+export async function runMigrator(migrator: Migrator): Promise<MigrationResult[]> {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return results ?? [];
+    const code = (error as { code?: string }).code;
+    if ((code === "3F000" || code === "42P01") && attempt < 5) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 export { sql };
