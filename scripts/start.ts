@@ -29,6 +29,7 @@ import { adminApp } from "../graphql/custody/admin-http";
 import type { AdminOps } from "../graphql/custody/admin";
 import { startLocalStack } from "../graphql/writes/local-stack";
 import { startClusterStack } from "../graphql/writes/cluster-stack";
+import type { AppParts, ServiceParts } from "../graphql/writes/service-parts";
 import type { EngineName } from "../graphql/chain/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../graphql/read/service";
@@ -57,6 +58,19 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
   return { adminUrl, adminServer };
 }
 
+/** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
+function serverApp(parts: AppParts) {
+  const read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}` });
+  return createApp({ read, custody: parts.custody, writes: parts.writes, log: (e) => console.error("api:", e) });
+}
+
+/** The settlement worker every `workerMs`, and the hourly pruning of idempotency keys; returns their stop. */
+function background(s: Pick<ServiceParts, "worker" | "writes">, workerMs: number): () => void {
+  s.worker.start(workerMs);
+  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
+  return () => clearInterval(prune);
+}
+
 /** Ctrl-C / SIGTERM: runs `cleanup` once, then exits 0. */
 function onStop(cleanup: () => Promise<void>) {
   let stopping = false;
@@ -78,13 +92,8 @@ async function mainRpc(rpc: string) {
   const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
-  const publicUrl = opts.publicUrl ?? `http://127.0.0.1:${opts.port}`;
-  const s = await startClusterStack({
-    rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), publicBaseUrl: publicUrl,
-    log: (e) => console.error("api:", e),
-  });
-  s.worker.start(5_000);
-  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
+  const s = await startClusterStack({ rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), app: serverApp });
+  const stopBackground = background(s, 5_000);
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() });
   console.log(`
 Service up against ${rpc} (store ${storeUrl})
@@ -95,7 +104,7 @@ Service up against ${rpc} (store ${storeUrl})
   operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
 `);
   onStop(async () => {
-    clearInterval(prune);
+    stopBackground();
     adminServer.close();
     await s.stop();
   });
@@ -110,23 +119,14 @@ async function main() {
   // The in-process chain starts empty each time, so the store does too.
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   if (!opts.store) for (const f of [storeUrl, `${storeUrl}-wal`, `${storeUrl}-shm`]) rmSync(f, { force: true });
-  const publicUrl = opts.publicUrl ?? `http://127.0.0.1:${opts.port}`;
-  let read!: ReadService;
-  const s = await startLocalStack({
-    storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port),
-    app: (parts) => {
-      read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: publicUrl });
-      return createApp({ read, custody: parts.custody, writes: parts.writes, log: (e) => console.error("api:", e) });
-    },
-  });
+  const s = await startLocalStack({ storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port), app: serverApp });
   // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
   const follow = setInterval(async () => {
     const wall = BigInt(Math.floor(Date.now() / 1000));
     if (wall > (await s.chain.gateway.now())) await s.chain.gateway.setTime(wall);
   }, 1_000);
   await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
-  s.worker.start(2_000);
-  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
+  const stopBackground = background(s, 2_000);
 
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
 
@@ -160,7 +160,7 @@ Try:
   }
   onStop(async () => {
     clearInterval(follow);
-    clearInterval(prune);
+    stopBackground();
     adminServer.close();
     await s.stop();
   });

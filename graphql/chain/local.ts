@@ -20,6 +20,10 @@ export function offersClientFor(payer: PublicKey, programId: PublicKey = OFFERS_
   return OffersClient.fromProvider({ publicKey: payer, wallet: { publicKey: payer } } as never, programId);
 }
 
+export function poolsClientFor(payer: PublicKey): PoolsClient {
+  return PoolsClient.fromProvider({ publicKey: payer, wallet: { publicKey: payer } } as never);
+}
+
 /** Signs with `signers` (first = fee payer), submits and waits; throws with the logs on failure. */
 export async function sendAndConfirm(gateway: ChainGateway, ixs: TransactionInstruction[], signers: Keypair[]): Promise<string> {
   for (let attempt = 0; ; attempt++) {
@@ -86,7 +90,7 @@ export async function initializeChain(gateway: ChainGateway, opts: { service: Ke
     authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
     offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS,
   })], [service]);
-  const pools = PoolsClient.fromProvider({ publicKey: service.publicKey, wallet: { publicKey: service.publicKey } } as never);
+  const pools = poolsClientFor(service.publicKey);
   await sendAndConfirm(gateway, [await pools.initializeConfig({ authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS })], [service]);
   return { service, mint: mint.publicKey, treasury: treasury.publicKey, client, pools };
 }

@@ -1,32 +1,25 @@
 /**
  * The service against a real validator or cluster, in one process: RpcGateway for writes and
- * reads of the chain, the RPC indexer source feeding the store, custody, the write service, the
- * settlement worker and the HTTP app (REST of the spec + GraphQL). The local stack's twin with
- * every in-process part replaced by its network counterpart; tests/rpc drives it against
- * solana-test-validator.
+ * reads of the chain, the RPC indexer source feeding the store, and the same service parts and
+ * HTTP app as the local stack (./service-parts.ts). tests/rpc drives it against
+ * solana-test-validator; `scripts/start.ts --rpc` runs it.
  *
  * `init: true` creates the mint, treasury and both Configs (the service is their authority and
  * must hold SOL); otherwise the Configs must exist and name the service as authority.
  */
 import type { Keypair } from "@solana/web3.js";
-import { serve, type ServerType } from "@hono/node-server";
-import type { AddressInfo } from "node:net";
+import type { ServerType } from "@hono/node-server";
 import type { Kysely } from "kysely";
 import { openStore, type Store } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
 import { RpcSource } from "../../indexer/sources/rpc";
 import type { Database } from "../../indexer/store/schema";
 import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
+import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { RpcGateway } from "../chain/rpc-gateway";
-import { initializeChain, offersClientFor, readConfig, type LocalChain } from "../chain/local";
-import { Custody } from "../custody/custody";
-import { ServiceKey } from "../custody/crypto";
-import { AdminOps } from "../custody/admin";
-import { WriteService } from "./service";
-import { createApp } from "../server";
-import { ReadService } from "../read/service";
-import { SettlementWorker } from "../worker/worker";
+import { initializeChain, offersClientFor, poolsClientFor, readConfig, type LocalChain } from "../chain/local";
+import type { ServiceKey } from "../custody/crypto";
+import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts } from "./service-parts";
 
 export interface ClusterStackOptions {
   rpcUrl: string;
@@ -38,35 +31,31 @@ export interface ClusterStackOptions {
   commitment?: "confirmed" | "finalized";
   /** The indexer's periodic reconcile (ms); 0 = only at start and after reconnects. */
   reconcileMs?: number;
+  /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
+  app?: AppBuilder<Omit<ClusterStack, "server" | "url" | "stop">>;
   port?: number;
-  /** Base URL of links in shareable offers and pool pages. */
-  publicBaseUrl?: string;
-  log?: (e: unknown) => void;
 }
 
-export interface ClusterStack {
+export interface ClusterStack extends ServiceParts {
   chain: Omit<LocalChain, "gateway"> & { gateway: RpcGateway };
   store: Store;
   db: Kysely<Database>;
   source: RpcSource;
   writer: StoreWriter;
-  custody: Custody;
-  writes: WriteService;
-  admin: AdminOps;
-  worker: SettlementWorker;
   server: ServerType;
   url: string;
   stop(): Promise<void>;
 }
 
 export async function startClusterStack(opts: ClusterStackOptions): Promise<ClusterStack> {
-  const gateway = new RpcGateway(opts.rpcUrl, opts.commitment ?? "confirmed");
+  const commitment = opts.commitment ?? "confirmed";
+  const gateway = new RpcGateway(opts.rpcUrl, commitment);
   const service = opts.service;
   const store = await openStore(opts.storeUrl ?? ":memory:");
   const name = `rpc:${opts.rpcUrl}`;
   const writer = await StoreWriter.open(store, name);
   const source = new RpcSource({
-    url: opts.rpcUrl, wsUrl: opts.wsUrl, programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID], commitment: opts.commitment ?? "confirmed", name,
+    url: opts.rpcUrl, wsUrl: opts.wsUrl, programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID], commitment, name,
     known: writer.knownAccounts(), reconcileMs: opts.reconcileMs, onError: (e) => console.error("rpc source:", e),
   });
   await source.start(await writer.checkpoint(), (b) => writer.apply(b));
@@ -76,24 +65,15 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     const client = offersClientFor(service.publicKey);
     const config = await readConfig(gateway, client);
     if (!config.authority.equals(service.publicKey)) throw new Error(`the offers Config's authority is ${config.authority.toBase58()}, not the service`);
-    const pools = PoolsClient.fromProvider({ publicKey: service.publicKey, wallet: { publicKey: service.publicKey } } as never);
-    chain = { gateway, service, mint: config.mint, treasury: config.treasury, client, pools };
+    chain = { gateway, service, mint: config.mint, treasury: config.treasury, client, pools: poolsClientFor(service.publicKey) };
   }
-  const custody = await Custody.open(store.db as Kysely<unknown>, opts.serviceKey ?? ServiceKey.generate());
-  const writes = new WriteService({ custody, gateway, payer: service });
-  const admin = new AdminOps(custody, store.db, gateway, service, chain.client);
-  const worker = new SettlementWorker({ db: store.db, gateway, payer: service, client: chain.client, treasury: chain.treasury });
-  const read = new ReadService({ db: store.db, now: async () => Number(await gateway.now()), publicBaseUrl: opts.publicBaseUrl });
-  const app = createApp({ read, custody, writes, log: opts.log });
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const port = (server.address() as AddressInfo).port;
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey })) };
+  const http = await listen(opts.app ? await opts.app(parts) : defaultApp(parts), opts.port);
   return {
-    chain, store, db: store.db, source, writer, custody, writes, admin, worker, server, url: `http://127.0.0.1:${port}`,
+    ...parts, server: http.server, url: http.url,
     async stop() {
-      worker.stop();
-      await new Promise<void>((r) => server.close(() => r()));
+      parts.worker.stop();
+      await http.close();
       await source.stop();
       await store.close();
     },

@@ -6,9 +6,8 @@
  * local`.
  */
 import { Keypair, type PublicKey } from "@solana/web3.js";
-import { Hono } from "hono";
-import { serve, type ServerType } from "@hono/node-server";
-import type { AddressInfo } from "node:net";
+import type { Hono } from "hono";
+import type { ServerType } from "@hono/node-server";
 import type { Kysely } from "kysely";
 import { openStore, type Store } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
@@ -18,13 +17,8 @@ import { OFFERS_PROGRAM_ID, type LimitsArgs } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../chain/local";
 import type { EngineName } from "../chain/engines";
-import { Custody } from "../custody/custody";
-import { ServiceKey } from "../custody/crypto";
-import { AdminOps } from "../custody/admin";
-import { WriteService } from "./service";
-import { createApp } from "../server";
-import { ReadService } from "../read/service";
-import { SettlementWorker } from "../worker/worker";
+import type { ServiceKey } from "../custody/crypto";
+import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 
@@ -36,20 +30,16 @@ export interface LocalStackOptions {
   serviceKey?: ServiceKey;
   service?: Keypair;
   /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
-  app?: (s: Omit<LocalStack, "app" | "server" | "url" | "stop">) => Promise<Hono> | Hono;
+  app?: AppBuilder<Omit<LocalStack, "app" | "server" | "url" | "stop">>;
   port?: number;
 }
 
-export interface LocalStack {
+export interface LocalStack extends ServiceParts {
   chain: LocalChain;
   store: Store;
   db: Kysely<Database>;
   source: BankrunSource;
   writer: StoreWriter;
-  custody: Custody;
-  writes: WriteService;
-  admin: AdminOps;
-  worker: SettlementWorker;
   app: Hono;
   server: ServerType;
   url: string;
@@ -69,27 +59,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },
   });
-  const custody = await Custody.open(store.db as Kysely<unknown>, opts.serviceKey ?? ServiceKey.generate());
-  const writes = new WriteService({ custody, gateway: chain.gateway, payer: service });
-  const admin = new AdminOps(custody, store.db, chain.gateway, service, chain.client);
-  const worker = new SettlementWorker({ db: store.db, gateway: chain.gateway, payer: service, client: chain.client, treasury: chain.treasury });
-  const parts = { chain, store, db: store.db, source, writer, custody, writes, admin, worker };
-  let app: Hono;
-  if (opts.app) app = await opts.app(parts);
-  else {
-    // The whole server: the read API's REST routes and GraphQL with the write routes/mutations.
-    const read = new ReadService({ db: store.db, now: async () => Number(await chain.gateway.now()), settingsTtlMs: 0 });
-    app = createApp({ read, custody, writes, graphiql: false });
-  }
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const port = (server.address() as AddressInfo).port;
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey })) };
+  const app = opts.app ? await opts.app(parts) : defaultApp(parts);
+  const http = await listen(app, opts.port);
   return {
-    ...parts, app, server, url: `http://127.0.0.1:${port}`,
+    ...parts, app, server: http.server, url: http.url,
     async stop() {
-      worker.stop();
-      await new Promise<void>((r) => server.close(() => r()));
+      parts.worker.stop();
+      await http.close();
       await source.stop();
       await store.close();
     },
