@@ -51,7 +51,10 @@ export interface RpcSourceOptions {
 
 const SNAPSHOT_CHUNK = 500;
 
-interface CloseCheck { signature: string; slot: number; attempts: number }
+interface CloseCheck { signature: string; slot: number; attempts: number; nextAt: number }
+
+/** A history read: events to deliver, and where each program's cursor moves once they are. */
+interface History { events: TxEvent[]; newest: Map<string, string>; floor: number }
 
 export class RpcSource implements AccountSource {
   readonly name: string;
@@ -101,13 +104,10 @@ export class RpcSource implements AccountSource {
       perProgram.push({ slot: res.context.slot, accounts: res.value.map((v) => ({ accountId: v.pubkey, accountInfo: v.account })) });
       total += res.value.length;
     }
-    const history = withHistory ? await this.history(this.opts.historyLimit ?? 10_000) : [];
-    onTotal?.(total + history.length);
+    const history = withHistory ? await this.history(this.opts.historyLimit ?? 10_000) : null;
+    onTotal?.(total + (history?.events.length ?? 0));
     // Events first (oldest first), then the accounts as of the snapshot.
-    for (let i = 0; i < history.length; i += SNAPSHOT_CHUNK) {
-      const txs = history.slice(i, i + SNAPSHOT_CHUNK);
-      await sink({ slot: txs[txs.length - 1].slot, writeVersion: 0, accounts: [], transactions: txs, cursor: this.cursor() });
-    }
+    if (history) await this.deliverHistory(sink, history, 0);
     const seen = new Set<string>();
     let maxSlot = 0;
     for (const p of perProgram) {
@@ -131,27 +131,37 @@ export class RpcSource implements AccountSource {
     for (const k of seen) this.known.add(k);
   }
 
-  private cursor(): string {
-    return JSON.stringify(Object.fromEntries(this.cursors));
+  /** The checkpoint's cursor: every program's history cursor, with `moved` ones replaced. */
+  private cursor(moved?: Map<string, string>): string {
+    return JSON.stringify(Object.fromEntries(moved ? new Map([...this.cursors, ...moved]) : this.cursors));
   }
 
-  /** Reads a stored cursor: the JSON map, or (older checkpoints) one signature for every program. */
   private restoreCursor(c: string): void {
-    this.cursors.clear();
-    if (!c) return;
-    if (c.startsWith("{")) {
-      for (const [k, v] of Object.entries(JSON.parse(c) as Record<string, string>)) this.cursors.set(k, v);
-    } else {
-      for (const p of this.programs) this.cursors.set(p.toBase58(), c);
+    this.cursors = new Map(c ? Object.entries(JSON.parse(c) as Record<string, string>) : []);
+  }
+
+  /**
+   * Delivers history events in chunks. The moved cursors ride only on the last chunk, and are
+   * kept only once it is applied: a crash or a failed write before that re-reads the whole gap
+   * (events are idempotent), never skips part of it.
+   */
+  private async deliverHistory(sink: BatchSink, h: History, writeVersion: number): Promise<void> {
+    for (let i = 0; i < h.events.length; i += SNAPSHOT_CHUNK) {
+      const txs = h.events.slice(i, i + SNAPSHOT_CHUNK);
+      const last = i + SNAPSHOT_CHUNK >= h.events.length;
+      await sink({ slot: txs[txs.length - 1].slot, writeVersion, accounts: [], transactions: txs, cursor: this.cursor(last ? h.newest : undefined) });
     }
+    for (const [k, v] of h.newest) this.cursors.set(k, v);
+    // Signatures below the newest listed slot cannot be listed again.
+    for (const [sig, slot] of this.seenLive) if (slot < h.floor) this.seenLive.delete(sig);
   }
 
   /**
    * Transactions of the programs after each program's cursor (all of them without one, up to
-   * `limit` per program), oldest first, leaving out those the live stream already delivered.
-   * Moves the cursors to the newest signatures listed.
+   * `limit` per program), oldest first, leaving out those the live stream already delivered,
+   * with the newest signature listed per program (where deliverHistory moves the cursors).
    */
-  private async history(limit: number): Promise<TxEvent[]> {
+  private async history(limit: number): Promise<History> {
     const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     const listed = new Map<string, ConfirmedSignatureInfo>();
     const newest = new Map<string, string>();
@@ -187,11 +197,7 @@ export class RpcSource implements AccountSource {
       if (!tx) throw new Error(`getTransaction ${s.signature}: not found at ${finality}`);
       out.push({ signature: s.signature, slot: tx.slot, writeVersion: 0, err: tx.meta?.err ? JSON.stringify(tx.meta.err) : null, logs: tx.meta?.logMessages ?? [] });
     }
-    for (const [k, v] of newest) this.cursors.set(k, v);
-    // Signatures at or below every listed slot cannot be listed again.
-    const floor = ordered.length ? ordered[ordered.length - 1].slot : 0;
-    for (const [sig, slot] of this.seenLive) if (slot < floor) this.seenLive.delete(sig);
-    return out;
+    return { events: out, newest, floor: ordered.length ? ordered[ordered.length - 1].slot : 0 };
   }
 
   async start(from: Checkpoint | null, sink: BatchSink): Promise<void> {
@@ -226,24 +232,27 @@ export class RpcSource implements AccountSource {
   }
 
   private onLogs(l: Logs, ctx: Context): void {
-    this.seenLive.set(l.signature, ctx.slot);
     this.queueTxs.push({ signature: l.signature, slot: ctx.slot, writeVersion: ++this.wv, err: l.err ? JSON.stringify(l.err) : null, logs: l.logs });
     // Rent reclaims close accounts and log no event; a closed account belongs to the system
     // program afterwards, so programSubscribe never reports it. Check such transactions' accounts.
-    if (!l.err && !l.logs.some((x) => x.startsWith("Program data: "))) this.closeChecks.push({ signature: l.signature, slot: ctx.slot, attempts: 0 });
+    if (!l.err && !l.logs.some((x) => x.startsWith("Program data: "))) this.closeChecks.push({ signature: l.signature, slot: ctx.slot, attempts: 0, nextAt: 0 });
   }
 
   /**
-   * Deletions caused by the given transactions: their accounts this source knows that no longer
-   * exist (or left the programs). A transaction not yet readable at "confirmed" is retried at the
-   * next flush (a few times; the periodic reconcile covers the rest).
+   * Deletions caused by the due close checks: the accounts of their transactions this source
+   * knows that no longer exist (or left the programs). A transaction not yet readable at
+   * "confirmed" (an indexer at "processed" sees it a slot earlier) is retried every 200 ms, 25
+   * times at most; the periodic reconcile covers the rest.
    */
-  private async closedBy(checks: CloseCheck[]): Promise<AccountUpdate[]> {
+  private async closedBy(): Promise<AccountUpdate[]> {
+    const now = Date.now();
+    const due = this.closeChecks.filter((c) => c.nextAt <= now);
+    this.closeChecks = this.closeChecks.filter((c) => c.nextAt > now);
     const out: AccountUpdate[] = [];
-    for (const c of checks) {
+    for (const c of due) {
       const tx = await this.connection.getTransaction(c.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }).catch(() => null);
       if (!tx) {
-        if (++c.attempts < 100) this.closeChecks.push(c);
+        if (++c.attempts < 25) this.closeChecks.push({ ...c, nextAt: now + 200 });
         continue;
       }
       const keys = [...tx.transaction.message.staticAccountKeys.map((k) => k.toBase58()), ...(tx.meta?.loadedAddresses?.writable ?? []).map((k) => k.toBase58())];
@@ -261,22 +270,27 @@ export class RpcSource implements AccountSource {
     return out;
   }
 
-  /** Delivers queued live updates as one batch. */
+  /**
+   * Delivers queued live updates as one batch, then (in a batch of their own, so RPC round trips
+   * never delay the live updates) the deletions found by the close checks that are due.
+   */
   flush(): Promise<void> {
     return this.run(async () => {
-      if (!this.sink || (this.queueAccounts.length === 0 && this.queueTxs.length === 0 && this.closeChecks.length === 0)) return;
-      const checks = this.closeChecks;
-      this.closeChecks = [];
-      const closed = checks.length ? await this.closedBy(checks) : [];
-      const accounts = [...this.queueAccounts, ...closed];
-      const transactions = this.queueTxs;
+      if (!this.sink) return;
+      const [accounts, transactions] = [this.queueAccounts, this.queueTxs];
       this.queueAccounts = [];
       this.queueTxs = [];
-      if (accounts.length === 0 && transactions.length === 0) return;
-      const slot = Math.max(0, ...accounts.map((a) => a.slot), ...transactions.map((t) => t.slot));
-      const b: Batch = { slot, writeVersion: this.wv, accounts, transactions, cursor: this.cursor() };
-      await this.sink(b);
+      await this.deliverLive(this.sink, accounts, transactions);
+      if (this.closeChecks.length) await this.deliverLive(this.sink, await this.closedBy(), []);
     });
+  }
+
+  private async deliverLive(sink: BatchSink, accounts: AccountUpdate[], transactions: TxEvent[]): Promise<void> {
+    if (accounts.length === 0 && transactions.length === 0) return;
+    const slot = Math.max(0, ...accounts.map((a) => a.slot), ...transactions.map((t) => t.slot));
+    await sink({ slot, writeVersion: this.wv, accounts, transactions, cursor: this.cursor() });
+    // Delivered: a reconcile's history read need not fetch these again.
+    for (const t of transactions) this.seenLive.set(t.signature, t.slot);
   }
 
   /** Reconciling snapshot: the transactions since the history cursors, then the accounts as of now. */
@@ -284,11 +298,7 @@ export class RpcSource implements AccountSource {
     return this.run(async () => {
       if (!this.sink) return;
       const sink = this.sink;
-      const missed = await this.history(this.opts.historyLimit ?? 10_000);
-      for (let i = 0; i < missed.length; i += SNAPSHOT_CHUNK) {
-        const txs = missed.slice(i, i + SNAPSHOT_CHUNK);
-        await sink({ slot: txs[txs.length - 1].slot, writeVersion: this.wv, accounts: [], transactions: txs, cursor: this.cursor() });
-      }
+      await this.deliverHistory(sink, await this.history(this.opts.historyLimit ?? 10_000), this.wv);
       await this.snapshotInto(sink, undefined, false);
     });
   }
