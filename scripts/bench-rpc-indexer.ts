@@ -14,8 +14,6 @@ import { TestChain } from "../tests/harness/chain";
 import { RpcEngine } from "../tests/harness/rpc-engine";
 import { TestValidator } from "../tests/harness/validator";
 import { OffersWorld, UNIT } from "../tests/harness/offers-world";
-import { OFFERS_PROGRAM_ID } from "../idl/client/offers";
-import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { RpcSource } from "../indexer/sources/rpc";
 import { StoreWriter } from "../indexer/store/writer";
 import { openStore, type Store } from "../indexer/store/db";
@@ -29,7 +27,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 async function main() {
-  const validator = await TestValidator.start({ programs: [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }] });
+  const validator = await TestValidator.start();
   const dir = mkdtempSync(join(tmpdir(), "bench-rpc-"));
   const stores: { commitment: "processed" | "confirmed"; store: Store; source: RpcSource }[] = [];
   try {

@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { Connection, Keypair, type Commitment, type PublicKey } from "@solana/web3.js";
 import { DEPLOY_DIR } from "./chain";
+import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
+import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 
 export const AGAVE_VERSION = process.env.AGAVE_VERSION ?? "4.2.2";
 
@@ -42,9 +44,11 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
+/** Both programs of the project, at their declared addresses. */
+export const PROGRAMS = [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }];
+
 export interface ValidatorOptions {
-  programs: { name: string; programId: PublicKey }[];
-  commitment?: Commitment;
+  programs?: { name: string; programId: PublicKey }[];
 }
 
 export class TestValidator {
@@ -61,7 +65,7 @@ export class TestValidator {
     return new Connection(this.rpcUrl, { commitment, wsEndpoint: this.wsUrl });
   }
 
-  static async start(opts: ValidatorOptions): Promise<TestValidator> {
+  static async start(opts: ValidatorOptions = {}): Promise<TestValidator> {
     const bin = validatorBinary();
     if (!bin) throw new Error("solana-test-validator not found: run bash scripts/setup-test-validator.sh");
     const ledger = mkdtempSync(join(tmpdir(), "offers-validator-"));
@@ -75,7 +79,7 @@ export class TestValidator {
       "--dynamic-port-range", `${base + 4}-${base + 39}`,
       // The payer is the genesis mint: every transfer and fee comes from it.
       "--mint", payer.publicKey.toBase58(),
-      ...opts.programs.flatMap((p) => ["--bpf-program", p.programId.toBase58(), join(DEPLOY_DIR, `${p.name}.so`)]),
+      ...(opts.programs ?? PROGRAMS).flatMap((p) => ["--bpf-program", p.programId.toBase58(), join(DEPLOY_DIR, `${p.name}.so`)]),
     ];
     const log = openSync(join(ledger, "stdout.log"), "a");
     const child = spawn(bin, args, { stdio: ["ignore", log, log], detached: false });

@@ -5,8 +5,11 @@
  */
 import { expect } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
+import type { Kysely } from "kysely";
 import type { OffersWorld } from "../harness/offers-world";
 import type { Store } from "../../indexer/store/db";
+import type { Database } from "../../indexer/store/schema";
+import type { PoolAccount } from "../../idl/client/pools";
 import { deriveOffer, derivePosition } from "../../indexer/derive";
 import type { ScenarioResult } from "./scenario";
 
@@ -79,4 +82,16 @@ export async function compareWithChain(w: OffersWorld, store: Store, r: Scenario
     else expect([s?.status, s?.creator_payout_micros, s?.taker_payout_micros, s?.fee_micros]).toEqual([p.status, p.creatorPayout.toString(), p.takerPayout.toString(), p.fee.toString()]);
   }
   return { offers: r.offers.length, positions: r.positions.length, contracts: r.contracts.length, deleted };
+}
+
+/** The stored pool row and its outcome rows equal the Pool account read from the chain. */
+export async function comparePoolWithChain(db: Kysely<Database>, pool: PublicKey, a: PoolAccount): Promise<void> {
+  const row = await db.selectFrom("pools").selectAll().where("address", "=", pool.toBase58()).executeTakeFirstOrThrow();
+  expect(row).toMatchObject({
+    version: a.version, creator: a.creator.toBase58(), question: a.question, state: a.state, outcome_count: a.outcomeCount,
+    total_oi_micros: a.totalOi.toString(), participant_count: a.participantCount, closes_at: Number(a.closesAt),
+    resolution_at: a.resolutionAt === 0n ? null : Number(a.resolutionAt), winning_outcome: a.winningOutcome, updated_at: Number(a.updatedAt), deleted: 0,
+  });
+  const outs = await db.selectFrom("pool_outcomes").selectAll().where("pool", "=", pool.toBase58()).orderBy("outcome_index").execute();
+  expect(outs.map((o) => [o.outcome_index, o.label, o.total_oi_micros, o.wager_count])).toEqual(a.outcomes.map((o) => [o.outcomeIndex, o.label, o.totalOi.toString(), o.wagerCount]));
 }

@@ -7,6 +7,7 @@ import type { PublicKey } from "@solana/web3.js";
 import { PoolOps } from "../../graphql/chain/pools-ops";
 import { startLocalStack, type LocalStack } from "../../graphql/writes/local-stack";
 import { makeUser, UNIT, type TestUser } from "../writes/helpers";
+import { comparePoolWithChain } from "./compare";
 
 let s: LocalStack;
 let ops: PoolOps;
@@ -20,15 +21,7 @@ beforeAll(async () => {
 afterAll(async () => s?.stop());
 
 async function expectRowsMatchChain(pool: PublicKey) {
-  const a = await ops.read(pool);
-  const row = await s.db.selectFrom("pools").selectAll().where("address", "=", pool.toBase58()).executeTakeFirstOrThrow();
-  expect(row).toMatchObject({
-    version: a.version, creator: a.creator.toBase58(), question: a.question, state: a.state, outcome_count: a.outcomeCount,
-    total_oi_micros: a.totalOi.toString(), participant_count: a.participantCount, closes_at: Number(a.closesAt),
-    resolution_at: a.resolutionAt === 0n ? null : Number(a.resolutionAt), winning_outcome: a.winningOutcome, updated_at: Number(a.updatedAt), deleted: 0,
-  });
-  const outs = await s.db.selectFrom("pool_outcomes").selectAll().where("pool", "=", pool.toBase58()).orderBy("outcome_index").execute();
-  expect(outs.map((o) => [o.outcome_index, o.label, o.total_oi_micros, o.wager_count])).toEqual(a.outcomes.map((o) => [o.outcomeIndex, o.label, o.totalOi.toString(), o.wagerCount]));
+  await comparePoolWithChain(s.db, pool, await ops.read(pool));
 }
 
 describe("pools rows", () => {

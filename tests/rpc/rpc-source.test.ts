@@ -23,14 +23,12 @@ import { TestValidator, validatorBinary } from "../harness/validator";
 import { TcpProxy } from "../harness/tcp-proxy";
 import { OffersWorld, UNIT, type User } from "../harness/offers-world";
 import { PoolsWorld, type User as PoolUser } from "../harness/pools-world";
-import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { RpcSource } from "../../indexer/sources/rpc";
 import { StoreWriter } from "../../indexer/store/writer";
 import { openStore, type Store } from "../../indexer/store/db";
 import { storeChecksum } from "../../indexer/store/checksum";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
-import { compareWithChain } from "../indexer/compare";
+import { comparePoolWithChain, compareWithChain } from "../indexer/compare";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { eventually } from "../harness/wait";
 
@@ -75,13 +73,7 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
 
   async function matchesChain(store: Store): Promise<void> {
     await compareWithChain(offers, store, made);
-    for (const p of made.pools) {
-      const a = await pools.pool(p);
-      const row = await store.db.selectFrom("pools").selectAll().where("address", "=", p.toBase58()).executeTakeFirstOrThrow();
-      expect([row.state, row.total_oi_micros, row.participant_count, row.deleted]).toEqual([a.state, a.totalOi.toString(), a.participantCount, 0]);
-      const outs = await store.db.selectFrom("pool_outcomes").selectAll().where("pool", "=", p.toBase58()).orderBy("outcome_index").execute();
-      expect(outs.map((o) => [o.total_oi_micros, o.wager_count])).toEqual(a.outcomes.map((o) => [o.totalOi.toString(), o.wagerCount]));
-    }
+    for (const p of made.pools) await comparePoolWithChain(store.db, p, await pools.pool(p));
   }
 
   async function offer(creator: User, total: bigint, target: bigint): Promise<PublicKey> {
@@ -97,7 +89,7 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
   }
 
   beforeAll(async () => {
-    validator = await TestValidator.start({ programs: [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }] });
+    validator = await TestValidator.start();
     proxy = await TcpProxy.start(validator.wsPort);
     const chain = TestChain.over(new RpcEngine(validator.connection("confirmed"), validator.payer));
     offers = await OffersWorld.create({ chain });

@@ -13,8 +13,6 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../harness/validator";
-import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { until } from "../harness/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -31,7 +29,7 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
   });
 
   it("serves the API over the validator, operated with the admin CLI, and stops on Ctrl-C", async () => {
-    validator = await TestValidator.start({ programs: [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }] });
+    validator = await TestValidator.start();
     const service = Keypair.generate();
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 100_000_000_000n);
     const port = 20_000 + Math.floor(Math.random() * 20_000);

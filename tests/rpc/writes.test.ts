@@ -10,8 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../harness/validator";
-import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { startClusterStack, type ClusterStack } from "../../graphql/writes/cluster-stack";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
 import { eventually } from "../harness/wait";
@@ -25,7 +23,7 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
   let bob: TestUser;
 
   beforeAll(async () => {
-    validator = await TestValidator.start({ programs: [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }] });
+    validator = await TestValidator.start();
     const service = Keypair.generate();
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
     s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0 });
