@@ -11,7 +11,8 @@ export type Offers = {
     {
       "name": "initializeConfig",
       "docs": [
-        "Creates the settings and the program's token vault (once)."
+        "Creates the settings and the program's token vault at their canonical addresses, once; only",
+        "the program's upgrade authority (the deployer, who pays) may, and it names the authority."
       ],
       "discriminator": [
         208,
@@ -25,9 +26,12 @@ export type Offers = {
       ],
       "accounts": [
         {
-          "name": "authority",
+          "name": "deployer",
           "writable": true,
           "signer": true
+        },
+        {
+          "name": "authority"
         },
         {
           "name": "config",
@@ -44,6 +48,9 @@ export type Offers = {
           "name": "treasury"
         },
         {
+          "name": "programData"
+        },
+        {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
         },
@@ -53,14 +60,6 @@ export type Offers = {
         }
       ],
       "args": [
-        {
-          "name": "configBump",
-          "type": "u8"
-        },
-        {
-          "name": "vaultBump",
-          "type": "u8"
-        },
         {
           "name": "feeBps",
           "type": "u16"
@@ -126,7 +125,7 @@ export type Offers = {
     {
       "name": "createContract",
       "docs": [
-        "Publishes a contract (service authority only)."
+        "Publishes a contract (service authority only) at its canonical PDA."
       ],
       "discriminator": [
         244,
@@ -254,7 +253,8 @@ export type Offers = {
     {
       "name": "createOffer",
       "docs": [
-        "Posts an offer and locks the creator's stake in the vault."
+        "Posts an offer and locks the creator's stake in the vault. The offer's PDA is",
+        "`[\"offer\", contract, creator, nonce]` with the canonical `bump`."
       ],
       "discriminator": [
         237,
@@ -337,7 +337,7 @@ export type Offers = {
     {
       "name": "takeOffer",
       "docs": [
-        "Takes part or all of an offer; creates or increases the taker's position."
+        "Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position."
       ],
       "discriminator": [
         128,
@@ -408,7 +408,9 @@ export type Offers = {
     {
       "name": "closeOffer",
       "docs": [
-        "Withdraws the unmatched creator stake (creator any time; anyone after the cutoff)."
+        "Withdraws the unmatched creator stake (creator any time; anyone after the cutoff). When the",
+        "creator's recorded token account cannot receive, the refund is credited to the creator's Claim",
+        "(`[\"claim\", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
       ],
       "discriminator": [
         191,
@@ -446,19 +448,38 @@ export type Offers = {
         {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "creatorClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
         }
       ],
       "args": [
         {
           "name": "expectedRevision",
           "type": "u64"
+        },
+        {
+          "name": "creatorClaimBump",
+          "type": "u8"
         }
       ]
     },
     {
       "name": "settlePosition",
       "docs": [
-        "Pays out one position of a resolved or voided contract (anyone)."
+        "Pays out one position of a resolved or voided contract (anyone). A side whose recorded token",
+        "account cannot receive is credited to its Claim instead (as in close_offer); the other side is",
+        "paid normally."
       ],
       "discriminator": [
         33,
@@ -504,9 +525,35 @@ export type Offers = {
         {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "creatorClaim",
+          "writable": true
+        },
+        {
+          "name": "takerClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
         }
       ],
-      "args": []
+      "args": [
+        {
+          "name": "creatorClaimBump",
+          "type": "u8"
+        },
+        {
+          "name": "takerClaimBump",
+          "type": "u8"
+        }
+      ]
     },
     {
       "name": "closePosition",
@@ -538,7 +585,9 @@ export type Offers = {
     {
       "name": "closeOfferAccount",
       "docs": [
-        "Closes a finished offer (settled, or closed with every position settled) and returns its rent."
+        "Closes a finished offer (settled, or closed with every position settled) of a resolved or",
+        "voided contract and returns its rent. The contract joins the offer's seeds and never takes",
+        "offers again, so the closed offer's address can never be created again."
       ],
       "discriminator": [
         42,
@@ -558,6 +607,56 @@ export type Offers = {
         {
           "name": "rentPayer",
           "writable": true
+        },
+        {
+          "name": "contract"
+        }
+      ],
+      "args": []
+    },
+    {
+      "name": "withdrawClaim",
+      "docs": [
+        "Pays the whole of the owner's claim to a token account of the service's mint that the owner",
+        "holds, and closes the claim (its rent goes back to whoever paid it)."
+      ],
+      "discriminator": [
+        116,
+        25,
+        120,
+        4,
+        45,
+        166,
+        253,
+        106
+      ],
+      "accounts": [
+        {
+          "name": "owner",
+          "signer": true
+        },
+        {
+          "name": "config"
+        },
+        {
+          "name": "claim",
+          "writable": true
+        },
+        {
+          "name": "vault",
+          "writable": true
+        },
+        {
+          "name": "destination",
+          "writable": true
+        },
+        {
+          "name": "rentPayer",
+          "writable": true
+        },
+        {
+          "name": "tokenProgram",
+          "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
         }
       ],
       "args": []
@@ -615,6 +714,19 @@ export type Offers = {
         247,
         208
       ]
+    },
+    {
+      "name": "claim",
+      "discriminator": [
+        155,
+        70,
+        22,
+        176,
+        123,
+        215,
+        246,
+        102
+      ]
     }
   ],
   "events": [
@@ -655,6 +767,32 @@ export type Offers = {
         116,
         252,
         221
+      ]
+    },
+    {
+      "name": "claimCredited",
+      "discriminator": [
+        5,
+        157,
+        31,
+        220,
+        221,
+        107,
+        191,
+        9
+      ]
+    },
+    {
+      "name": "claimWithdrawn",
+      "discriminator": [
+        27,
+        5,
+        178,
+        133,
+        16,
+        163,
+        132,
+        179
       ]
     }
   ],
@@ -883,6 +1021,11 @@ export type Offers = {
       "code": 6044,
       "name": "notTokenOwner",
       "msg": "The token account is not owned by the signer"
+    },
+    {
+      "code": 6045,
+      "name": "claimAccountMissing",
+      "msg": "A payee's token account cannot receive and the payee's claim account was not passed"
     }
   ],
   "types": [
@@ -1044,7 +1187,7 @@ export type Offers = {
     {
       "name": "offer",
       "docs": [
-        "One side of a contract at a fixed price; PDA [\"offer\", creator, nonce (u64 LE)]."
+        "One side of a contract at a fixed price; PDA [\"offer\", contract, creator, nonce (u64 LE)]."
       ],
       "type": {
         "kind": "struct",
@@ -1204,6 +1347,34 @@ export type Offers = {
       }
     },
     {
+      "name": "claim",
+      "docs": [
+        "Tokens owed to a user whose recorded token account could not receive a payout (closed,",
+        "frozen, re-owned); they stay in the vault until the owner withdraws them. PDA [\"claim\", owner]."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "rentPayer",
+            "type": "pubkey"
+          },
+          {
+            "name": "bump",
+            "type": "u8"
+          }
+        ]
+      }
+    },
+    {
       "name": "offerTaken",
       "docs": [
         "A take matched against an offer."
@@ -1311,6 +1482,57 @@ export type Offers = {
           },
           {
             "name": "fee",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimCredited",
+      "docs": [
+        "A payout that could not be delivered to the recorded token account, credited to the owner's",
+        "Claim instead (`total` is the claim's balance after the credit)."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "total",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimWithdrawn",
+      "docs": [
+        "A claim paid out to a token account of its owner; the Claim account was closed."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
             "type": "u64"
           },
           {
@@ -1335,7 +1557,8 @@ export const offersIdl: Offers = {
     {
       "name": "initializeConfig",
       "docs": [
-        "Creates the settings and the program's token vault (once)."
+        "Creates the settings and the program's token vault at their canonical addresses, once; only",
+        "the program's upgrade authority (the deployer, who pays) may, and it names the authority."
       ],
       "discriminator": [
         208,
@@ -1349,9 +1572,12 @@ export const offersIdl: Offers = {
       ],
       "accounts": [
         {
-          "name": "authority",
+          "name": "deployer",
           "writable": true,
           "signer": true
+        },
+        {
+          "name": "authority"
         },
         {
           "name": "config",
@@ -1368,6 +1594,9 @@ export const offersIdl: Offers = {
           "name": "treasury"
         },
         {
+          "name": "programData"
+        },
+        {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
         },
@@ -1377,14 +1606,6 @@ export const offersIdl: Offers = {
         }
       ],
       "args": [
-        {
-          "name": "configBump",
-          "type": "u8"
-        },
-        {
-          "name": "vaultBump",
-          "type": "u8"
-        },
         {
           "name": "feeBps",
           "type": "u16"
@@ -1450,7 +1671,7 @@ export const offersIdl: Offers = {
     {
       "name": "createContract",
       "docs": [
-        "Publishes a contract (service authority only)."
+        "Publishes a contract (service authority only) at its canonical PDA."
       ],
       "discriminator": [
         244,
@@ -1578,7 +1799,8 @@ export const offersIdl: Offers = {
     {
       "name": "createOffer",
       "docs": [
-        "Posts an offer and locks the creator's stake in the vault."
+        "Posts an offer and locks the creator's stake in the vault. The offer's PDA is",
+        "`[\"offer\", contract, creator, nonce]` with the canonical `bump`."
       ],
       "discriminator": [
         237,
@@ -1661,7 +1883,7 @@ export const offersIdl: Offers = {
     {
       "name": "takeOffer",
       "docs": [
-        "Takes part or all of an offer; creates or increases the taker's position."
+        "Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position."
       ],
       "discriminator": [
         128,
@@ -1732,7 +1954,9 @@ export const offersIdl: Offers = {
     {
       "name": "closeOffer",
       "docs": [
-        "Withdraws the unmatched creator stake (creator any time; anyone after the cutoff)."
+        "Withdraws the unmatched creator stake (creator any time; anyone after the cutoff). When the",
+        "creator's recorded token account cannot receive, the refund is credited to the creator's Claim",
+        "(`[\"claim\", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
       ],
       "discriminator": [
         191,
@@ -1770,19 +1994,38 @@ export const offersIdl: Offers = {
         {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "creatorClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
         }
       ],
       "args": [
         {
           "name": "expectedRevision",
           "type": "u64"
+        },
+        {
+          "name": "creatorClaimBump",
+          "type": "u8"
         }
       ]
     },
     {
       "name": "settlePosition",
       "docs": [
-        "Pays out one position of a resolved or voided contract (anyone)."
+        "Pays out one position of a resolved or voided contract (anyone). A side whose recorded token",
+        "account cannot receive is credited to its Claim instead (as in close_offer); the other side is",
+        "paid normally."
       ],
       "discriminator": [
         33,
@@ -1828,9 +2071,35 @@ export const offersIdl: Offers = {
         {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "creatorClaim",
+          "writable": true
+        },
+        {
+          "name": "takerClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
         }
       ],
-      "args": []
+      "args": [
+        {
+          "name": "creatorClaimBump",
+          "type": "u8"
+        },
+        {
+          "name": "takerClaimBump",
+          "type": "u8"
+        }
+      ]
     },
     {
       "name": "closePosition",
@@ -1862,7 +2131,9 @@ export const offersIdl: Offers = {
     {
       "name": "closeOfferAccount",
       "docs": [
-        "Closes a finished offer (settled, or closed with every position settled) and returns its rent."
+        "Closes a finished offer (settled, or closed with every position settled) of a resolved or",
+        "voided contract and returns its rent. The contract joins the offer's seeds and never takes",
+        "offers again, so the closed offer's address can never be created again."
       ],
       "discriminator": [
         42,
@@ -1882,6 +2153,56 @@ export const offersIdl: Offers = {
         {
           "name": "rentPayer",
           "writable": true
+        },
+        {
+          "name": "contract"
+        }
+      ],
+      "args": []
+    },
+    {
+      "name": "withdrawClaim",
+      "docs": [
+        "Pays the whole of the owner's claim to a token account of the service's mint that the owner",
+        "holds, and closes the claim (its rent goes back to whoever paid it)."
+      ],
+      "discriminator": [
+        116,
+        25,
+        120,
+        4,
+        45,
+        166,
+        253,
+        106
+      ],
+      "accounts": [
+        {
+          "name": "owner",
+          "signer": true
+        },
+        {
+          "name": "config"
+        },
+        {
+          "name": "claim",
+          "writable": true
+        },
+        {
+          "name": "vault",
+          "writable": true
+        },
+        {
+          "name": "destination",
+          "writable": true
+        },
+        {
+          "name": "rentPayer",
+          "writable": true
+        },
+        {
+          "name": "tokenProgram",
+          "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
         }
       ],
       "args": []
@@ -1939,6 +2260,19 @@ export const offersIdl: Offers = {
         247,
         208
       ]
+    },
+    {
+      "name": "claim",
+      "discriminator": [
+        155,
+        70,
+        22,
+        176,
+        123,
+        215,
+        246,
+        102
+      ]
     }
   ],
   "events": [
@@ -1979,6 +2313,32 @@ export const offersIdl: Offers = {
         116,
         252,
         221
+      ]
+    },
+    {
+      "name": "claimCredited",
+      "discriminator": [
+        5,
+        157,
+        31,
+        220,
+        221,
+        107,
+        191,
+        9
+      ]
+    },
+    {
+      "name": "claimWithdrawn",
+      "discriminator": [
+        27,
+        5,
+        178,
+        133,
+        16,
+        163,
+        132,
+        179
       ]
     }
   ],
@@ -2207,6 +2567,11 @@ export const offersIdl: Offers = {
       "code": 6044,
       "name": "notTokenOwner",
       "msg": "The token account is not owned by the signer"
+    },
+    {
+      "code": 6045,
+      "name": "claimAccountMissing",
+      "msg": "A payee's token account cannot receive and the payee's claim account was not passed"
     }
   ],
   "types": [
@@ -2368,7 +2733,7 @@ export const offersIdl: Offers = {
     {
       "name": "offer",
       "docs": [
-        "One side of a contract at a fixed price; PDA [\"offer\", creator, nonce (u64 LE)]."
+        "One side of a contract at a fixed price; PDA [\"offer\", contract, creator, nonce (u64 LE)]."
       ],
       "type": {
         "kind": "struct",
@@ -2528,6 +2893,34 @@ export const offersIdl: Offers = {
       }
     },
     {
+      "name": "claim",
+      "docs": [
+        "Tokens owed to a user whose recorded token account could not receive a payout (closed,",
+        "frozen, re-owned); they stay in the vault until the owner withdraws them. PDA [\"claim\", owner]."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "rentPayer",
+            "type": "pubkey"
+          },
+          {
+            "name": "bump",
+            "type": "u8"
+          }
+        ]
+      }
+    },
+    {
       "name": "offerTaken",
       "docs": [
         "A take matched against an offer."
@@ -2635,6 +3028,57 @@ export const offersIdl: Offers = {
           },
           {
             "name": "fee",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimCredited",
+      "docs": [
+        "A payout that could not be delivered to the recorded token account, credited to the owner's",
+        "Claim instead (`total` is the claim's balance after the credit)."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "total",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimWithdrawn",
+      "docs": [
+        "A claim paid out to a token account of its owner; the Claim account was closed."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
             "type": "u64"
           },
           {

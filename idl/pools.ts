@@ -5,13 +5,14 @@ export type Pools = {
     "name": "pools",
     "version": "0.1.0",
     "spec": "0.1.0",
-    "description": "Pari-mutuel pools: create, pick, participant vote, resolve, distribute, cancel, refund."
+    "description": "Pari-mutuel pools: create, pick, the creator's proposal with a dispute window, escalation to the authority, distribute, cancel, refund, claims."
   },
   "instructions": [
     {
       "name": "initializeConfig",
       "docs": [
-        "Creates the settings and the program's token vault (once)."
+        "Creates the settings and the program's token vault at their canonical addresses, once; only",
+        "the program's upgrade authority (the deployer, who pays) may, and it names the authority."
       ],
       "discriminator": [
         208,
@@ -25,9 +26,12 @@ export type Pools = {
       ],
       "accounts": [
         {
-          "name": "authority",
+          "name": "deployer",
           "writable": true,
           "signer": true
+        },
+        {
+          "name": "authority"
         },
         {
           "name": "config",
@@ -44,6 +48,9 @@ export type Pools = {
           "name": "treasury"
         },
         {
+          "name": "programData"
+        },
+        {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
         },
@@ -53,14 +60,6 @@ export type Pools = {
         }
       ],
       "args": [
-        {
-          "name": "configBump",
-          "type": "u8"
-        },
-        {
-          "name": "vaultBump",
-          "type": "u8"
-        },
         {
           "name": "feeBps",
           "type": "u16"
@@ -285,23 +284,24 @@ export type Pools = {
       ]
     },
     {
-      "name": "startVote",
+      "name": "proposeOutcome",
       "docs": [
-        "Opens the vote once picks are closed (and the scheduled resolution time reached); anyone."
+        "The creator proposes the outcome once picks are closed (and the resolution time reached),",
+        "within 72 hours; participants may dispute it for 24 hours."
       ],
       "discriminator": [
-        19,
-        70,
-        58,
-        116,
-        154,
-        172,
-        47,
-        169
+        147,
+        78,
+        55,
+        89,
+        179,
+        236,
+        26,
+        248
       ],
       "accounts": [
         {
-          "name": "caller",
+          "name": "creator",
           "signer": true
         },
         {
@@ -309,12 +309,18 @@ export type Pools = {
           "writable": true
         }
       ],
-      "args": []
+      "args": [
+        {
+          "name": "outcome",
+          "type": "u8"
+        }
+      ]
     },
     {
       "name": "castVote",
       "docs": [
-        "A participant's vote, weighted by their total stake in the pool; once per participant."
+        "A participant's vote during the dispute window, once: for the proposed outcome (support) or",
+        "another one (a dispute). Weighted by the voter's total stake, for display only."
       ],
       "discriminator": [
         20,
@@ -350,8 +356,9 @@ export type Pools = {
     {
       "name": "resolvePool",
       "docs": [
-        "Decides the winner from the vote (anyone): early on an absolute stake majority, else after",
-        "the window with quorum and no tie."
+        "Anyone: after the dispute window (or once every participant voted), an undisputed proposal",
+        "resolves the pool and a disputed one escalates it to the authority; a pool without a proposal",
+        "72 hours after its close (and resolution time) is escalated."
       ],
       "discriminator": [
         191,
@@ -376,9 +383,45 @@ export type Pools = {
       "args": []
     },
     {
+      "name": "authorityResolve",
+      "docs": [
+        "The config's authority decides an escalated pool within 7 days: an outcome, or 255 to cancel."
+      ],
+      "discriminator": [
+        56,
+        109,
+        224,
+        172,
+        133,
+        171,
+        2,
+        89
+      ],
+      "accounts": [
+        {
+          "name": "authority",
+          "signer": true
+        },
+        {
+          "name": "config"
+        },
+        {
+          "name": "pool",
+          "writable": true
+        }
+      ],
+      "args": [
+        {
+          "name": "outcome",
+          "type": "u8"
+        }
+      ]
+    },
+    {
       "name": "cancelPool",
       "docs": [
-        "Cancels before resolution: the creator any time, anyone after a failed vote."
+        "Cancels: the creator while picks are open; anyone once a pool without picks has closed, or",
+        "once an escalation has waited 7 days for the authority."
       ],
       "discriminator": [
         211,
@@ -405,7 +448,8 @@ export type Pools = {
     {
       "name": "settleParticipant",
       "docs": [
-        "Pays one participant of a resolved pool (anyone); the last one moves it to DISTRIBUTED."
+        "Pays one participant of a resolved pool (anyone); the last one moves it to DISTRIBUTED. A",
+        "payout the recorded token account cannot receive goes to the user's Claim (payer pays its rent)."
       ],
       "discriminator": [
         44,
@@ -444,14 +488,33 @@ export type Pools = {
         {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "userClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
         }
       ],
-      "args": []
+      "args": [
+        {
+          "name": "claimBump",
+          "type": "u8"
+        }
+      ]
     },
     {
       "name": "refundParticipant",
       "docs": [
-        "Refunds one participant of a canceled pool (anyone); the last one moves it to REFUNDED."
+        "Refunds one participant of a canceled pool (anyone); the last one moves it to REFUNDED. A",
+        "refund the recorded token account cannot receive goes to the user's Claim."
       ],
       "discriminator": [
         149,
@@ -481,6 +544,71 @@ export type Pools = {
         },
         {
           "name": "userToken",
+          "writable": true
+        },
+        {
+          "name": "tokenProgram",
+          "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "userClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
+        }
+      ],
+      "args": [
+        {
+          "name": "claimBump",
+          "type": "u8"
+        }
+      ]
+    },
+    {
+      "name": "withdrawClaim",
+      "docs": [
+        "The owner takes its whole claim to a token account of the mint it owns; the Claim account is",
+        "closed and its rent returns to whoever paid it."
+      ],
+      "discriminator": [
+        116,
+        25,
+        120,
+        4,
+        45,
+        166,
+        253,
+        106
+      ],
+      "accounts": [
+        {
+          "name": "owner",
+          "signer": true
+        },
+        {
+          "name": "config"
+        },
+        {
+          "name": "claim",
+          "writable": true
+        },
+        {
+          "name": "vault",
+          "writable": true
+        },
+        {
+          "name": "destination",
+          "writable": true
+        },
+        {
+          "name": "rentPayer",
           "writable": true
         },
         {
@@ -530,6 +658,19 @@ export type Pools = {
         54,
         6
       ]
+    },
+    {
+      "name": "claim",
+      "discriminator": [
+        155,
+        70,
+        22,
+        176,
+        123,
+        215,
+        246,
+        102
+      ]
     }
   ],
   "events": [
@@ -560,6 +701,32 @@ export type Pools = {
       ]
     },
     {
+      "name": "outcomeProposed",
+      "discriminator": [
+        100,
+        79,
+        89,
+        60,
+        234,
+        81,
+        68,
+        43
+      ]
+    },
+    {
+      "name": "poolEscalated",
+      "discriminator": [
+        66,
+        161,
+        202,
+        49,
+        210,
+        232,
+        177,
+        218
+      ]
+    },
+    {
       "name": "poolStateChanged",
       "discriminator": [
         96,
@@ -583,6 +750,32 @@ export type Pools = {
         212,
         159,
         104
+      ]
+    },
+    {
+      "name": "claimCredited",
+      "discriminator": [
+        5,
+        157,
+        31,
+        220,
+        221,
+        107,
+        191,
+        9
+      ]
+    },
+    {
+      "name": "claimWithdrawn",
+      "discriminator": [
+        27,
+        5,
+        178,
+        133,
+        16,
+        163,
+        132,
+        179
       ]
     }
   ],
@@ -745,7 +938,7 @@ export type Pools = {
     {
       "code": 6031,
       "name": "noParticipants",
-      "msg": "The pool has no participants (the creator may cancel it)"
+      "msg": "The pool has no participants (cancel it instead)"
     },
     {
       "code": 6032,
@@ -769,18 +962,18 @@ export type Pools = {
     },
     {
       "code": 6036,
-      "name": "voteWindowOpen",
-      "msg": "The voting window is open and no outcome has a majority of the stake yet"
+      "name": "disputeWindowOpen",
+      "msg": "The dispute window is still open (and not every participant has voted)"
     },
     {
       "code": 6037,
       "name": "quorumNotReached",
-      "msg": "Votes carry less than the quorum of the stake"
+      "msg": "Retired (stake-weighted verdicts are gone); the code stays reserved"
     },
     {
       "code": 6038,
       "name": "voteTied",
-      "msg": "Two outcomes lead the vote with equal weight"
+      "msg": "Retired (stake-weighted verdicts are gone); the code stays reserved"
     },
     {
       "code": 6039,
@@ -810,7 +1003,7 @@ export type Pools = {
     {
       "code": 6044,
       "name": "cancelNotAllowed",
-      "msg": "Only the creator may cancel (others only after a failed vote)"
+      "msg": "Only the creator may cancel, and only before closesAt (anyone: a closed pool without picks, or an escalation unanswered for 7 days)"
     },
     {
       "code": 6045,
@@ -821,6 +1014,41 @@ export type Pools = {
       "code": 6046,
       "name": "alreadyRefunded",
       "msg": "The pool's picks are all refunded already"
+    },
+    {
+      "code": 6047,
+      "name": "notCreator",
+      "msg": "Only the pool's creator may propose its outcome"
+    },
+    {
+      "code": 6048,
+      "name": "alreadyProposed",
+      "msg": "An outcome is already proposed, or the pool is escalated"
+    },
+    {
+      "code": 6049,
+      "name": "proposalDeadlinePassed",
+      "msg": "The creator's 72 hours to propose have passed; the pool can only be escalated"
+    },
+    {
+      "code": 6050,
+      "name": "proposalDeadlineNotPassed",
+      "msg": "The creator may still propose (72 hours after closesAt and resolutionAt)"
+    },
+    {
+      "code": 6051,
+      "name": "notEscalated",
+      "msg": "The pool is not escalated to the authority"
+    },
+    {
+      "code": 6052,
+      "name": "escalationPending",
+      "msg": "The pool awaits the authority's decision (7 days after escalation)"
+    },
+    {
+      "code": 6053,
+      "name": "authorityDeadlinePassed",
+      "msg": "The authority's 7 days to decide have passed; anyone may cancel"
     }
   ],
   "types": [
@@ -902,7 +1130,8 @@ export type Pools = {
     {
       "name": "pool",
       "docs": [
-        "A pari-mutuel pool; PDA [\"pool\", creator, nonce (u64 LE)]."
+        "A pari-mutuel pool; PDA [\"pool\", creator, nonce (u64 LE)]. `vote_ends_at` ends the dispute",
+        "window of the creator's proposal (0 before one); `escalated_at` is 0 unless escalated."
       ],
       "type": {
         "kind": "struct",
@@ -987,6 +1216,10 @@ export type Pools = {
             "type": "i64"
           },
           {
+            "name": "escalatedAt",
+            "type": "i64"
+          },
+          {
             "name": "outcomes",
             "type": {
               "array": [
@@ -1014,6 +1247,18 @@ export type Pools = {
           {
             "name": "voteWeightTotal",
             "type": "u64"
+          },
+          {
+            "name": "proposedOutcome",
+            "type": "u8"
+          },
+          {
+            "name": "escalated",
+            "type": "u8"
+          },
+          {
+            "name": "disputeCount",
+            "type": "u32"
           },
           {
             "name": "winningOutcome",
@@ -1111,6 +1356,34 @@ export type Pools = {
       }
     },
     {
+      "name": "claim",
+      "docs": [
+        "What the vault owes one user whose token account could not receive a payout or refund",
+        "(closed, frozen, re-owned); PDA [\"claim\", owner]. Closed by `withdraw_claim`."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "rentPayer",
+            "type": "pubkey"
+          },
+          {
+            "name": "bump",
+            "type": "u8"
+          }
+        ]
+      }
+    },
+    {
       "name": "pickPlaced",
       "docs": [
         "A funded pick added to one outcome."
@@ -1156,7 +1429,8 @@ export type Pools = {
     {
       "name": "voteCast",
       "docs": [
-        "A participant's vote, weighted by their stake in the pool."
+        "A participant's vote on the proposed outcome, weighted by their stake in the pool; a vote for",
+        "any other outcome is a dispute (`dispute` = 1)."
       ],
       "type": {
         "kind": "struct",
@@ -1174,8 +1448,71 @@ export type Pools = {
             "type": "u8"
           },
           {
+            "name": "dispute",
+            "type": "u8"
+          },
+          {
             "name": "weight",
             "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "outcomeProposed",
+      "docs": [
+        "The creator proposed the outcome; participants may dispute it until `vote_ends_at`."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "pool",
+            "type": "pubkey"
+          },
+          {
+            "name": "outcome",
+            "type": "u8"
+          },
+          {
+            "name": "voteEndsAt",
+            "type": "i64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "poolEscalated",
+      "docs": [
+        "The pool went to the config's authority: its proposal was disputed, or nobody proposed in time.",
+        "The authority decides by `decide_by`; after it anyone may cancel."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "pool",
+            "type": "pubkey"
+          },
+          {
+            "name": "proposedOutcome",
+            "type": "u8"
+          },
+          {
+            "name": "disputeCount",
+            "type": "u32"
+          },
+          {
+            "name": "decideBy",
+            "type": "i64"
           },
           {
             "name": "timestamp",
@@ -1233,6 +1570,56 @@ export type Pools = {
           },
           {
             "name": "fee",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimCredited",
+      "docs": [
+        "A payout or refund the user's token account could not receive, kept for the user in its Claim."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "total",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimWithdrawn",
+      "docs": [
+        "A claim paid out to a token account of its owner (and the Claim account closed)."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
             "type": "u64"
           },
           {
@@ -1251,13 +1638,14 @@ export const poolsIdl: Pools = {
     "name": "pools",
     "version": "0.1.0",
     "spec": "0.1.0",
-    "description": "Pari-mutuel pools: create, pick, participant vote, resolve, distribute, cancel, refund."
+    "description": "Pari-mutuel pools: create, pick, the creator's proposal with a dispute window, escalation to the authority, distribute, cancel, refund, claims."
   },
   "instructions": [
     {
       "name": "initializeConfig",
       "docs": [
-        "Creates the settings and the program's token vault (once)."
+        "Creates the settings and the program's token vault at their canonical addresses, once; only",
+        "the program's upgrade authority (the deployer, who pays) may, and it names the authority."
       ],
       "discriminator": [
         208,
@@ -1271,9 +1659,12 @@ export const poolsIdl: Pools = {
       ],
       "accounts": [
         {
-          "name": "authority",
+          "name": "deployer",
           "writable": true,
           "signer": true
+        },
+        {
+          "name": "authority"
         },
         {
           "name": "config",
@@ -1290,6 +1681,9 @@ export const poolsIdl: Pools = {
           "name": "treasury"
         },
         {
+          "name": "programData"
+        },
+        {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
         },
@@ -1299,14 +1693,6 @@ export const poolsIdl: Pools = {
         }
       ],
       "args": [
-        {
-          "name": "configBump",
-          "type": "u8"
-        },
-        {
-          "name": "vaultBump",
-          "type": "u8"
-        },
         {
           "name": "feeBps",
           "type": "u16"
@@ -1531,23 +1917,24 @@ export const poolsIdl: Pools = {
       ]
     },
     {
-      "name": "startVote",
+      "name": "proposeOutcome",
       "docs": [
-        "Opens the vote once picks are closed (and the scheduled resolution time reached); anyone."
+        "The creator proposes the outcome once picks are closed (and the resolution time reached),",
+        "within 72 hours; participants may dispute it for 24 hours."
       ],
       "discriminator": [
-        19,
-        70,
-        58,
-        116,
-        154,
-        172,
-        47,
-        169
+        147,
+        78,
+        55,
+        89,
+        179,
+        236,
+        26,
+        248
       ],
       "accounts": [
         {
-          "name": "caller",
+          "name": "creator",
           "signer": true
         },
         {
@@ -1555,12 +1942,18 @@ export const poolsIdl: Pools = {
           "writable": true
         }
       ],
-      "args": []
+      "args": [
+        {
+          "name": "outcome",
+          "type": "u8"
+        }
+      ]
     },
     {
       "name": "castVote",
       "docs": [
-        "A participant's vote, weighted by their total stake in the pool; once per participant."
+        "A participant's vote during the dispute window, once: for the proposed outcome (support) or",
+        "another one (a dispute). Weighted by the voter's total stake, for display only."
       ],
       "discriminator": [
         20,
@@ -1596,8 +1989,9 @@ export const poolsIdl: Pools = {
     {
       "name": "resolvePool",
       "docs": [
-        "Decides the winner from the vote (anyone): early on an absolute stake majority, else after",
-        "the window with quorum and no tie."
+        "Anyone: after the dispute window (or once every participant voted), an undisputed proposal",
+        "resolves the pool and a disputed one escalates it to the authority; a pool without a proposal",
+        "72 hours after its close (and resolution time) is escalated."
       ],
       "discriminator": [
         191,
@@ -1622,9 +2016,45 @@ export const poolsIdl: Pools = {
       "args": []
     },
     {
+      "name": "authorityResolve",
+      "docs": [
+        "The config's authority decides an escalated pool within 7 days: an outcome, or 255 to cancel."
+      ],
+      "discriminator": [
+        56,
+        109,
+        224,
+        172,
+        133,
+        171,
+        2,
+        89
+      ],
+      "accounts": [
+        {
+          "name": "authority",
+          "signer": true
+        },
+        {
+          "name": "config"
+        },
+        {
+          "name": "pool",
+          "writable": true
+        }
+      ],
+      "args": [
+        {
+          "name": "outcome",
+          "type": "u8"
+        }
+      ]
+    },
+    {
       "name": "cancelPool",
       "docs": [
-        "Cancels before resolution: the creator any time, anyone after a failed vote."
+        "Cancels: the creator while picks are open; anyone once a pool without picks has closed, or",
+        "once an escalation has waited 7 days for the authority."
       ],
       "discriminator": [
         211,
@@ -1651,7 +2081,8 @@ export const poolsIdl: Pools = {
     {
       "name": "settleParticipant",
       "docs": [
-        "Pays one participant of a resolved pool (anyone); the last one moves it to DISTRIBUTED."
+        "Pays one participant of a resolved pool (anyone); the last one moves it to DISTRIBUTED. A",
+        "payout the recorded token account cannot receive goes to the user's Claim (payer pays its rent)."
       ],
       "discriminator": [
         44,
@@ -1690,14 +2121,33 @@ export const poolsIdl: Pools = {
         {
           "name": "tokenProgram",
           "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "userClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
         }
       ],
-      "args": []
+      "args": [
+        {
+          "name": "claimBump",
+          "type": "u8"
+        }
+      ]
     },
     {
       "name": "refundParticipant",
       "docs": [
-        "Refunds one participant of a canceled pool (anyone); the last one moves it to REFUNDED."
+        "Refunds one participant of a canceled pool (anyone); the last one moves it to REFUNDED. A",
+        "refund the recorded token account cannot receive goes to the user's Claim."
       ],
       "discriminator": [
         149,
@@ -1727,6 +2177,71 @@ export const poolsIdl: Pools = {
         },
         {
           "name": "userToken",
+          "writable": true
+        },
+        {
+          "name": "tokenProgram",
+          "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "userClaim",
+          "writable": true
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
+        }
+      ],
+      "args": [
+        {
+          "name": "claimBump",
+          "type": "u8"
+        }
+      ]
+    },
+    {
+      "name": "withdrawClaim",
+      "docs": [
+        "The owner takes its whole claim to a token account of the mint it owns; the Claim account is",
+        "closed and its rent returns to whoever paid it."
+      ],
+      "discriminator": [
+        116,
+        25,
+        120,
+        4,
+        45,
+        166,
+        253,
+        106
+      ],
+      "accounts": [
+        {
+          "name": "owner",
+          "signer": true
+        },
+        {
+          "name": "config"
+        },
+        {
+          "name": "claim",
+          "writable": true
+        },
+        {
+          "name": "vault",
+          "writable": true
+        },
+        {
+          "name": "destination",
+          "writable": true
+        },
+        {
+          "name": "rentPayer",
           "writable": true
         },
         {
@@ -1776,6 +2291,19 @@ export const poolsIdl: Pools = {
         54,
         6
       ]
+    },
+    {
+      "name": "claim",
+      "discriminator": [
+        155,
+        70,
+        22,
+        176,
+        123,
+        215,
+        246,
+        102
+      ]
     }
   ],
   "events": [
@@ -1806,6 +2334,32 @@ export const poolsIdl: Pools = {
       ]
     },
     {
+      "name": "outcomeProposed",
+      "discriminator": [
+        100,
+        79,
+        89,
+        60,
+        234,
+        81,
+        68,
+        43
+      ]
+    },
+    {
+      "name": "poolEscalated",
+      "discriminator": [
+        66,
+        161,
+        202,
+        49,
+        210,
+        232,
+        177,
+        218
+      ]
+    },
+    {
       "name": "poolStateChanged",
       "discriminator": [
         96,
@@ -1829,6 +2383,32 @@ export const poolsIdl: Pools = {
         212,
         159,
         104
+      ]
+    },
+    {
+      "name": "claimCredited",
+      "discriminator": [
+        5,
+        157,
+        31,
+        220,
+        221,
+        107,
+        191,
+        9
+      ]
+    },
+    {
+      "name": "claimWithdrawn",
+      "discriminator": [
+        27,
+        5,
+        178,
+        133,
+        16,
+        163,
+        132,
+        179
       ]
     }
   ],
@@ -1991,7 +2571,7 @@ export const poolsIdl: Pools = {
     {
       "code": 6031,
       "name": "noParticipants",
-      "msg": "The pool has no participants (the creator may cancel it)"
+      "msg": "The pool has no participants (cancel it instead)"
     },
     {
       "code": 6032,
@@ -2015,18 +2595,18 @@ export const poolsIdl: Pools = {
     },
     {
       "code": 6036,
-      "name": "voteWindowOpen",
-      "msg": "The voting window is open and no outcome has a majority of the stake yet"
+      "name": "disputeWindowOpen",
+      "msg": "The dispute window is still open (and not every participant has voted)"
     },
     {
       "code": 6037,
       "name": "quorumNotReached",
-      "msg": "Votes carry less than the quorum of the stake"
+      "msg": "Retired (stake-weighted verdicts are gone); the code stays reserved"
     },
     {
       "code": 6038,
       "name": "voteTied",
-      "msg": "Two outcomes lead the vote with equal weight"
+      "msg": "Retired (stake-weighted verdicts are gone); the code stays reserved"
     },
     {
       "code": 6039,
@@ -2056,7 +2636,7 @@ export const poolsIdl: Pools = {
     {
       "code": 6044,
       "name": "cancelNotAllowed",
-      "msg": "Only the creator may cancel (others only after a failed vote)"
+      "msg": "Only the creator may cancel, and only before closesAt (anyone: a closed pool without picks, or an escalation unanswered for 7 days)"
     },
     {
       "code": 6045,
@@ -2067,6 +2647,41 @@ export const poolsIdl: Pools = {
       "code": 6046,
       "name": "alreadyRefunded",
       "msg": "The pool's picks are all refunded already"
+    },
+    {
+      "code": 6047,
+      "name": "notCreator",
+      "msg": "Only the pool's creator may propose its outcome"
+    },
+    {
+      "code": 6048,
+      "name": "alreadyProposed",
+      "msg": "An outcome is already proposed, or the pool is escalated"
+    },
+    {
+      "code": 6049,
+      "name": "proposalDeadlinePassed",
+      "msg": "The creator's 72 hours to propose have passed; the pool can only be escalated"
+    },
+    {
+      "code": 6050,
+      "name": "proposalDeadlineNotPassed",
+      "msg": "The creator may still propose (72 hours after closesAt and resolutionAt)"
+    },
+    {
+      "code": 6051,
+      "name": "notEscalated",
+      "msg": "The pool is not escalated to the authority"
+    },
+    {
+      "code": 6052,
+      "name": "escalationPending",
+      "msg": "The pool awaits the authority's decision (7 days after escalation)"
+    },
+    {
+      "code": 6053,
+      "name": "authorityDeadlinePassed",
+      "msg": "The authority's 7 days to decide have passed; anyone may cancel"
     }
   ],
   "types": [
@@ -2148,7 +2763,8 @@ export const poolsIdl: Pools = {
     {
       "name": "pool",
       "docs": [
-        "A pari-mutuel pool; PDA [\"pool\", creator, nonce (u64 LE)]."
+        "A pari-mutuel pool; PDA [\"pool\", creator, nonce (u64 LE)]. `vote_ends_at` ends the dispute",
+        "window of the creator's proposal (0 before one); `escalated_at` is 0 unless escalated."
       ],
       "type": {
         "kind": "struct",
@@ -2233,6 +2849,10 @@ export const poolsIdl: Pools = {
             "type": "i64"
           },
           {
+            "name": "escalatedAt",
+            "type": "i64"
+          },
+          {
             "name": "outcomes",
             "type": {
               "array": [
@@ -2260,6 +2880,18 @@ export const poolsIdl: Pools = {
           {
             "name": "voteWeightTotal",
             "type": "u64"
+          },
+          {
+            "name": "proposedOutcome",
+            "type": "u8"
+          },
+          {
+            "name": "escalated",
+            "type": "u8"
+          },
+          {
+            "name": "disputeCount",
+            "type": "u32"
           },
           {
             "name": "winningOutcome",
@@ -2357,6 +2989,34 @@ export const poolsIdl: Pools = {
       }
     },
     {
+      "name": "claim",
+      "docs": [
+        "What the vault owes one user whose token account could not receive a payout or refund",
+        "(closed, frozen, re-owned); PDA [\"claim\", owner]. Closed by `withdraw_claim`."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "rentPayer",
+            "type": "pubkey"
+          },
+          {
+            "name": "bump",
+            "type": "u8"
+          }
+        ]
+      }
+    },
+    {
       "name": "pickPlaced",
       "docs": [
         "A funded pick added to one outcome."
@@ -2402,7 +3062,8 @@ export const poolsIdl: Pools = {
     {
       "name": "voteCast",
       "docs": [
-        "A participant's vote, weighted by their stake in the pool."
+        "A participant's vote on the proposed outcome, weighted by their stake in the pool; a vote for",
+        "any other outcome is a dispute (`dispute` = 1)."
       ],
       "type": {
         "kind": "struct",
@@ -2420,8 +3081,71 @@ export const poolsIdl: Pools = {
             "type": "u8"
           },
           {
+            "name": "dispute",
+            "type": "u8"
+          },
+          {
             "name": "weight",
             "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "outcomeProposed",
+      "docs": [
+        "The creator proposed the outcome; participants may dispute it until `vote_ends_at`."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "pool",
+            "type": "pubkey"
+          },
+          {
+            "name": "outcome",
+            "type": "u8"
+          },
+          {
+            "name": "voteEndsAt",
+            "type": "i64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "poolEscalated",
+      "docs": [
+        "The pool went to the config's authority: its proposal was disputed, or nobody proposed in time.",
+        "The authority decides by `decide_by`; after it anyone may cancel."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "pool",
+            "type": "pubkey"
+          },
+          {
+            "name": "proposedOutcome",
+            "type": "u8"
+          },
+          {
+            "name": "disputeCount",
+            "type": "u32"
+          },
+          {
+            "name": "decideBy",
+            "type": "i64"
           },
           {
             "name": "timestamp",
@@ -2479,6 +3203,56 @@ export const poolsIdl: Pools = {
           },
           {
             "name": "fee",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimCredited",
+      "docs": [
+        "A payout or refund the user's token account could not receive, kept for the user in its Claim."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
+            "type": "u64"
+          },
+          {
+            "name": "total",
+            "type": "u64"
+          },
+          {
+            "name": "timestamp",
+            "type": "i64"
+          }
+        ]
+      }
+    },
+    {
+      "name": "claimWithdrawn",
+      "docs": [
+        "A claim paid out to a token account of its owner (and the Claim account closed)."
+      ],
+      "type": {
+        "kind": "struct",
+        "fields": [
+          {
+            "name": "owner",
+            "type": "pubkey"
+          },
+          {
+            "name": "amount",
             "type": "u64"
           },
           {

@@ -4,7 +4,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import {
-  OFFERS_IDL, OFFERS_PROGRAM_ID, parseOffersEvents, PositionStatus, OfferStatus, ContractStatus, ContractResult, bytesUuid,
+  OFFERS_IDL, OFFERS_PROGRAM_ID, OffersPda, parseOffersEvents, PositionStatus, OfferStatus, ContractStatus, ContractResult, bytesUuid,
 } from "../idl/client/offers";
 import { POOLS_PROGRAM_ID, poolsAccountKind, decodePool } from "../idl/client/pools";
 import { accountKind, compileAccountDecoders, type DecodableIdl } from "./idl-decoder";
@@ -79,6 +79,9 @@ export function offersAccountRow(data: Buffer): DecodedAccount | null {
       };
       return { table: "positions", row };
     }
+    // Claims (payouts a user's token account could not receive, owed until withdrawn) are not part
+    // of the read model yet: not stored, and their events (claimCredited, claimWithdrawn) are skipped.
+    case "claim":
     default:
       return null;
   }
@@ -89,9 +92,9 @@ export const POOLS_PROGRAM = POOLS_PROGRAM_ID.toBase58();
 
 /**
  * The pools program: a Pool account becomes a `pools` row plus its `pool_outcomes` children
- * (replaced whole with each accepted update). Config and Participant accounts carry nothing the
- * aggregate needs (the pool counts its distinct participants itself), so they are not stored:
- * the aggregate never exposes individual participants.
+ * (replaced whole with each accepted update). Config, Participant and Claim accounts carry
+ * nothing the aggregate needs (the pool counts its distinct participants itself), so they are not
+ * stored: the aggregate never exposes individual participants.
  */
 export function poolsAccountRow(data: Buffer): (DecodedAccount & { children?: AccountChildren }) | null {
   if (poolsAccountKind(data) !== "pool") return null;
@@ -111,13 +114,22 @@ export function poolsAccountRow(data: Buffer): (DecodedAccount & { children?: Ac
 }
 registerAccountDecoder(POOLS_PROGRAM, poolsAccountRow);
 
+/**
+ * The one Config of the offers program, at its canonical address. The program refuses to create
+ * any other, and every instruction pins this address; the indexer pins it too, so a Config-shaped
+ * account anywhere else (which only a compromised program could make) never reaches the store.
+ */
+export const OFFERS_CONFIG = new OffersPda().config()[0].toBase58();
+
 /** Decodes an account update of a known program; null for unknown owners or account types. */
 export function decodeAccount(u: AccountUpdate): DecodedAccount | null {
   if (!u.data) return null;
   const d = decoders.get(u.owner);
   if (!d) return null;
   try {
-    return d(u.data);
+    const decoded = d(u.data);
+    if (decoded?.table === "config" && u.pubkey !== OFFERS_CONFIG) return null;
+    return decoded;
   } catch {
     return null; // a malformed or foreign account: not ours to index
   }

@@ -19,6 +19,9 @@
  *     resolve-contract <address> <sideA|sideB|void>
  *     offers-enabled <true|false> [--fee-bps n]
  *     advance-clock <seconds> | run-worker         (local chain only)
+ *     worker failures [--kind k] [--limit n]       the settlement worker's failing items: item, kind,
+ *                                                  attempts, next retry, last reason
+ *     worker retry <item>                          retry a failing item on the next pass
  *
  * Environment: SERVICE_KEY (32-byte key sealing custodial wallets; else <data>/service.key),
  * SERVICE_WALLET (JSON secret key of the service's fee/rent payer and program authority; else
@@ -137,6 +140,11 @@ program.command("resolve-contract <address> <result>").action((contract: string,
 program.command("offers-enabled <enabled>").option("--fee-bps <n>").action((enabled: string, o: { feeBps?: string }) => exec({ op: "offers-enabled", enabled: enabled === "true", feeBps: o.feeBps ? Number(o.feeBps) : undefined }));
 program.command("advance-clock <seconds>").action((seconds: string) => exec({ op: "advance-clock", seconds: Number(seconds) }));
 program.command("run-worker").action(() => exec({ op: "run-worker" }));
+const worker = program.command("worker").description("the settlement worker");
+worker.command("failures").description("items whose action keeps failing: item, kind, attempts, next retry, last reason")
+  .option("--kind <k>", "void-contract | close-offer | settle-position | reclaim-position | reclaim-offer").option("--limit <n>", "rows", "1000")
+  .action((o: { kind?: string; limit: string }) => exec({ op: "worker-failures", kind: o.kind, limit: Number(o.limit) }));
+worker.command("retry <item>").description("make a failing item due on the next pass").action((item: string) => exec({ op: "worker-retry", item }));
 
 program.parseAsync().catch((e) => {
   console.error(`error: ${(e as Error).message}`);

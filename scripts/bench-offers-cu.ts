@@ -43,14 +43,34 @@ async function main() {
     await w.settle(p);
     const payer = w.chain.payer.publicKey;
     record("close_position", await w.send([await w.client.closePosition({ position: p, rentPayer: payer })]));
-    record("close_offer_account", await w.send([await w.client.closeOfferAccount({ offer: o3, rentPayer: payer })]));
+    record("close_offer_account", await w.closeOfferAccount(o3));
     const c2 = await w.contract({ cutoffIn: 10n, deadlineAfterCutoff: 10n });
     await w.chain.advance(21n);
     record("void_expired_contract", await w.send([await w.client.voidExpiredContract({ contract: c2 })]));
   }
   const ctx = w.chain;
-  const now = await ctx.now();
-  record("create_contract", await w.send([await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId: crypto.randomUUID(), eventId: crypto.randomUUID(), cutoffAt: now + 100n, resolutionDeadline: now + 200n })], [w.authority]));
+  // create_contract, by the canonical bump of its address: every bump above it costs one
+  // sha256 + one curve check in kit::pda::verify_canonical (the canonical-bump check).
+  const byBump = new Map<string, number[]>();
+  for (let i = 0; i < Math.max(SAMPLES * 4, 40); i++) {
+    const now = await ctx.now();
+    const [templateId, eventId] = [crypto.randomUUID(), crypto.randomUUID()];
+    const bump = w.client.pda.contract(templateId, eventId)[1];
+    const r = await w.send([await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId, eventId, cutoffAt: now + 100n, resolutionDeadline: now + 200n })], [w.authority]);
+    record("create_contract", r);
+    const key = bump >= 253 ? String(bump) : "<253";
+    byBump.set(key, [...(byBump.get(key) ?? []), splitComputeUnits(r.logs, pid).ownExclInvoke]);
+  }
+
+  // withdraw_claim (and the claim credit it needs): the creator's token account is gone at close.
+  for (let i = 0; i < SAMPLES; i++) {
+    const contract = await w.contract({ cutoffIn: 1_000n });
+    const u = await w.user(100n * UNIT);
+    const { offer } = await w.createOffer(u, contract, { total: 8n * UNIT, target: 10n * UNIT });
+    u.token = await w.mint.closeAccount(u.token, u.key);
+    record("close_offer (refund credited to a new claim)", await w.close(u.key, offer));
+    record("withdraw_claim", await w.withdrawClaim(u.key, u.token));
+  }
 
   const size = statSync(join(DEPLOY_DIR, "offers.so")).size;
   const header = "| instruction | total CU | CPI callees CU | CPIs | own CU (total - callees) | own CU excl. 1000/CPI invoke fee |";
@@ -60,6 +80,13 @@ async function main() {
   for (const [name, xs] of rows) {
     const m = (k: keyof CuSplit) => median(xs.map((x) => x[k]));
     console.log(`| ${name} | ${m("total")} | ${m("callees")} | ${m("cpis")} | ${m("own")} | ${m("ownExclInvoke")} |`);
+  }
+  console.log("\ncreate_contract own CU (excl. invoke fee) by the canonical bump of the contract's address:\n");
+  console.log("| canonical bump | samples | median own CU excl. invoke |");
+  console.log("|---|---:|---:|");
+  for (const k of ["255", "254", "253", "<253"]) {
+    const xs = byBump.get(k);
+    if (xs) console.log(`| ${k} | ${xs.length} | ${median(xs)} |`);
   }
 }
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 so="$1"
 objdump=llvm-objdump-22; readelf=llvm-readelf-22
-allowed=" sol_log_ sol_log_64_ sol_log_data sol_log_pubkey sol_log_compute_units_ sol_invoke_signed_c sol_invoke_signed_rust sol_create_program_address sol_try_find_program_address sol_get_clock_sysvar sol_get_rent_sysvar sol_sha256 sol_memcpy_ sol_memmove_ sol_memset_ sol_memcmp_ sol_set_return_data sol_get_return_data sol_panic_ abort sol_remaining_compute_units "
+allowed=" sol_log_ sol_log_64_ sol_log_data sol_log_pubkey sol_log_compute_units_ sol_invoke_signed_c sol_invoke_signed_rust sol_create_program_address sol_try_find_program_address sol_get_clock_sysvar sol_get_rent_sysvar sol_sha256 sol_curve_validate_point sol_memcpy_ sol_memmove_ sol_memset_ sol_memcmp_ sol_set_return_data sol_get_return_data sol_panic_ abort sol_remaining_compute_units "
 bad=0
 for sym in $($readelf --dyn-syms "$so" | awk '$7=="UND" && $8!="" {print $8}'); do
   case "$allowed" in *" $sym "*) ;; *) echo "check-sbf: $so: unresolved symbol $sym" >&2; bad=1;; esac

@@ -34,15 +34,19 @@ export async function seedPools(s: LocalStack, opts: { log?: (m: string) => void
     ["refunded-demo", "dave", 0, 25n], ["private-demo", "alice", 0, 5n], ["flagged-demo", "bob", 1, 5n],
   ];
   for (const [slug, user, outcome, amount] of picks) await ops.pick(user, pools[slug], outcome, amount * UNIT);
-  await s.chain.gateway.advance(61n);
-  await ops.startVote(pools["resolving-demo"]);
-  await ops.vote("alice", pools["resolving-demo"], 0); // 25% of the stake: no verdict yet
-  await ops.startVote(pools["distributed-demo"]);
-  await ops.vote("alice", pools["distributed-demo"], 0); // 80% of the stake: decided
-  await ops.resolve(pools["distributed-demo"]);
-  await ops.payOut(pools["distributed-demo"], ["alice", "bob"], "settle");
+  // A creator may cancel only while picks are open.
   await ops.cancel("carol", pools["refunded-demo"]);
   await ops.payOut(pools["refunded-demo"], ["dave"], "refund");
+  await s.chain.gateway.advance(61n);
+  // The creator proposes; the dispute window (24 h) stays open while bob has not voted.
+  await ops.propose("carol", pools["resolving-demo"], 0);
+  await ops.vote("alice", pools["resolving-demo"], 0);
+  // Every participant confirmed the proposal: no dispute can come, so it resolves at once.
+  await ops.propose("carol", pools["distributed-demo"], 0);
+  await ops.vote("alice", pools["distributed-demo"], 0);
+  await ops.vote("bob", pools["distributed-demo"], 0);
+  await ops.resolve(pools["distributed-demo"]);
+  await ops.payOut(pools["distributed-demo"], ["alice", "bob"], "settle");
   for (const [slug, pool] of Object.entries(pools)) {
     await upsertPoolCatalog(s.db, { pool: pool.toBase58(), slug, isPublic: slug !== "private-demo", flagged: slug === "flagged-demo" });
   }

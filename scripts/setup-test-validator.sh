@@ -18,6 +18,26 @@ if [ -x "$BIN" ] && "$BIN" --version >/dev/null 2>&1; then
   exit 0
 fi
 
+# The prebuilt binary of ../shared/tools (same crate, same version, built on this machine kind by
+# this script, then stripped) saves the 35-45 minute build wherever the steering folder sits
+# beside the clone, as in CI. Its checksum is checked; the build below stays the fallback.
+PREBUILT="${PREBUILT_VALIDATOR:-$(cd "$(dirname "$0")/.." && pwd)/../shared/tools/solana-test-validator-$AGAVE_VERSION-x86_64-linux.xz}"
+PREBUILT_SHA256=1c951396fd4985a6b3514b291cd2fe9eb1762cf2b6680133a95268065a43708a
+if [ -f "$PREBUILT" ] && [ "$AGAVE_VERSION" = 4.2.2 ] && [ "$(uname -m)" = x86_64 ]; then
+  mkdir -p "$AGAVE_ROOT/bin"
+  xz -dc "$PREBUILT" > "$BIN.tmp"
+  if [ "$(sha256sum "$BIN.tmp" | cut -d' ' -f1)" = "$PREBUILT_SHA256" ]; then
+    chmod +x "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
+    if "$BIN" --version >/dev/null 2>&1; then
+      echo "setup-test-validator: unpacked the prebuilt $AGAVE_VERSION from $PREBUILT" >&2
+      [ "${1:-}" = "--print-path" ] && echo "$BIN"
+      exit 0
+    fi
+  fi
+  echo "setup-test-validator: prebuilt binary unusable (checksum or start), building instead" >&2
+  rm -f "$BIN.tmp" "$BIN"
+fi
+
 # bindgen (RocksDB bindings) needs libclang; the C/C++ dependencies need a compiler, make, cmake.
 APT_PKGS=(clang libclang-dev cmake make g++ pkg-config libssl-dev zlib1g-dev)
 missing=()

@@ -13,6 +13,12 @@ fi
 # better-sqlite3 is compiled from source (no prebuilt download here); npm 11 runs its install
 # script only because package.json's allowScripts lists it. Verify the binding loads.
 node -e "require('better-sqlite3')" 2>/dev/null || npm rebuild better-sqlite3
+# The validator suites (tests/rpc) run wherever the prebuilt binary of ../shared/tools is at hand
+# (CI has it): unpacking takes seconds. Without it the 35-45 minute build is left to
+# `npm run test:rpc`, and those suites report themselves skipped.
+if ls ../shared/tools/solana-test-validator-*-x86_64-linux.xz >/dev/null 2>&1; then
+  bash scripts/setup-test-validator.sh
+fi
 npx tsx scripts/gen-idl.ts --check
 bash scripts/build-programs.sh
 echo "setup: ready in $(( $(date +%s) - started )) s"

@@ -17,6 +17,10 @@
  * demo needs the local chain's clock); use scripts/admin.ts to create users and contracts.
  *
  * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
+ *
+ * The per-user bound on the service wallet (graphql/writes/wallet-guard.ts; 0 switches one off):
+ * --write-burst / WRITE_BURST (60), --writes-per-hour / WRITES_PER_HOUR (60),
+ * --max-open-offers / MAX_OPEN_OFFERS (20), --max-open-positions / MAX_OPEN_POSITIONS (100).
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
@@ -34,6 +38,7 @@ import type { EngineName } from "../graphql/chain/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../graphql/read/service";
 import { seed } from "./seed";
+import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../graphql/writes/wallet-guard";
 
 const opts = new Command()
   .option("--port <n>", "API port", process.env.PORT ?? "8080")
@@ -46,8 +51,27 @@ const opts = new Command()
   .option("--rpc <url>", "run against this Solana RPC endpoint instead of the in-process chain", process.env.RPC_URL)
   .option("--ws <url>", "its websocket endpoint (default: the RPC port + 1)", process.env.WS_URL)
   .option("--init", "with --rpc: create the mint, treasury and both Configs (a fresh validator)", false)
+  .option("--write-burst <n>", "writes one user may make at once (0: no rate limit)", process.env.WRITE_BURST ?? String(DEFAULT_WALLET_LIMITS.writeBurst))
+  .option("--writes-per-hour <n>", "writes per hour per user after the burst (0: no rate limit)", process.env.WRITES_PER_HOUR ?? String(DEFAULT_WALLET_LIMITS.writesPerHour))
+  .option("--max-open-offers <n>", "offers per user not yet settled and reclaimed (0: no cap)", process.env.MAX_OPEN_OFFERS ?? String(DEFAULT_WALLET_LIMITS.maxOpenOffers))
+  .option("--max-open-positions <n>", "positions per user not yet settled and reclaimed (0: no cap)", process.env.MAX_OPEN_POSITIONS ?? String(DEFAULT_WALLET_LIMITS.maxOpenPositions))
   .parse()
-  .opts<{ port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean; rpc?: string; ws?: string; init: boolean }>();
+  .opts<{
+    port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean; rpc?: string; ws?: string; init: boolean;
+    writeBurst: string; writesPerHour: string; maxOpenOffers: string; maxOpenPositions: string;
+  }>();
+
+function count(v: string, flag: string): number {
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(v)) throw new Error(`${flag} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** The per-user bound on the service wallet's fees and rent (graphql/writes/wallet-guard.ts). */
+const walletLimits: WalletLimits = {
+  writeBurst: count(opts.writeBurst, "--write-burst"), writesPerHour: count(opts.writesPerHour, "--writes-per-hour"),
+  maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"), maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),
+};
+const workerLog = { log: (msg: string, extra?: Record<string, unknown>) => console.error(msg, extra ?? "") };
 
 /** The operator endpoint of scripts/admin.ts (loopback only), announced in <data>/admin.json. */
 function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Parameters<typeof adminApp>[2]) {
@@ -92,7 +116,7 @@ async function mainRpc(rpc: string) {
   const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
-  const s = await startClusterStack({ rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), app: serverApp });
+  const s = await startClusterStack({ rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog });
   const stopBackground = background(s, 5_000);
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() });
   console.log(`
@@ -119,7 +143,7 @@ async function main() {
   // The in-process chain starts empty each time, so the store does too.
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   if (!opts.store) for (const f of [storeUrl, `${storeUrl}-wal`, `${storeUrl}-shm`]) rmSync(f, { force: true });
-  const s = await startLocalStack({ storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port), app: serverApp });
+  const s = await startLocalStack({ storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog });
   // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
   const follow = setInterval(async () => {
     const wall = BigInt(Math.floor(Date.now() / 1000));

@@ -14,7 +14,7 @@ import { PublicKey, Transaction, type AccountInfo } from "@solana/web3.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { utils } from "../../idl/client/anchor";
-import { BankrunEngine, LiteSvmEngine, type Engine, type EngineName, type ProgramSpec } from "./engines";
+import { BankrunEngine, LiteSvmEngine, type Engine, type EngineName, type ProgramSpec, type StartOptions } from "./engines";
 import { SubmitError, type ChainGateway, type SubmissionStatus } from "./gateway";
 
 export interface ProcessedTx {
@@ -48,11 +48,12 @@ export class EngineGateway implements ChainGateway {
   }
   private readonly checkBlockhash: boolean = false;
 
-  static async start(deployDir: string, programs: ProgramSpec[], engine: EngineName = "bankrun"): Promise<EngineGateway> {
+  /** Deploys `programs` as upgradeable programs whose upgrade authority is `opts.upgradeAuthority`. */
+  static async start(deployDir: string, programs: ProgramSpec[], engine: EngineName = "bankrun", opts: StartOptions = {}): Promise<EngineGateway> {
     for (const p of programs) {
       if (!existsSync(join(deployDir, `${p.name}.so`))) throw new Error(`${p.name}.so missing in ${deployDir}: run npm run build:programs`);
     }
-    return new EngineGateway(engine === "litesvm" ? await LiteSvmEngine.start(deployDir, programs) : await BankrunEngine.start(deployDir, programs));
+    return new EngineGateway(engine === "litesvm" ? await LiteSvmEngine.start(deployDir, programs, opts) : await BankrunEngine.start(deployDir, programs, opts));
   }
 
   onProcessed(l: ProcessedListener): () => void {

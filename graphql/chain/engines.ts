@@ -1,12 +1,14 @@
 /**
  * The two SVM engines the harness can run on, behind one small interface: solana-bankrun
  * (runtime 1.18, deprecated upstream) and LiteSVM (current runtime). Both load the same compiled
- * programs from target/deploy. Select with `TestChain.start({ engine })` or SVM_ENGINE.
+ * programs from target/deploy, as upgradeable (loader v3) programs with a chosen upgrade
+ * authority, as a real deployment has. Select with `TestChain.start({ engine })` or SVM_ENGINE.
  */
 import { Clock as BankrunClock, start, type ProgramTestContext } from "solana-bankrun";
 import { Clock as LiteClock, FailedTransactionMetadata, LiteSVM } from "litesvm";
 import { getTransactionDecoder, address as kitAddress, lamports as kitLamports } from "@solana/kit";
 import { Keypair, PublicKey, type AccountInfo, type Transaction } from "@solana/web3.js";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export type EngineName = "bankrun" | "litesvm";
@@ -19,6 +21,8 @@ export interface Engine {
   /** The SVM engines, or "validator" for a real node behind RPC (tests/harness/rpc-engine.ts). */
   readonly name: EngineName | "validator";
   readonly payer: Keypair;
+  /** The programs' upgrade authority, where the engine holds its keypair (a validator's). */
+  readonly upgradeAuthority?: Keypair;
   blockhash(): Promise<string>;
   /** Makes the next blockhash() differ from the last one (the clock's time stays where it is). */
   renewBlockhash(): Promise<void>;
@@ -36,6 +40,68 @@ export interface Engine {
   waitForTime?(unix: bigint): Promise<void>;
 }
 
+/** The BPF upgradeable loader (loader v3). */
+export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
+
+/** The ProgramData account of an upgradeable program (holds the ELF and the upgrade authority). */
+export function programDataAddress(programId: PublicKey): PublicKey {
+  return PublicKey.findProgramAddressSync([programId.toBuffer()], LOADER_V3)[0];
+}
+
+/** Bytes before the ELF in a ProgramData account: u32 tag 3, u64 slot, Option<Pubkey>. */
+export const PROGRAM_DATA_METADATA_SIZE = 4 + 8 + 1 + 32;
+
+/** Rent exemption under the default Rent (3480 lamports/byte-year, 2 years, 128 bytes overhead). */
+export function defaultRentExempt(bytes: number): bigint {
+  return BigInt(128 + bytes) * 3480n * 2n;
+}
+
+export interface AccountSpec { address: PublicKey; info: AccountInfo<Buffer> }
+
+/**
+ * The two accounts of an upgradeable program deployed at slot 0: the ProgramData account first
+ * (LiteSVM loads a program account into its cache when it is set, and needs its ProgramData for
+ * that), then the program account.
+ */
+export function upgradeableProgramAccounts(
+  programId: PublicKey, elf: Uint8Array, upgradeAuthority: PublicKey | null, rentExempt: (bytes: number) => bigint = defaultRentExempt,
+): [AccountSpec, AccountSpec] {
+  const dataAddress = programDataAddress(programId);
+  const data = Buffer.alloc(PROGRAM_DATA_METADATA_SIZE + elf.length);
+  data.writeUInt32LE(3, 0);
+  data.writeBigUInt64LE(0n, 4);
+  if (upgradeAuthority) {
+    data[12] = 1;
+    upgradeAuthority.toBuffer().copy(data, 13);
+  }
+  Buffer.from(elf).copy(data, PROGRAM_DATA_METADATA_SIZE);
+  const program = Buffer.alloc(36);
+  program.writeUInt32LE(2, 0);
+  dataAddress.toBuffer().copy(program, 4);
+  return [
+    { address: dataAddress, info: { data, lamports: Number(rentExempt(data.length)), owner: LOADER_V3, executable: false, rentEpoch: 0 } },
+    { address: programId, info: { data: program, lamports: Number(rentExempt(program.length)), owner: LOADER_V3, executable: true, rentEpoch: 0 } },
+  ];
+}
+
+export interface ProgramDataState { slot: bigint; upgradeAuthority: PublicKey | null; elf: Buffer }
+
+/** Decodes a ProgramData account's data (throws when it is not one). */
+export function decodeProgramData(data: Buffer): ProgramDataState {
+  if (data.length < 13 || data.readUInt32LE(0) !== 3) throw new Error("not a ProgramData account");
+  const hasAuthority = data[12] === 1;
+  return {
+    slot: data.readBigUInt64LE(4),
+    upgradeAuthority: hasAuthority ? new PublicKey(data.subarray(13, 45)) : null,
+    elf: data.subarray(PROGRAM_DATA_METADATA_SIZE),
+  };
+}
+
+export interface StartOptions {
+  /** The programs' upgrade authority; none given: a fresh key nobody holds. */
+  upgradeAuthority?: PublicKey;
+}
+
 const customCode = (s: string | null): number | null => {
   const m = s ? /custom program error: 0x([0-9a-f]+)/i.exec(s) ?? /Custom\((\d+)\)/.exec(s) : null;
   return m ? (m[0].startsWith("Custom") ? Number(m[1]) : parseInt(m[1], 16)) : null;
@@ -45,10 +111,12 @@ export class BankrunEngine implements Engine {
   readonly name = "bankrun";
   constructor(readonly ctx: ProgramTestContext) {}
 
-  static async start(deployDir: string, programs: ProgramSpec[]): Promise<BankrunEngine> {
-    process.env.SBF_OUT_DIR = deployDir;
+  static async start(deployDir: string, programs: ProgramSpec[], opts: StartOptions = {}): Promise<BankrunEngine> {
     process.env.RUST_LOG ??= "error";
-    return new BankrunEngine(await start(programs.map((p) => ({ name: p.name, programId: p.programId })), []));
+    const authority = opts.upgradeAuthority ?? Keypair.generate().publicKey;
+    // Genesis accounts rather than `programs` (which deploys with the non-upgradeable loader v2).
+    const accounts = programs.flatMap((p) => upgradeableProgramAccounts(p.programId, readFileSync(join(deployDir, `${p.name}.so`)), authority));
+    return new BankrunEngine(await start([], accounts));
   }
   get payer() {
     return this.ctx.payer;
@@ -101,11 +169,18 @@ export class LiteSvmEngine implements Engine {
   private readonly decoder = getTransactionDecoder();
   private constructor(readonly svm: LiteSVM, readonly payer: Keypair) {}
 
-  static async start(deployDir: string, programs: ProgramSpec[]): Promise<LiteSvmEngine> {
+  static async start(deployDir: string, programs: ProgramSpec[], opts: StartOptions = {}): Promise<LiteSvmEngine> {
     const svm = new LiteSVM();
-    for (const p of programs) svm.addProgramFromFile(kitAddress(p.programId.toBase58()), join(deployDir, `${p.name}.so`));
     const payer = Keypair.generate();
     const engine = new LiteSvmEngine(svm, payer);
+    const authority = opts.upgradeAuthority ?? Keypair.generate().publicKey;
+    const rent = (n: number) => svm.minimumBalanceForRentExemption(BigInt(n));
+    // addProgram* deploys with no upgrade authority, so the accounts are set by hand, ProgramData
+    // first: setting the program account loads it into the cache from its ProgramData, and without
+    // one it is silently cached as "Program is not deployed".
+    for (const p of programs) {
+      for (const a of upgradeableProgramAccounts(p.programId, readFileSync(join(deployDir, `${p.name}.so`)), authority, rent)) engine.setAccount(a.address, a.info);
+    }
     engine.setAccount(payer.publicKey, { lamports: 1_000_000_000_000_000, data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
     return engine;
   }

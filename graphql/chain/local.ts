@@ -1,7 +1,8 @@
 /**
- * The local chain of the stack: an in-process SVM with the offers program, a USDC-like mint
- * (6 decimals) whose mint authority is the service's wallet, the fee treasury, and the offers
- * Config initialised with the spec's launch settings (authority = the service's wallet).
+ * The local chain of the stack: an in-process SVM with both programs, deployed upgradeable with
+ * the service's wallet as their upgrade authority, a USDC-like mint (6 decimals) whose mint
+ * authority is the service's wallet, the fee treasury, and the offers Config initialised with
+ * the spec's launch settings (authority = the service's wallet).
  */
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import {
@@ -55,13 +56,19 @@ export interface LocalChain {
   pools: PoolsClient;
 }
 
-/** Starts an engine with both programs and initialises mint, treasury and both Configs. */
+/**
+ * Starts an engine with both programs (upgrade authority = the service, which initialize_config
+ * requires) and initialises mint, treasury and both Configs.
+ */
 export async function startLocalChain(opts: {
   service: Keypair; engine?: EngineName; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean;
   /** Runs before the first transaction (e.g. attach the indexer so it sees the Config created). */
   beforeInit?: (gateway: EngineGateway) => Promise<void> | void;
 }): Promise<LocalChain> {
-  const gateway = await EngineGateway.start(DEPLOY_DIR, [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }], opts.engine ?? "bankrun");
+  const gateway = await EngineGateway.start(
+    DEPLOY_DIR, [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }], opts.engine ?? "bankrun",
+    { upgradeAuthority: opts.service.publicKey },
+  );
   // LiteSVM's clock starts at unix 0 (a 0 time reads as "unset" in the store): start at wall time.
   if ((await gateway.now()) < 1_000_000_000n) await gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
   await opts.beforeInit?.(gateway);
@@ -74,7 +81,11 @@ export async function startLocalChain(opts: {
  * authority is the service, the treasury, and both Configs (authority = the service). Works over
  * any gateway: the local engines, or a validator / cluster through RpcGateway.
  */
-export async function initializeChain(gateway: ChainGateway, opts: { service: Keypair; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean }): Promise<Omit<LocalChain, "gateway">> {
+export async function initializeChain(gateway: ChainGateway, opts: { service: Keypair; deployer?: Keypair; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean }): Promise<Omit<LocalChain, "gateway">> {
+  // Only the programs' upgrade authority may create the Configs (a deployment cannot be
+  // front-run); by default that is the service key itself.
+  const deployer = opts.deployer ?? opts.service;
+  const signers = deployer === opts.service ? [opts.service] : [opts.service, deployer];
   const service = opts.service;
   const mint = Keypair.generate();
   const treasury = Keypair.generate();
@@ -88,10 +99,10 @@ export async function initializeChain(gateway: ChainGateway, opts: { service: Ke
   const client = offersClientFor(service.publicKey);
   await sendAndConfirm(gateway, [await client.initializeConfig({
     authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
-    offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS,
-  })], [service]);
+    offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS, deployer: deployer.publicKey,
+  })], signers);
   const pools = poolsClientFor(service.publicKey);
-  await sendAndConfirm(gateway, [await pools.initializeConfig({ authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS })], [service]);
+  await sendAndConfirm(gateway, [await pools.initializeConfig({ authority: service.publicKey, mint: mint.publicKey, treasury: treasury.publicKey, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS, deployer: deployer.publicKey })], signers);
   return { service, mint: mint.publicKey, treasury: treasury.publicKey, client, pools };
 }
 

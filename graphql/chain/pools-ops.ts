@@ -1,10 +1,12 @@
 /**
  * Pool operations on a chain the service can sign for (the local stack's demo data and tests):
- * create a pool as a custodial user, place picks, run the vote, resolve, settle, cancel, refund.
- * The service's key pays fees and rent; the user's custodial key signs as creator, picker, voter.
+ * create a pool as a custodial user, place picks, propose the outcome (creator), vote or dispute,
+ * resolve or escalate, decide as the config's authority (the service key), settle, cancel, refund,
+ * withdraw a claim. The service's key pays fees and rent; the user's custodial key signs as
+ * creator, picker, voter.
  */
 import type { Keypair, PublicKey } from "@solana/web3.js";
-import { decodePool, type PoolAccount, type PoolsClient } from "../../idl/client/pools";
+import { decodeClaim, decodeParticipant, decodePool, type PoolAccount, type PoolsClient } from "../../idl/client/pools";
 import type { Custody, User } from "../custody/custody";
 import type { ChainGateway } from "./gateway";
 import { sendAndConfirm } from "./local";
@@ -33,8 +35,10 @@ export class PoolOps {
     await sendAndConfirm(this.d.gateway, [ix], [this.d.service, key]);
   }
 
-  async startVote(pool: PublicKey): Promise<void> {
-    await sendAndConfirm(this.d.gateway, [await this.d.pools.startVote({ caller: this.d.service.publicKey, pool })], [this.d.service]);
+  /** The creator proposes the outcome; participants may dispute it for 24 h. */
+  async propose(creator: string, pool: PublicKey, outcome: number): Promise<void> {
+    const { key } = await this.user(creator);
+    await sendAndConfirm(this.d.gateway, [await this.d.pools.proposeOutcome({ creator: key.publicKey, pool, outcome })], [this.d.service, key]);
   }
 
   async vote(name: string, pool: PublicKey, outcome: number): Promise<void> {
@@ -42,8 +46,14 @@ export class PoolOps {
     await sendAndConfirm(this.d.gateway, [await this.d.pools.castVote({ voter: key.publicKey, pool, outcome })], [this.d.service, key]);
   }
 
+  /** Resolves an undisputed proposal, or escalates a disputed (or overdue) pool to the authority. */
   async resolve(pool: PublicKey): Promise<void> {
     await sendAndConfirm(this.d.gateway, [await this.d.pools.resolvePool({ caller: this.d.service.publicKey, pool })], [this.d.service]);
+  }
+
+  /** The service key, as the config's authority, decides an escalated pool (255: cancel). */
+  async authorityResolve(pool: PublicKey, outcome: number): Promise<void> {
+    await sendAndConfirm(this.d.gateway, [await this.d.pools.authorityResolve({ authority: this.d.service.publicKey, pool, outcome })], [this.d.service]);
   }
 
   async cancel(creator: string, pool: PublicKey): Promise<void> {
@@ -51,16 +61,31 @@ export class PoolOps {
     await sendAndConfirm(this.d.gateway, [await this.d.pools.cancelPool({ caller: key.publicKey, pool })], [this.d.service, key]);
   }
 
-  /** Settles (resolved pool) or refunds (canceled pool) every listed participant. */
+  /**
+   * Settles (resolved pool) or refunds (canceled pool) every listed participant, to the token
+   * account its first pick recorded (its Claim when that account cannot receive).
+   */
   async payOut(pool: PublicKey, names: string[], mode: "settle" | "refund"): Promise<void> {
+    const payer = this.d.service.publicKey;
     for (const name of names) {
       const { user } = await this.user(name);
       const participant = this.d.pools.pda.participant(pool, user.wallet)[0];
+      const rec = await this.d.gateway.getAccount(participant);
+      const userToken = rec ? decodeParticipant(rec.data).userToken : user.tokenAccount;
       const ix = mode === "settle"
-        ? await this.d.pools.settleParticipant({ pool, participant, userToken: user.tokenAccount, treasury: this.d.treasury })
-        : await this.d.pools.refundParticipant({ pool, participant, userToken: user.tokenAccount });
+        ? await this.d.pools.settleParticipant({ pool, participant, user: user.wallet, userToken, treasury: this.d.treasury, payer })
+        : await this.d.pools.refundParticipant({ pool, participant, user: user.wallet, userToken, payer });
       await sendAndConfirm(this.d.gateway, [ix], [this.d.service]);
     }
+  }
+
+  /** The user takes its whole claim to its custodial token account. */
+  async withdrawClaim(name: string): Promise<void> {
+    const { user, key } = await this.user(name);
+    const a = await this.d.gateway.getAccount(this.d.pools.pda.claim(key.publicKey)[0]);
+    if (!a || a.data.length === 0) throw new Error(`${name} has no claim`);
+    const ix = await this.d.pools.withdrawClaim({ owner: key.publicKey, destination: user.tokenAccount, rentPayer: decodeClaim(a.data).rentPayer });
+    await sendAndConfirm(this.d.gateway, [ix], [this.d.service, key]);
   }
 
   async read(pool: PublicKey): Promise<PoolAccount> {

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { PublicKey } from "@solana/web3.js";
 import { timingSafeEqual } from "node:crypto";
 import type { AdminOps } from "./admin";
+import { WORK_KINDS, WorkerFailures, type WorkKind } from "../worker/failures";
 
 export type AdminCommand =
   | { op: "create-user"; name: string; displayName?: string; profileImageUrl?: string }
@@ -23,7 +24,9 @@ export type AdminCommand =
   | { op: "resolve-contract"; contract: string; result: "sideA" | "sideB" | "void" }
   | { op: "offers-enabled"; enabled: boolean; feeBps?: number }
   | { op: "advance-clock"; seconds: number }
-  | { op: "run-worker" };
+  | { op: "run-worker" }
+  | { op: "worker-failures"; kind?: string; limit?: number }
+  | { op: "worker-retry"; item: string };
 
 const userView = (u: { id: string; name: string; displayName: string; wallet: PublicKey; tokenAccount: PublicKey; blocked: boolean; blockedReason: string | null }) => ({
   id: u.id, name: u.name, displayName: u.displayName, wallet: u.wallet.toBase58(), tokenAccount: u.tokenAccount.toBase58(), blocked: u.blocked, blockedReason: u.blockedReason,
@@ -76,6 +79,23 @@ export async function runAdminCommand(ops: AdminOps, cmd: AdminCommand, extra: {
     case "run-worker":
       if (!extra.runWorker) throw new Error("no worker in this process");
       return extra.runWorker();
+    case "worker-failures": {
+      // The settlement worker's failing items (graphql/worker/failures.ts), soonest retry first.
+      if (cmd.kind !== undefined && !(WORK_KINDS as readonly string[]).includes(cmd.kind)) throw new Error(`kind must be one of ${WORK_KINDS.join(", ")}`);
+      if (cmd.limit !== undefined && !(Number.isInteger(cmd.limit) && cmd.limit > 0 && cmd.limit <= 100_000)) throw new Error("limit must be an integer from 1 to 100000");
+      const f = new WorkerFailures(ops.store);
+      const now = Math.floor(Date.now() / 1000);
+      const rows = await f.list({ kind: cmd.kind as WorkKind | undefined, limit: cmd.limit });
+      return {
+        now, summary: await f.summary(now),
+        failures: rows.map((x) => ({
+          item: x.item, kind: x.kind, attempts: x.attempts, nextRetryAt: x.nextRetryAt, nextRetry: new Date(x.nextRetryAt * 1000).toISOString(),
+          nextRetryInSeconds: Math.max(0, x.nextRetryAt - now), lastReason: x.lastReason, firstFailedAt: x.firstFailedAt, lastFailedAt: x.lastFailedAt,
+        })),
+      };
+    }
+    case "worker-retry":
+      return { item: cmd.item, due: await new WorkerFailures(ops.store).retryNow(cmd.item, Math.floor(Date.now() / 1000)) };
     default:
       throw new Error("unknown command");
   }

@@ -1,6 +1,8 @@
 /**
  * The service's own tables (not chain data): users with their custodial wallets, Personal
- * Access Tokens, and the idempotency records of writes. They live in the same database as the
+ * Access Tokens, the idempotency records of writes, the per-user write rate buckets
+ * (graphql/writes/wallet-guard.ts) and the settlement worker's failing items
+ * (graphql/worker/failures.ts). They live in the same database as the
  * indexer's store, migrated by their own kysely Migrator (tables `custody_migration*`), so the
  * indexer's migrations and these never interleave.
  *
@@ -67,10 +69,39 @@ export interface IdempotencyTable {
   updated_at: number;
 }
 
+/**
+ * One settlement-worker item whose action keeps failing (graphql/worker/failures.ts): skipped
+ * until `next_retry_at`, with exponential backoff per item. Times are unix seconds of the
+ * service's wall clock. The row is deleted once the item succeeds or is no longer due.
+ */
+export interface WorkerFailuresTable {
+  /** "void-contract" | "close-offer" | "settle-position" | "reclaim-position" | "reclaim-offer" */
+  kind: string;
+  /** The account acted on (contract, offer or position address). */
+  item: string;
+  attempts: number;
+  first_failed_at: number;
+  last_failed_at: number;
+  next_retry_at: number;
+  /** The program error's name from the IDL when the program refused, else the error text (<= 500 chars). */
+  last_reason: string;
+}
+
+/**
+ * Per-user write rate (graphql/writes/wallet-guard.ts): GCRA, i.e. a token bucket stored as its
+ * theoretical arrival time in unix milliseconds. Shared by every service process on the store.
+ */
+export interface WriteRateTable {
+  user_id: string;
+  tat_ms: number;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
   idempotency: IdempotencyTable;
+  worker_failures: WorkerFailuresTable;
+  write_rate: WriteRateTable;
 }
 
 const m0001: Migration = {
@@ -119,9 +150,30 @@ const m0001: Migration = {
   },
 };
 
+const m0002: Migration = {
+  async up(db: Kysely<unknown>) {
+    const s = db.schema;
+    await s.createTable("worker_failures")
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("item", "text", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("first_failed_at", "bigint", (c) => c.notNull())
+      .addColumn("last_failed_at", "bigint", (c) => c.notNull())
+      .addColumn("next_retry_at", "bigint", (c) => c.notNull())
+      .addColumn("last_reason", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("worker_failures_pk", ["kind", "item"])
+      .execute();
+    await s.createIndex("worker_failures_retry").on("worker_failures").columns(["kind", "next_retry_at"]).execute();
+    await s.createTable("write_rate")
+      .addColumn("user_id", "text", (c) => c.primaryKey())
+      .addColumn("tat_ms", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
-    return { "0001_custody": m0001 };
+    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002 };
   }
 }
 

@@ -19,9 +19,9 @@ import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { RpcGateway } from "../chain/rpc-gateway";
 import { initializeChain, offersClientFor, poolsClientFor, readConfig, type LocalChain } from "../chain/local";
 import type { ServiceKey } from "../custody/crypto";
-import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts } from "./service-parts";
+import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
-export interface ClusterStackOptions {
+export interface ClusterStackOptions extends ServicePartsOptions {
   rpcUrl: string;
   wsUrl?: string;
   storeUrl?: string;
@@ -67,7 +67,7 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     if (!config.authority.equals(service.publicKey)) throw new Error(`the offers Config's authority is ${config.authority.toBase58()}, not the service`);
     chain = { gateway, service, mint: config.mint, treasury: config.treasury, client, pools: poolsClientFor(service.publicKey) };
   }
-  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey })) };
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker })) };
   const http = await listen(opts.app ? await opts.app(parts) : defaultApp(parts), opts.port);
   return {
     ...parts, server: http.server, url: http.url,

@@ -7,8 +7,9 @@
  *
  * Inputs carry exactly the REST body fields (amounts as decimal strings); errors are GraphQL
  * errors whose `extensions.code` names the REST status (BAD_REQUEST 400, UNAUTHENTICATED 401,
- * FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409, SERVICE_UNAVAILABLE 503) with `extensions.status`
- * the number. The token is the request's `Authorization: Bearer` header, as for REST.
+ * FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409, TOO_MANY_REQUESTS 429, SERVICE_UNAVAILABLE 503) with
+ * `extensions.status` the number (and `extensions.retryAfter`, seconds, on 429). The token is the
+ * request's `Authorization: Bearer` header, as for REST.
  *
  * `addWriteMutations(builder, ...)` registers them on any Pothos builder (the read API's schema);
  * `writesSchema(service)` is a schema of its own for a stack without the read API.
@@ -19,11 +20,14 @@ import type { WriteService } from "./service";
 import { WriteError } from "./validate";
 
 export const GRAPHQL_CODES: Record<number, string> = {
-  400: "BAD_REQUEST", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT", 503: "SERVICE_UNAVAILABLE",
+  400: "BAD_REQUEST", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT", 429: "TOO_MANY_REQUESTS", 503: "SERVICE_UNAVAILABLE",
 };
 
 function gqlError(e: unknown, log?: (e: unknown) => void): GraphQLError {
-  if (e instanceof WriteError) return new GraphQLError(e.message, { extensions: { code: GRAPHQL_CODES[e.status], status: e.status } });
+  if (e instanceof WriteError) {
+    const extensions = { code: GRAPHQL_CODES[e.status], status: e.status, ...(e.retryAfterSeconds !== undefined ? { retryAfter: e.retryAfterSeconds } : {}) };
+    return new GraphQLError(e.message, { extensions });
+  }
   log?.(e);
   return new GraphQLError("temporarily unavailable; retry with the same idempotencyKey", { extensions: { code: "SERVICE_UNAVAILABLE", status: 503 } });
 }

@@ -18,11 +18,11 @@ import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../chain/local";
 import type { EngineName } from "../chain/engines";
 import type { ServiceKey } from "../custody/crypto";
-import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts } from "./service-parts";
+import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 
-export interface LocalStackOptions {
+export interface LocalStackOptions extends ServicePartsOptions {
   storeUrl?: string;
   engine?: EngineName;
   feeBps?: number;
@@ -59,7 +59,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },
   });
-  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey })) };
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker })) };
   const app = opts.app ? await opts.app(parts) : defaultApp(parts);
   const http = await listen(app, opts.port);
   return {

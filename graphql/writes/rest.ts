@@ -11,7 +11,10 @@ import type { WriteService } from "./service";
 const MAX_BODY = 16 * 1024;
 
 export function writeErrorResponse(c: Context, e: unknown, log?: (e: unknown) => void) {
-  if (e instanceof WriteError) return c.json({ error: e.message }, e.status);
+  if (e instanceof WriteError) {
+    if (e.retryAfterSeconds !== undefined) c.header("Retry-After", String(e.retryAfterSeconds));
+    return c.json({ error: e.message }, e.status);
+  }
   log?.(e);
   return c.json({ error: "temporarily unavailable; retry with the same idempotencyKey" }, 503);
 }

@@ -17,9 +17,10 @@ import { Custody } from "../custody/custody";
 import { ServiceKey } from "../custody/crypto";
 import { AdminOps } from "../custody/admin";
 import { WriteService } from "./service";
+import type { WalletLimits } from "./wallet-guard";
 import { createApp } from "../server";
 import { ReadService } from "../read/service";
-import { SettlementWorker } from "../worker/worker";
+import { SettlementWorker, type WorkerDeps } from "../worker/worker";
 
 export interface ServiceParts {
   custody: Custody;
@@ -36,11 +37,21 @@ export interface AppParts extends ServiceParts {
 
 export type AppBuilder<P extends AppParts> = (parts: P) => Promise<Hono> | Hono;
 
-export async function serviceParts(o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey }): Promise<ServiceParts> {
+/** Options of the service parts that both stacks pass through. */
+export interface ServicePartsOptions {
+  /** Per-user bound on the service wallet's fees and rent (graphql/writes/wallet-guard.ts). */
+  walletLimits?: Partial<WalletLimits>;
+  /** The rate limit's wall clock in unix ms (default Date.now; tests move it). */
+  walletClockMs?: () => number;
+  /** Settlement worker options (batch, retryBatch, backoff, clock, prepare, log). */
+  worker?: Partial<Pick<WorkerDeps, "batch" | "retryBatch" | "maxFailuresPerPass" | "backoff" | "clock" | "prepare" | "log" | "reclaim">>;
+}
+
+export async function serviceParts(o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey } & ServicePartsOptions): Promise<ServiceParts> {
   const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
-  const writes = new WriteService({ custody, gateway: o.gateway, payer: o.service });
+  const writes = new WriteService({ custody, gateway: o.gateway, payer: o.service, walletLimits: o.walletLimits, walletClockMs: o.walletClockMs });
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
-  const worker = new SettlementWorker({ db: o.store.db, gateway: o.gateway, payer: o.service, client: o.client, treasury: o.treasury });
+  const worker = new SettlementWorker({ ...o.worker, db: o.store.db, gateway: o.gateway, payer: o.service, client: o.client, treasury: o.treasury });
   return { custody, writes, admin, worker };
 }
 

@@ -8,8 +8,14 @@
  * Statuses: 400 malformed input or a rule of the limits; 401 auth; 403 compliance (caller or
  * offer creator blocked on create/take; a stranger closing before cutoff); 404 unknown offer or
  * contract; 409 the state moved (fee, revision, amount, contract/offer no longer open, or a
- * concurrent request with the same key in flight elsewhere); 503 offers switched off or the chain
- * unreachable. A program error on a race maps to the same status (./errors.ts).
+ * concurrent request with the same key in flight elsewhere) or the caller holds the most offers
+ * or positions one user may (./wallet-guard.ts); 429 the caller's write rate (with
+ * `retryAfterSeconds`); 503 offers switched off or the chain unreachable. A program error on a
+ * race maps to the same status (./errors.ts).
+ *
+ * The bound on the service's wallet (./wallet-guard.ts): a write that passed every check takes a
+ * token of the caller's write bucket and, for a create or a new position, passes the holdings
+ * cap, under a per-user lock held until the transaction is submitted.
  *
  * Idempotency (per caller and key): see ./idempotency.ts.
  */
@@ -27,6 +33,7 @@ import { bearerToken } from "../custody/custody";
 import { programError } from "./errors";
 import { Idempotency, type Recorder } from "./idempotency";
 import { WriteError, parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
+import { WalletGuard, type WalletLimits } from "./wallet-guard";
 
 export interface CreateResponse { signature: string; status: "pending"; offerAddress: string }
 export interface TakeResponse {
@@ -43,11 +50,16 @@ export interface WriteServiceDeps {
   programId?: PublicKey;
   /** Errors the service could not classify (logged, answered as 503 without detail). */
   onInternalError?: (e: unknown) => void;
+  /** Per-user bound on the service's fees and rent (./wallet-guard.ts); defaults DEFAULT_WALLET_LIMITS. */
+  walletLimits?: Partial<WalletLimits>;
+  /** The wall clock of the write rate limit in unix milliseconds (default Date.now; tests move it). */
+  walletClockMs?: () => number;
 }
 
 export class WriteService {
   readonly client: OffersClient;
   readonly idem: Idempotency;
+  readonly guard: WalletGuard;
   private readonly payer: Keypair;
 
   constructor(readonly deps: WriteServiceDeps) {
@@ -56,6 +68,7 @@ export class WriteService {
     this.client = OffersClient.fromProvider(provider as never, deps.programId ?? OFFERS_PROGRAM_ID);
     this.idem = new Idempotency(deps.custody.db, deps.gateway, (userId) => this.userSigners(userId));
     this.idem.mapError = (e) => this.mapSubmitError(e);
+    this.guard = new WalletGuard(deps.custody.db, deps.payer.publicKey, deps.walletLimits, this.client, deps.walletClockMs);
   }
 
   /** `Authorization` header -> principal with `bet:write`, else 401. */
@@ -157,7 +170,7 @@ export class WriteService {
 
   private async doCreate(p: Principal, req: CreateRequest, record: Recorder): Promise<CreateResponse> {
     const nonce = this.nonceFor(p.user.id, req.idempotencyKey);
-    const [offer] = this.client.pda.offer(p.user.wallet, nonce);
+    const [offer] = this.client.pda.offer(req.contract, p.user.wallet, nonce);
     const { cfg, contract, token, existing, now } = await this.read(async () => {
       const cfg = await this.config();
       const [contract, token, existing] = await this.deps.gateway.getAccounts([req.contract, p.user.tokenAccount, offer]);
@@ -188,7 +201,10 @@ export class WriteService {
       payer: this.payer.publicKey, creator: p.user.wallet, creatorToken: p.user.tokenAccount, contract: req.contract, nonce,
       side: req.side, creatorTotal: total, takerTarget: target, minimumTake: minTake, expectedFeeBps: req.expectedFeeBps,
     });
-    return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, offerAddress: offer.toBase58() }, record);
+    return this.guard.serial(p.user.id, async () => {
+      await this.guard.admitCreate(p.user);
+      return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, offerAddress: offer.toBase58() }, record);
+    });
   }
 
   /**
@@ -263,10 +279,13 @@ export class WriteService {
     const ix = await this.client.takeOffer({
       payer: this.payer.publicKey, taker: p.user.wallet, takerToken: p.user.tokenAccount, contract: o.contract, offer: req.offer, amount: req.amount, expectedRevision: req.expectedRevision,
     });
-    return this.submitRecorded([ix], [this.payer, user], {
-      signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), positionAddress: position.toBase58(),
-      takeAmountMicros: String(req.amount), creatorMatchedMicros: String(matched), expectedRevision: String(req.expectedRevision),
-    }, record);
+    return this.guard.serial(p.user.id, async () => {
+      await this.guard.admitTake(p.user, pd === null);
+      return this.submitRecorded([ix], [this.payer, user], {
+        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), positionAddress: position.toBase58(),
+        takeAmountMicros: String(req.amount), creatorMatchedMicros: String(matched), expectedRevision: String(req.expectedRevision),
+      }, record);
+    });
   }
 
   // ---- close -------------------------------------------------------------------------------
@@ -288,10 +307,13 @@ export class WriteService {
     const contractDone = now >= k.cutoffAt || k.status !== "Open";
     if (!o.creator.equals(p.user.wallet) && !contractDone) throw new WriteError(403, "only the creator may close an offer before the contract's cutoff");
     const user = await this.deps.custody.signer(p.user.id);
-    const ix = await this.client.closeOffer({ caller: p.user.wallet, contract: o.contract, offer: req.offer, creatorToken: o.creatorToken, expectedRevision: req.expectedRevision });
-    return this.submitRecorded([ix], [this.payer, user], {
-      signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), refundMicros: String(o.creatorTotal - o.creatorAllocated), expectedRevision: String(req.expectedRevision),
-    }, record);
+    const ix = await this.client.closeOffer({ caller: p.user.wallet, contract: o.contract, offer: req.offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: req.expectedRevision });
+    return this.guard.serial(p.user.id, async () => {
+      await this.guard.admitClose(p.user);
+      return this.submitRecorded([ix], [this.payer, user], {
+        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), refundMicros: String(o.creatorTotal - o.creatorAllocated), expectedRevision: String(req.expectedRevision),
+      }, record);
+    });
   }
 }
 

@@ -15,8 +15,10 @@ import { PublicKey } from "@solana/web3.js";
 
 export class WriteError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 429 | 503,
     message: string,
+    /** 429: seconds until the request can pass (the `Retry-After` header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "WriteError";

@@ -5,6 +5,7 @@
  */
 import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { programDataAddress } from "./common";
 import { offersIdl, type Offers } from "../offers";
 
 /** The IDL with camelCased names, as Anchor's TypeScript client uses it. */
@@ -76,11 +77,16 @@ export class OffersPda {
   contract(templateId: string, eventId: string) {
     return this.find([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))]);
   }
-  offer(creator: PublicKey, nonce: bigint) {
-    return this.find([Buffer.from("offer"), creator.toBuffer(), u64le(nonce)]);
+  /** The contract is in the seeds: a closed offer's address can never be created again (see close_offer_account). */
+  offer(contract: PublicKey, creator: PublicKey, nonce: bigint) {
+    return this.find([Buffer.from("offer"), contract.toBuffer(), creator.toBuffer(), u64le(nonce)]);
   }
   position(offer: PublicKey, taker: PublicKey) {
     return this.find([Buffer.from("position"), offer.toBuffer(), taker.toBuffer()]);
+  }
+  /** A user's claimable balance (payouts its recorded token account could not receive). */
+  claim(owner: PublicKey) {
+    return this.find([Buffer.from("claim"), owner.toBuffer()]);
   }
 }
 
@@ -98,16 +104,35 @@ export class OffersClient {
     return new OffersClient(new Program<Offers>({ ...OFFERS_IDL, address: programId.toBase58() }, provider));
   }
 
+  /**
+   * The claim account of a payee and its bump, as close_offer / settle_position take them. A
+   * caller that does not name the payee gets the program id in its place (Anchor's "no account"):
+   * payouts to receivable token accounts work as before, and a payout that would need the claim
+   * fails with ClaimAccountMissing instead of being credited.
+   */
+  private claimOf(owner: PublicKey | undefined): [PublicKey, number] {
+    return owner ? this.pda.claim(owner) : [this.program.programId, 0];
+  }
+
+  /** Who pays the rent of a claim created on demand: the provider's key (the fee payer) unless given. */
+  private payerOr(payer: PublicKey | undefined): PublicKey {
+    const p = payer ?? this.program.provider.publicKey;
+    if (!p) throw new Error("offers client: no payer given and the provider has no public key");
+    return p;
+  }
+
   private limits(l: LimitsArgs) {
     return Object.fromEntries(Object.entries(l).map(([k, v]) => [k, bn(v)])) as never;
   }
 
-  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number; offersEnabled: boolean; limits: LimitsArgs }) {
-    const [config, configBump] = this.pda.config();
-    const [vault, vaultBump] = this.pda.vault();
+  /** `deployer` (default: the authority) must be the program's upgrade authority; it signs and pays. */
+  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number; offersEnabled: boolean; limits: LimitsArgs; deployer?: PublicKey }) {
     return this.program.methods
-      .initializeConfig(configBump, vaultBump, a.feeBps, a.offersEnabled ? 1 : 0, this.limits(a.limits))
-      .accountsStrict({ authority: a.authority, config, vault, mint: a.mint, treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM })
+      .initializeConfig(a.feeBps, a.offersEnabled ? 1 : 0, this.limits(a.limits))
+      .accountsStrict({
+        deployer: a.deployer ?? a.authority, authority: a.authority, config: this.pda.config()[0], vault: this.pda.vault()[0], mint: a.mint, treasury: a.treasury,
+        programData: programDataAddress(this.program.programId), tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM,
+      })
       .instruction();
   }
 
@@ -151,7 +176,7 @@ export class OffersClient {
     expectedFeeBps: number;
     overrides?: Partial<Record<"config" | "vault" | "offer" | "tokenProgram" | "systemProgram", PublicKey>>;
   }): Promise<TransactionInstruction> & { offer?: PublicKey } {
-    const [offer, bump] = this.pda.offer(a.creator, a.nonce);
+    const [offer, bump] = this.pda.offer(a.contract, a.creator, a.nonce);
     const side = typeof a.side === "number" ? a.side : Side[a.side];
     return this.program.methods
       .createOffer(bn(a.nonce), bump, side, bn(a.creatorTotal), bn(a.takerTarget), bn(a.minimumTake), a.expectedFeeBps)
@@ -199,9 +224,23 @@ export class OffersClient {
       .instruction();
   }
 
-  closeOffer(a: { caller: PublicKey; contract: PublicKey; offer: PublicKey; creatorToken: PublicKey; expectedRevision: bigint; overrides?: Partial<Record<"config" | "vault", PublicKey>> }) {
+  /**
+   * `creator` (the offer's creator) names the claim the refund is credited to when the recorded
+   * token account cannot receive; `payer` (default: the provider's key) pays that claim's rent.
+   */
+  closeOffer(a: {
+    caller: PublicKey;
+    contract: PublicKey;
+    offer: PublicKey;
+    creatorToken: PublicKey;
+    expectedRevision: bigint;
+    creator?: PublicKey;
+    payer?: PublicKey;
+    overrides?: Partial<Record<"config" | "vault" | "creatorClaim" | "tokenProgram" | "systemProgram", PublicKey>>;
+  }) {
+    const [creatorClaim, creatorClaimBump] = this.claimOf(a.creator);
     return this.program.methods
-      .closeOffer(bn(a.expectedRevision))
+      .closeOffer(bn(a.expectedRevision), creatorClaimBump)
       .accountsStrict({
         caller: a.caller,
         config: this.pda.config()[0],
@@ -210,6 +249,9 @@ export class OffersClient {
         vault: this.pda.vault()[0],
         creatorToken: a.creatorToken,
         tokenProgram: TOKEN_PROGRAM,
+        payer: this.payerOr(a.payer),
+        creatorClaim,
+        systemProgram: SYSTEM_PROGRAM,
         ...a.overrides,
       })
       .instruction();
@@ -222,10 +264,16 @@ export class OffersClient {
     creatorToken: PublicKey;
     takerToken: PublicKey;
     treasury: PublicKey;
-    overrides?: Partial<Record<"config" | "vault", PublicKey>>;
+    /** The offer's creator and the position's taker: their claims take what their token accounts cannot. */
+    creator?: PublicKey;
+    taker?: PublicKey;
+    payer?: PublicKey;
+    overrides?: Partial<Record<"config" | "vault" | "creatorClaim" | "takerClaim" | "tokenProgram" | "systemProgram", PublicKey>>;
   }) {
+    const [creatorClaim, creatorClaimBump] = this.claimOf(a.creator);
+    const [takerClaim, takerClaimBump] = this.claimOf(a.taker);
     return this.program.methods
-      .settlePosition()
+      .settlePosition(creatorClaimBump, takerClaimBump)
       .accountsStrict({
         config: this.pda.config()[0],
         contract: a.contract,
@@ -236,6 +284,10 @@ export class OffersClient {
         takerToken: a.takerToken,
         treasury: a.treasury,
         tokenProgram: TOKEN_PROGRAM,
+        payer: this.payerOr(a.payer),
+        creatorClaim,
+        takerClaim,
+        systemProgram: SYSTEM_PROGRAM,
         ...a.overrides,
       })
       .instruction();
@@ -245,8 +297,29 @@ export class OffersClient {
     return this.program.methods.closePosition().accountsStrict(a).instruction();
   }
 
-  closeOfferAccount(a: { offer: PublicKey; rentPayer: PublicKey }) {
-    return this.program.methods.closeOfferAccount().accountsStrict(a).instruction();
+  /** `contract`: the offer's; it must be resolved or voided. */
+  closeOfferAccount(a: { offer: PublicKey; rentPayer: PublicKey; contract: PublicKey }) {
+    return this.program.methods.closeOfferAccount().accountsStrict({ offer: a.offer, rentPayer: a.rentPayer, contract: a.contract }).instruction();
+  }
+
+  /**
+   * The owner takes its whole claim to `destination` (a token account of the mint it owns); the
+   * claim account closes and its rent goes to `rentPayer` (the claim's recorded `rentPayer`).
+   */
+  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey; overrides?: Partial<Record<"config" | "vault" | "claim" | "tokenProgram", PublicKey>> }) {
+    return this.program.methods
+      .withdrawClaim()
+      .accountsStrict({
+        owner: a.owner,
+        config: this.pda.config()[0],
+        claim: this.pda.claim(a.owner)[0],
+        vault: this.pda.vault()[0],
+        destination: a.destination,
+        rentPayer: a.rentPayer,
+        tokenProgram: TOKEN_PROGRAM,
+        ...a.overrides,
+      })
+      .instruction();
   }
 }
 
@@ -273,6 +346,7 @@ export interface PositionAccount {
   status: (typeof PositionStatus)[number]; fillCount: number; createdAt: bigint; settledAt: bigint;
   creatorPayout: bigint; takerPayout: bigint; fee: bigint;
 }
+export interface ClaimAccount { owner: PublicKey; amount: bigint; rentPayer: PublicKey; bump: number }
 
 /** BN fields to bigint, recursively (u64/i64 decode as BN). */
 function big<T>(v: unknown): T {
@@ -309,15 +383,19 @@ export function decodePosition(data: Buffer): PositionAccount {
   return { ...(raw as unknown as PositionAccount), status: PositionStatus[raw.status as number] };
 }
 
+export function decodeClaim(data: Buffer): ClaimAccount {
+  return big<ClaimAccount>(offersAccountsCoder.decode("claim", data));
+}
+
 /** Which account type a program-owned account holds, by its discriminator. */
-export function offersAccountKind(data: Buffer): "config" | "contract" | "offer" | "position" | null {
+export function offersAccountKind(data: Buffer): "config" | "contract" | "offer" | "position" | "claim" | null {
   for (const a of OFFERS_IDL.accounts) {
     if (data.length >= 8 && Buffer.from(a.discriminator).equals(data.subarray(0, 8))) return a.name as never;
   }
   return null;
 }
 
-export interface OffersEvent { name: "offerTaken" | "offerClosed" | "positionSettled"; data: Record<string, unknown> }
+export interface OffersEvent { name: "offerTaken" | "offerClosed" | "positionSettled" | "claimCredited" | "claimWithdrawn"; data: Record<string, unknown> }
 /** Events in a transaction's log messages ("Program data: ..." lines of this program). */
 export function parseOffersEvents(logs: string[]): OffersEvent[] {
   const out: OffersEvent[] = [];

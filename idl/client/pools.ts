@@ -5,6 +5,7 @@
  */
 import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
+import { programDataAddress } from "./common";
 import { poolsIdl, type Pools } from "../pools";
 
 export const POOLS_IDL: Pools = poolsIdl;
@@ -14,12 +15,19 @@ export const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
 
 /** Limits of the program (bytes of UTF-8). */
 export const POOL_LIMITS = { maxOutcomes: 8, question: 160, criteria: 280, coverUrl: 128, label: 24 } as const;
-export const VOTE_WINDOW_SECONDS = 86_400n;
-export const QUORUM_BPS = 5_000n;
-/** On-chain states by code; LOCKED is derived (OPEN with closesAt passed). */
+/** Participants may dispute a proposed outcome for this long. */
+export const DISPUTE_WINDOW_SECONDS = 86_400n;
+/** The creator must propose within this long after max(closesAt, resolutionAt); then anyone may escalate. */
+export const PROPOSAL_DEADLINE_SECONDS = 259_200n;
+/** The authority must decide an escalated pool within this long; then anyone may cancel. */
+export const AUTHORITY_DEADLINE_SECONDS = 604_800n;
+/** On-chain states by code; LOCKED is derived (OPEN with closesAt passed). RESOLVING covers a
+ * proposal in its dispute window, a disputed one and an escalated pool. */
 export const PoolState = ["OPEN", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"] as const;
 export type PoolStateName = (typeof PoolState)[number] | "LOCKED";
 export const NO_OUTCOME = 255;
+/** `authorityResolve` with this outcome cancels the pool. */
+export const CANCEL_OUTCOME = 255;
 
 const bn = (v: bigint | number) => new BN(v.toString());
 const u64le = (v: bigint) => {
@@ -51,6 +59,10 @@ export class PoolsPda {
   }
   participant(pool: PublicKey, user: PublicKey) {
     return this.find([Buffer.from("participant"), pool.toBuffer(), user.toBuffer()]);
+  }
+  /** What the vault owes `owner` when a payout could not reach its token account. */
+  claim(owner: PublicKey) {
+    return this.find([Buffer.from("claim"), owner.toBuffer()]);
   }
 }
 
@@ -87,12 +99,14 @@ export class PoolsClient {
     return new PoolsClient(new Program<Pools>({ ...POOLS_IDL, address: programId.toBase58() }, provider));
   }
 
-  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number }) {
-    const [config, configBump] = this.pda.config();
-    const [vault, vaultBump] = this.pda.vault();
+  /** `deployer` (default: the authority) must be the program's upgrade authority; it signs and pays. */
+  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number; deployer?: PublicKey; overrides?: Over<"config" | "vault" | "programData"> }) {
     return this.program.methods
-      .initializeConfig(configBump, vaultBump, a.feeBps)
-      .accountsStrict({ authority: a.authority, config, vault, mint: a.mint, treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM })
+      .initializeConfig(a.feeBps)
+      .accountsStrict({
+        deployer: a.deployer ?? a.authority, authority: a.authority, config: this.pda.config()[0], vault: this.pda.vault()[0], mint: a.mint, treasury: a.treasury,
+        programData: programDataAddress(this.program.programId), tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+      })
       .instruction();
   }
 
@@ -100,8 +114,9 @@ export class PoolsClient {
     return this.program.methods.updateConfig(a.feeBps).accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] }).instruction();
   }
 
-  createPool(a: CreatePoolInput) {
-    const [pool, bump] = this.pda.pool(a.creator, a.nonce);
+  createPool(a: CreatePoolInput & { bump?: number }) {
+    const [pool, canonicalBump] = this.pda.pool(a.creator, a.nonce);
+    const bump = a.bump ?? canonicalBump;
     const labels = a.labels ?? [];
     const count = a.labels ? a.labels.length : (a.outcomeCount ?? 2);
     const q = field(a.question, POOL_LIMITS.question);
@@ -125,10 +140,11 @@ export class PoolsClient {
       .instruction();
   }
 
-  placePick(a: { payer: PublicKey; user: PublicKey; userToken: PublicKey; pool: PublicKey; outcome: number; amount: bigint; overrides?: Over<"config" | "participant" | "vault" | "tokenProgram" | "systemProgram"> }) {
+  /** `participantBump` overrides the canonical bump (adversarial tests). */
+  placePick(a: { payer: PublicKey; user: PublicKey; userToken: PublicKey; pool: PublicKey; outcome: number; amount: bigint; participantBump?: number; overrides?: Over<"config" | "participant" | "vault" | "tokenProgram" | "systemProgram"> }) {
     const [participant, bump] = this.pda.participant(a.pool, a.user);
     return this.program.methods
-      .placePick(a.outcome, bn(a.amount), bump)
+      .placePick(a.outcome, bn(a.amount), a.participantBump ?? bump)
       .accountsStrict({
         payer: a.payer, user: a.user, userToken: a.userToken, config: this.pda.config()[0], pool: a.pool, participant,
         vault: this.pda.vault()[0], tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
@@ -136,8 +152,8 @@ export class PoolsClient {
       .instruction();
   }
 
-  startVote(a: { caller: PublicKey; pool: PublicKey }) {
-    return this.program.methods.startVote().accountsStrict(a).instruction();
+  proposeOutcome(a: { creator: PublicKey; pool: PublicKey; outcome: number }) {
+    return this.program.methods.proposeOutcome(a.outcome).accountsStrict({ creator: a.creator, pool: a.pool }).instruction();
   }
 
   castVote(a: { voter: PublicKey; pool: PublicKey; outcome: number; participant?: PublicKey }) {
@@ -149,26 +165,51 @@ export class PoolsClient {
     return this.program.methods.resolvePool().accountsStrict(a).instruction();
   }
 
+  /** The config's authority decides an escalated pool: an outcome index, or CANCEL_OUTCOME. */
+  authorityResolve(a: { authority: PublicKey; pool: PublicKey; outcome: number; config?: PublicKey }) {
+    return this.program.methods
+      .authorityResolve(a.outcome)
+      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], pool: a.pool })
+      .instruction();
+  }
+
   cancelPool(a: { caller: PublicKey; pool: PublicKey }) {
     return this.program.methods.cancelPool().accountsStrict(a).instruction();
   }
 
-  settleParticipant(a: { pool: PublicKey; participant: PublicKey; userToken: PublicKey; treasury: PublicKey; overrides?: Over<"config" | "vault" | "tokenProgram"> }) {
+  /**
+   * `user` is the participant's wallet (its Claim receives what `userToken` cannot); `payer`
+   * signs and pays the Claim's rent if one is created.
+   */
+  settleParticipant(a: { pool: PublicKey; participant: PublicKey; user: PublicKey; userToken: PublicKey; treasury: PublicKey; payer: PublicKey; claimBump?: number; overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram"> }) {
+    const [userClaim, bump] = this.pda.claim(a.user);
     return this.program.methods
-      .settleParticipant()
+      .settleParticipant(a.claimBump ?? bump)
       .accountsStrict({
         config: this.pda.config()[0], pool: a.pool, participant: a.participant, vault: this.pda.vault()[0], userToken: a.userToken,
-        treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, ...a.overrides,
+        treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, payer: a.payer, userClaim, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
       })
       .instruction();
   }
 
-  refundParticipant(a: { pool: PublicKey; participant: PublicKey; userToken: PublicKey; overrides?: Over<"config" | "vault" | "tokenProgram"> }) {
+  refundParticipant(a: { pool: PublicKey; participant: PublicKey; user: PublicKey; userToken: PublicKey; payer: PublicKey; claimBump?: number; overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram"> }) {
+    const [userClaim, bump] = this.pda.claim(a.user);
     return this.program.methods
-      .refundParticipant()
+      .refundParticipant(a.claimBump ?? bump)
       .accountsStrict({
         config: this.pda.config()[0], pool: a.pool, participant: a.participant, vault: this.pda.vault()[0], userToken: a.userToken,
-        tokenProgram: TOKEN_PROGRAM, ...a.overrides,
+        tokenProgram: TOKEN_PROGRAM, payer: a.payer, userClaim, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+      })
+      .instruction();
+  }
+
+  /** The owner takes its whole claim to `destination` (a token account of the mint it owns); the rent returns to the claim's `rentPayer`. */
+  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey; overrides?: Over<"config" | "claim" | "vault" | "tokenProgram"> }) {
+    return this.program.methods
+      .withdrawClaim()
+      .accountsStrict({
+        owner: a.owner, config: this.pda.config()[0], claim: this.pda.claim(a.owner)[0], vault: this.pda.vault()[0], destination: a.destination,
+        rentPayer: a.rentPayer, tokenProgram: TOKEN_PROGRAM, ...a.overrides,
       })
       .instruction();
   }
@@ -187,14 +228,20 @@ export interface PoolsConfigAccount { authority: PublicKey; mint: PublicKey; tre
 export interface OutcomeAccount { outcomeIndex: number; label: string; totalOi: bigint; wagerCount: number; voteWeight: bigint }
 export interface PoolAccount {
   creator: PublicKey; nonce: bigint; bump: number; version: number; state: (typeof PoolState)[number]; outcomeCount: number; feeBps: number;
-  question: string; criteria: string; coverUrl: string; closesAt: bigint; resolutionAt: bigint; voteEndsAt: bigint;
+  question: string; criteria: string; coverUrl: string; closesAt: bigint; resolutionAt: bigint;
+  /** End of the dispute window of the proposal (0 before one). */
+  voteEndsAt: bigint;
+  /** When the pool went to the authority (0: not escalated). */
+  escalatedAt: bigint;
   outcomes: OutcomeAccount[]; totalOi: bigint; participantCount: number; voterCount: number; voteWeightTotal: bigint;
+  proposedOutcome: number | null; escalated: boolean; disputeCount: number;
   winningOutcome: number | null; settledCount: number; paidOut: bigint; feesPaid: bigint; createdAt: bigint; updatedAt: bigint;
 }
 export interface ParticipantAccount {
   pool: PublicKey; user: PublicKey; userToken: PublicKey; bump: number; voted: boolean; voteOutcome: number | null; settled: boolean;
   stakes: bigint[]; total: bigint; pickCount: number; payout: bigint; fee: bigint; createdAt: bigint;
 }
+export interface ClaimAccount { owner: PublicKey; amount: bigint; rentPayer: PublicKey; bump: number }
 
 export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
   return big(poolsAccountsCoder.decode("config", data));
@@ -207,8 +254,9 @@ export function decodePool(data: Buffer): PoolAccount {
   return {
     creator: r.creator, nonce: r.nonce, bump: r.bump, version: r.version, state: PoolState[r.state], outcomeCount: r.outcomeCount, feeBps: r.feeBps,
     question: text(r.question, r.questionLen), criteria: text(r.criteria, r.criteriaLen), coverUrl: text(r.coverUrl, r.coverUrlLen),
-    closesAt: r.closesAt, resolutionAt: r.resolutionAt, voteEndsAt: r.voteEndsAt, outcomes, totalOi: r.totalOi,
+    closesAt: r.closesAt, resolutionAt: r.resolutionAt, voteEndsAt: r.voteEndsAt, escalatedAt: r.escalatedAt, outcomes, totalOi: r.totalOi,
     participantCount: r.participantCount, voterCount: r.voterCount, voteWeightTotal: r.voteWeightTotal,
+    proposedOutcome: r.proposedOutcome === NO_OUTCOME ? null : r.proposedOutcome, escalated: r.escalated === 1, disputeCount: r.disputeCount,
     winningOutcome: r.winningOutcome === NO_OUTCOME ? null : r.winningOutcome, settledCount: r.settledCount, paidOut: r.paidOut, feesPaid: r.feesPaid,
     createdAt: r.createdAt, updatedAt: r.updatedAt,
   };
@@ -218,8 +266,12 @@ export function decodeParticipant(data: Buffer): ParticipantAccount {
   return { ...r, voted: r.voted === 1, settled: r.settled === 1, voteOutcome: r.voteOutcome === NO_OUTCOME ? null : r.voteOutcome } as ParticipantAccount;
 }
 
+export function decodeClaim(data: Buffer): ClaimAccount {
+  return big(poolsAccountsCoder.decode("claim", data));
+}
+
 /** Which account type a program-owned account holds, by its discriminator. */
-export function poolsAccountKind(data: Buffer): "config" | "pool" | "participant" | null {
+export function poolsAccountKind(data: Buffer): "config" | "pool" | "participant" | "claim" | null {
   for (const a of POOLS_IDL.accounts) {
     if (data.length >= 8 && Buffer.from(a.discriminator).equals(data.subarray(0, 8))) return a.name as never;
   }
@@ -231,12 +283,32 @@ export function sharesBps(pool: Pick<PoolAccount, "outcomes" | "totalOi">): numb
   return pool.outcomes.map((o) => (pool.totalOi === 0n ? 0 : Number((o.totalOi * 10_000n) / pool.totalOi)));
 }
 
-/** The embed state at `now` (unix seconds): LOCKED is OPEN with closesAt passed. */
+/**
+ * The embed state at `now` (unix seconds): LOCKED is OPEN with closesAt passed (no proposal yet,
+ * nor an escalation); RESOLVING is stored for a proposal in or after its dispute window, a
+ * disputed proposal and an escalated pool alike; the other states are stored as they are shown.
+ */
 export function poolStateAt(pool: Pick<PoolAccount, "state" | "closesAt">, now: bigint): PoolStateName {
   return pool.state === "OPEN" && now >= pool.closesAt ? "LOCKED" : pool.state;
 }
 
-export interface PoolsEvent { name: "pickPlaced" | "voteCast" | "poolStateChanged" | "participantSettled"; data: Record<string, unknown> }
+/** What can happen next to a pool at `now` in the resolution of the program (for crank and UI). */
+export function poolResolutionAt(pool: PoolAccount, now: bigint): "picks-open" | "awaiting-proposal" | "escalatable" | "dispute-window" | "resolvable" | "awaiting-authority" | "cancelable" | "final" {
+  if (pool.state === "OPEN") {
+    if (now < pool.closesAt) return "picks-open";
+    if (pool.participantCount === 0) return "cancelable";
+    const base = pool.resolutionAt > pool.closesAt ? pool.resolutionAt : pool.closesAt;
+    return now < base + PROPOSAL_DEADLINE_SECONDS ? "awaiting-proposal" : "escalatable";
+  }
+  if (pool.state !== "RESOLVING") return "final";
+  if (pool.escalated) return now < pool.escalatedAt + AUTHORITY_DEADLINE_SECONDS ? "awaiting-authority" : "cancelable";
+  return now < pool.voteEndsAt && pool.voterCount < pool.participantCount ? "dispute-window" : "resolvable";
+}
+
+export interface PoolsEvent {
+  name: "pickPlaced" | "voteCast" | "outcomeProposed" | "poolEscalated" | "poolStateChanged" | "participantSettled" | "claimCredited" | "claimWithdrawn";
+  data: Record<string, unknown>;
+}
 export function parsePoolsEvents(logs: string[]): PoolsEvent[] {
   const out: PoolsEvent[] = [];
   for (const line of logs) {

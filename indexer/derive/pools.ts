@@ -27,7 +27,12 @@ export function shareBps(totals: bigint[]): number[] {
   return base.map(Number);
 }
 
-/** OPEN becomes LOCKED once closes_at has passed at `nowUnix` (read time); other states as stored. */
+/**
+ * The embed state: OPEN becomes LOCKED once closes_at has passed at `nowUnix` (read time); every
+ * other state as stored. The program stores RESOLVING for a proposed outcome (during and after its
+ * dispute window), a disputed one and an escalated pool alike, and keeps `winning_outcome` empty
+ * until RESOLVED, so a proposal never shows as a result (`isResolved`).
+ */
 export function poolState(state: string, closesAt: number | null, nowUnix: number): PoolState {
   if (state === "OPEN" && closesAt !== null && nowUnix >= Number(closesAt)) return "LOCKED";
   return state as PoolState;

@@ -104,7 +104,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
             tally(await w.send([await w.client.closePosition({ position: pos, rentPayer: chain.payer.publicKey })]));
           }
         }
-        tally(await w.send([await w.client.closeOfferAccount({ offer: off.address, rentPayer: chain.payer.publicKey })]));
+        tally(await w.closeOfferAccount(off.address));
       }
       c.done = true;
       for (let i = offers.length - 1; i >= 0; i--) if (offers[i].contract.equals(c.address)) offers.splice(i, 1);

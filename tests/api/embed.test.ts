@@ -1,7 +1,8 @@
 /**
  * GET /api/embed/v1/polls/<identifier> over real HTTP against the pools program in bankrun and
  * the indexer: the spec's aggregate, shares summing to 10000, distinct participants, LOCKED at
- * request time with a moved clock, cache header and server-side cache, no CORS allowance, and
+ * request time with a moved clock, every other state as the pool moves (RESOLVING through
+ * proposal, dispute and escalation), cache header and server-side cache, no CORS allowance, and
  * one 404 for unknown, private, deleted, flagged and malformed identifiers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,6 +79,45 @@ describe("pool aggregate", () => {
     expect({ ...after, state: "OPEN", revision: "" }).toEqual({ ...before, revision: "" });
     const g = await gql(s, `{ poll(identifier: "who-wins") { state totalOiMicros outcomes { shareBps } } }`);
     expect(g.body.data.poll.state).toBe("LOCKED");
+  });
+
+  it("shows RESOLVING while an outcome is proposed, disputed or escalated, then RESOLVED and DISTRIBUTED; CANCELED then REFUNDED", async () => {
+    const now = await s.chain.gateway.now();
+    const decided = await ops.create(users[0].name, { question: "Decided by the authority?", closesAt: now + 100n });
+    const canceled = await ops.create(users[0].name, { question: "Canceled?", closesAt: now + 100n });
+    await ops.pick(users[1].name, decided, 0, 10n * UNIT);
+    await ops.pick(users[2].name, decided, 1, 10n * UNIT);
+    await ops.pick(users[1].name, canceled, 0, 3n * UNIT);
+    await upsertPoolCatalog(s.db, { pool: decided.toBase58(), slug: "decided" });
+    await upsertPoolCatalog(s.db, { pool: canceled.toBase58(), slug: "canceled" });
+    const stateOf = (slug: string, state: string) =>
+      until(async () => {
+        const d = (await getJson(s, `${EMBED}/${slug}`)).body.data;
+        return d?.state === state ? d : null;
+      });
+    await stateOf("decided", "OPEN");
+    await ops.cancel(users[0].name, canceled);
+    await stateOf("canceled", "CANCELED");
+    await ops.payOut(canceled, [users[1].name], "refund");
+    await stateOf("canceled", "REFUNDED");
+    await s.chain.gateway.advance(100n);
+    await stateOf("decided", "LOCKED");
+    await ops.propose(users[0].name, decided, 0);
+    const proposed = await stateOf("decided", "RESOLVING");
+    expect(proposed.outcomes.map((o: { isResolved: boolean }) => o.isResolved)).toEqual([false, false]); // a proposal is not a result
+    await ops.vote(users[2].name, decided, 1); // a dispute
+    await s.chain.gateway.advance(86_400n);
+    await ops.resolve(decided); // escalated: still RESOLVING
+    expect((await ops.read(decided)).escalated).toBe(true);
+    const escalated = await stateOf("decided", "RESOLVING");
+    expect(escalated.outcomes.map((o: { isResolved: boolean }) => o.isResolved)).toEqual([false, false]);
+    await ops.authorityResolve(decided, 0);
+    const resolved = await stateOf("decided", "RESOLVED");
+    expect(resolved.outcomes.map((o: { isResolved: boolean }) => o.isResolved)).toEqual([true, false]);
+    await ops.payOut(decided, [users[1].name, users[2].name], "settle");
+    const done = await stateOf("decided", "DISTRIBUTED");
+    expect([done.totalOiMicros, done.participantCount]).toEqual(["20000000", 2]);
+    expect(JSON.stringify(done)).not.toContain(users[1].user.wallet.toBase58()); // never participants
   });
 
   it("answers the same 404 for unknown, private, deleted, flagged and malformed identifiers", async () => {

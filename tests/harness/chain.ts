@@ -40,7 +40,11 @@ export class TestChain {
   /** Signatures sent under `sentUnder`, the engine's latest blockhash (see signUnique). */
   private readonly sentSignatures = new Set<string>();
   private sentUnder = "";
-  private constructor(readonly engine: Engine) {}
+  private constructor(
+    readonly engine: Engine,
+    /** The programs' upgrade authority (loader v3), funded; it signs initialize_config. */
+    readonly upgradeAuthority: Keypair,
+  ) {}
 
   /** Registers an observer called (and awaited) after every transaction `send` processes. */
   observe(fn: TxObserver): () => void {
@@ -53,18 +57,29 @@ export class TestChain {
 
   static async start(
     programs: ProgramSpec[] = [{ name: "offers", programId: OFFERS_PROGRAM_ID }],
-    opts: { engine?: EngineName } = {},
+    opts: { engine?: EngineName; upgradeAuthority?: Keypair } = {},
   ): Promise<TestChain> {
     for (const p of programs) {
       if (!existsSync(join(DEPLOY_DIR, `${p.name}.so`))) throw new Error(`${p.name}.so missing in ${DEPLOY_DIR}: run npm run build:programs`);
     }
-    const engine = opts.engine ?? ((process.env.SVM_ENGINE as EngineName | undefined) || "bankrun");
-    return new TestChain(engine === "litesvm" ? await LiteSvmEngine.start(DEPLOY_DIR, programs) : await BankrunEngine.start(DEPLOY_DIR, programs));
+    const name = opts.engine ?? ((process.env.SVM_ENGINE as EngineName | undefined) || "bankrun");
+    const upgradeAuthority = opts.upgradeAuthority ?? Keypair.generate();
+    const startOpts = { upgradeAuthority: upgradeAuthority.publicKey };
+    const engine = name === "litesvm" ? await LiteSvmEngine.start(DEPLOY_DIR, programs, startOpts) : await BankrunEngine.start(DEPLOY_DIR, programs, startOpts);
+    const chain = new TestChain(engine, upgradeAuthority);
+    await chain.fund(upgradeAuthority.publicKey, 10_000_000_000n);
+    return chain;
   }
 
-  /** A chain over an engine started elsewhere (a validator's RpcEngine). */
-  static over(engine: Engine): TestChain {
-    return new TestChain(engine);
+  /**
+   * A chain over an engine started elsewhere (a validator's RpcEngine). The upgrade authority is
+   * the given one, else the engine's (RpcEngine: TestValidator.upgradeAuthority, by default the
+   * validator's payer).
+   */
+  static over(engine: Engine, upgradeAuthority?: Keypair): TestChain {
+    const authority = upgradeAuthority ?? engine.upgradeAuthority;
+    if (!authority) throw new Error(`TestChain.over: the ${engine.name} engine knows no upgrade authority; pass it`);
+    return new TestChain(engine, authority);
   }
 
   get payer(): Keypair {
@@ -158,11 +173,12 @@ export class TestChain {
   /** Funds a fresh keypair with SOL for fees and rent. */
   async fundedKeypair(lamports = 10_000_000_000n): Promise<Keypair> {
     const k = Keypair.generate();
-    if (this.engine.fund) {
-      await this.engine.fund(k.publicKey, lamports);
-      return k;
-    }
-    this.engine.setAccount(k.publicKey, { lamports: Number(lamports), data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
+    await this.fund(k.publicKey, lamports);
     return k;
+  }
+
+  private async fund(address: PublicKey, lamports: bigint): Promise<void> {
+    if (this.engine.fund) return this.engine.fund(address, lamports);
+    this.engine.setAccount(address, { lamports: Number(lamports), data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
   }
 }

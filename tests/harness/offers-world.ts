@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import {
-  LAUNCH_FEE_BPS, LAUNCH_LIMITS, OffersClient, decodeConfig, decodeContract, decodeOffer, decodePosition,
-  type LimitsArgs, type OfferAccount, type PositionAccount, type ContractAccount, type SideName, type ConfigAccount,
+  LAUNCH_FEE_BPS, LAUNCH_LIMITS, OffersClient, decodeClaim, decodeConfig, decodeContract, decodeOffer, decodePosition,
+  type ClaimAccount, type LimitsArgs, type OfferAccount, type PositionAccount, type ContractAccount, type SideName, type ConfigAccount,
 } from "../../idl/client/offers";
 import { TestChain, type TxResult } from "./chain";
 import { TestMint } from "./token";
@@ -28,16 +28,17 @@ export class OffersWorld {
     readonly treasury: PublicKey,
   ) {}
 
-  static async create(opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean } = {}): Promise<OffersWorld> {
+  /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */
+  static async create(opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {}): Promise<OffersWorld> {
     const chain = opts.chain ?? (await TestChain.start());
-    const mint = await TestMint.create(chain);
+    const mint = await TestMint.create(chain, 6, opts.freezableMint ? chain.payer.publicKey : null);
     const authority = await chain.fundedKeypair();
     const treasury = await mint.account(authority.publicKey);
     const client = OffersClient.fromProvider(chain.anchorProvider);
     const w = new OffersWorld(chain, mint, client, authority, treasury);
     const r = await w.send(
-      [await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS, offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS })],
-      [authority],
+      [await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS, offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS, deployer: chain.upgradeAuthority.publicKey })],
+      [chain.upgradeAuthority],
     );
     if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
     return w;
@@ -78,7 +79,7 @@ export class OffersWorld {
       side: o.side ?? "sideA", creatorTotal: o.total, takerTarget: o.target, minimumTake: o.minTake ?? UNIT, expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
     });
     const r = await this.send([ix], [creator.key]);
-    return { r, offer: this.client.pda.offer(creator.key.publicKey, nonce)[0] };
+    return { r, offer: this.client.pda.offer(contract, creator.key.publicKey, nonce)[0] };
   }
 
   async take(taker: User, offer: PublicKey, amount: bigint, expectedRevision?: bigint): Promise<TxResult> {
@@ -92,7 +93,7 @@ export class OffersWorld {
 
   async close(caller: Keypair, offer: PublicKey, expectedRevision?: bigint): Promise<TxResult> {
     const o = await this.offer(offer);
-    const ix = await this.client.closeOffer({ caller: caller.publicKey, contract: o.contract, offer, creatorToken: o.creatorToken, expectedRevision: expectedRevision ?? o.revision });
+    const ix = await this.client.closeOffer({ caller: caller.publicKey, contract: o.contract, offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: expectedRevision ?? o.revision });
     return this.send([ix], [caller]);
   }
 
@@ -103,8 +104,27 @@ export class OffersWorld {
   async settle(position: PublicKey): Promise<TxResult> {
     const p = await this.position(position);
     const o = await this.offer(p.offer);
-    const ix = await this.client.settlePosition({ contract: o.contract, offer: p.offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: this.treasury });
+    const ix = await this.client.settlePosition({ contract: o.contract, offer: p.offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: this.treasury, creator: o.creator, taker: p.taker });
     return this.send([ix]);
+  }
+
+  /** Closes a finished offer's account (its contract resolved or voided); rent to its payer. */
+  async closeOfferAccount(offer: PublicKey): Promise<TxResult> {
+    const o = await this.offer(offer);
+    return this.send([await this.client.closeOfferAccount({ offer, rentPayer: o.rentPayer, contract: o.contract })]);
+  }
+
+  /** The owner's claim, or null when it has none (an address only pre-funded holds none either). */
+  async claim(owner: PublicKey): Promise<ClaimAccount | null> {
+    const a = await this.chain.account(this.client.pda.claim(owner)[0]);
+    return a && a.owner.equals(this.client.program.programId) ? decodeClaim(a.data) : null;
+  }
+
+  /** The owner withdraws its whole claim to `destination`. */
+  async withdrawClaim(owner: Keypair, destination: PublicKey): Promise<TxResult> {
+    const c = await this.claim(owner.publicKey);
+    const ix = await this.client.withdrawClaim({ owner: owner.publicKey, destination, rentPayer: c?.rentPayer ?? this.chain.payer.publicKey });
+    return this.send([ix], [owner]);
   }
 
   positionOf(offer: PublicKey, taker: User): PublicKey {

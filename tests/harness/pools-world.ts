@@ -3,8 +3,9 @@
  * pools and to run every instruction through the generated client (idl/client/pools.ts).
  */
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { createCloseAccountInstruction, createTransferInstruction } from "@solana/spl-token";
 import {
-  POOLS_PROGRAM_ID, PoolsClient, decodeParticipant, decodePool, decodePoolsConfig, type CreatePoolInput,
+  POOLS_PROGRAM_ID, PoolsClient, decodeClaim, decodeParticipant, decodePool, decodePoolsConfig, type ClaimAccount, type CreatePoolInput,
   type ParticipantAccount, type PoolAccount, type PoolsConfigAccount,
 } from "../../idl/client/pools";
 import { TestChain, type TxResult } from "./chain";
@@ -27,7 +28,9 @@ export class PoolsWorld {
     const treasury = await mint.account(authority.publicKey);
     const client = PoolsClient.fromProvider(chain.anchorProvider);
     const w = new PoolsWorld(chain, mint, client, authority, treasury);
-    const r = await w.send([await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? 500 })], [authority]);
+    const deployer = chain.upgradeAuthority;
+    const ix = await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? 500, deployer: deployer.publicKey });
+    const r = await w.send([ix], [deployer]);
     if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
     return w;
   }
@@ -63,8 +66,13 @@ export class PoolsWorld {
     return this.send([ix], [user.key]);
   }
 
-  async startVote(caller: Keypair, pool: PublicKey): Promise<TxResult> {
-    return this.send([await this.client.startVote({ caller: caller.publicKey, pool })], [caller]);
+  /** The creator proposes `outcome` (opens the 24 h dispute window). */
+  async propose(creator: Keypair, pool: PublicKey, outcome: number): Promise<TxResult> {
+    return this.send([await this.client.proposeOutcome({ creator: creator.publicKey, pool, outcome })], [creator]);
+  }
+  /** The config's authority (default: the world's) decides an escalated pool; 255 cancels. */
+  async authorityResolve(pool: PublicKey, outcome: number, authority: Keypair = this.authority): Promise<TxResult> {
+    return this.send([await this.client.authorityResolve({ authority: authority.publicKey, pool, outcome })], [authority]);
   }
   async vote(user: User, pool: PublicKey, outcome: number): Promise<TxResult> {
     return this.send([await this.client.castVote({ voter: user.key.publicKey, pool, outcome })], [user.key]);
@@ -75,15 +83,22 @@ export class PoolsWorld {
   async cancel(caller: Keypair, pool: PublicKey): Promise<TxResult> {
     return this.send([await this.client.cancelPool({ caller: caller.publicKey, pool })], [caller]);
   }
+  /** Settles `user` in `pool`; the chain's payer pays the fee (and a Claim's rent if one is created). */
   async settle(pool: PublicKey, user: PublicKey): Promise<TxResult> {
     const participant = this.participantOf(pool, user);
-    const p = await this.participant(participant);
-    return this.send([await this.client.settleParticipant({ pool, participant, userToken: p.userToken, treasury: this.treasury })]);
+    const { userToken } = await this.participant(participant);
+    return this.send([await this.client.settleParticipant({ pool, participant, user, userToken, treasury: this.treasury, payer: this.chain.payer.publicKey })]);
   }
   async refund(pool: PublicKey, user: PublicKey): Promise<TxResult> {
     const participant = this.participantOf(pool, user);
-    const p = await this.participant(participant);
-    return this.send([await this.client.refundParticipant({ pool, participant, userToken: p.userToken })]);
+    const { userToken } = await this.participant(participant);
+    return this.send([await this.client.refundParticipant({ pool, participant, user, userToken, payer: this.chain.payer.publicKey })]);
+  }
+  /** The user withdraws its whole claim to `destination` (default: its token account). */
+  async withdrawClaim(user: User, destination: PublicKey = user.token): Promise<TxResult> {
+    const c = await this.claim(user.key.publicKey);
+    const rentPayer = c?.rentPayer ?? this.chain.payer.publicKey;
+    return this.send([await this.client.withdrawClaim({ owner: user.key.publicKey, destination, rentPayer })], [user.key]);
   }
 
   participantOf(pool: PublicKey, user: PublicKey): PublicKey {
@@ -104,13 +119,39 @@ export class PoolsWorld {
   async participant(address: PublicKey): Promise<ParticipantAccount> {
     return decodeParticipant(await this.data(address));
   }
+  /** The owner's Claim, or null when it has none. */
+  async claim(owner: PublicKey): Promise<ClaimAccount | null> {
+    const a = await this.chain.account(this.client.pda.claim(owner)[0]);
+    return a && a.data.length > 0 ? decodeClaim(a.data) : null;
+  }
   async exists(address: PublicKey): Promise<boolean> {
     return (await this.chain.account(address)) !== null;
   }
 
-  /** Token balances of every user, the vault and the treasury; their sum never changes. */
+  /**
+   * Closes the user's token account (as its owner may at any time), first moving what it holds
+   * to `sweepTo`; the rent goes back to the user. Payouts then land in the user's Claim.
+   */
+  async closeTokenAccount(user: User, sweepTo?: PublicKey): Promise<void> {
+    const left = await this.mint.balance(user.token);
+    const ixs: TransactionInstruction[] = [];
+    if (left > 0n) {
+      if (!sweepTo) throw new Error("closeTokenAccount: the account holds tokens; pass sweepTo");
+      ixs.push(createTransferInstruction(user.token, sweepTo, user.key.publicKey, left));
+    }
+    ixs.push(createCloseAccountInstruction(user.token, user.key.publicKey, user.key.publicKey));
+    const r = await this.send(ixs, [user.key]);
+    if (!r.ok) throw new Error(`close token account: ${r.error}`);
+  }
+
+  /** A token balance, 0 for an account that no longer exists (closed by its owner). */
+  async balanceOf(account: PublicKey): Promise<bigint> {
+    return (await this.chain.account(account)) ? this.mint.balance(account) : 0n;
+  }
+
+  /** Token balances of every user, the vault and the treasury; their sum changes only when a user moves tokens elsewhere. */
   async balances(): Promise<{ users: bigint[]; vault: bigint; treasury: bigint; total: bigint }> {
-    const users = await Promise.all(this.users.map((u) => this.mint.balance(u.token)));
+    const users = await Promise.all(this.users.map((u) => this.balanceOf(u.token)));
     const vault = await this.mint.balance(this.client.pda.vault()[0]);
     const treasury = await this.mint.balance(this.treasury);
     return { users, vault, treasury, total: users.reduce((a, b) => a + b, 0n) + vault + treasury };

@@ -30,6 +30,8 @@ export class RpcEngine implements Engine {
     /** Funded at genesis (solana-test-validator --mint). */
     readonly payer: Keypair,
     readonly commitment: Commitment = "confirmed",
+    /** The programs' upgrade authority; TestValidator deploys them with its payer by default. */
+    readonly upgradeAuthority: Keypair = payer,
   ) {}
 
   async blockhash(): Promise<string> {

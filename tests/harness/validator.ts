@@ -1,5 +1,6 @@
 /**
- * A solana-test-validator with the compiled programs loaded at their declared addresses, on
+ * A solana-test-validator with the compiled programs loaded at their declared addresses as
+ * upgradeable programs (loader v3) whose upgrade authority is `upgradeAuthority`, on
  * loopback ports of its own, with a fresh ledger in a temporary directory. Built by
  * scripts/setup-test-validator.sh; `validatorBinary()` says where it is (or null).
  */
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { Connection, Keypair, type Commitment, type PublicKey } from "@solana/web3.js";
 import { DEPLOY_DIR } from "./chain";
+import { RpcEngine } from "./rpc-engine";
 import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 
@@ -49,6 +51,8 @@ export const PROGRAMS = [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { nam
 
 export interface ValidatorOptions {
   programs?: { name: string; programId: PublicKey }[];
+  /** The programs' upgrade authority (funded by the validator); by default the payer. */
+  upgradeAuthority?: Keypair;
 }
 
 export class TestValidator {
@@ -59,6 +63,8 @@ export class TestValidator {
     readonly wsUrl: string,
     readonly wsPort: number,
     readonly payer: Keypair,
+    /** The programs' upgrade authority, funded: it signs initialize_config. */
+    readonly upgradeAuthority: Keypair,
   ) {}
 
   connection(commitment: Commitment = "confirmed"): Connection {
@@ -70,6 +76,8 @@ export class TestValidator {
     if (!bin) throw new Error("solana-test-validator not found: run bash scripts/setup-test-validator.sh");
     const ledger = mkdtempSync(join(tmpdir(), "offers-validator-"));
     const payer = Keypair.generate();
+    // The payer by default, so an RpcEngine built from (connection, payer) knows the authority.
+    const authority = opts.upgradeAuthority ?? payer;
     const base = await freePortBase(40);
     const [rpc, faucet, gossip] = [base, base + 2, base + 3];
     const args = [
@@ -79,11 +87,12 @@ export class TestValidator {
       "--dynamic-port-range", `${base + 4}-${base + 39}`,
       // The payer is the genesis mint: every transfer and fee comes from it.
       "--mint", payer.publicKey.toBase58(),
-      ...(opts.programs ?? PROGRAMS).flatMap((p) => ["--bpf-program", p.programId.toBase58(), join(DEPLOY_DIR, `${p.name}.so`)]),
+      // Upgradeable (loader v3), so each program has a ProgramData account naming the authority.
+      ...(opts.programs ?? PROGRAMS).flatMap((p) => ["--upgradeable-program", p.programId.toBase58(), join(DEPLOY_DIR, `${p.name}.so`), authority.publicKey.toBase58()]),
     ];
     const log = openSync(join(ledger, "stdout.log"), "a");
     const child = spawn(bin, args, { stdio: ["ignore", log, log], detached: false });
-    const v = new TestValidator(child, ledger, `http://127.0.0.1:${rpc}`, `ws://127.0.0.1:${rpc + 1}`, rpc + 1, payer);
+    const v = new TestValidator(child, ledger, `http://127.0.0.1:${rpc}`, `ws://127.0.0.1:${rpc + 1}`, rpc + 1, payer, authority);
     const conn = v.connection();
     const deadline = Date.now() + 120_000;
     for (;;) {
@@ -100,7 +109,13 @@ export class TestValidator {
       }
       await new Promise((r) => setTimeout(r, 250));
     }
+    if (authority !== payer) await v.engine().fund(authority.publicKey, 100_000_000_000n);
     return v;
+  }
+
+  /** The harness's Engine over this validator, with its payer and upgrade authority. */
+  engine(commitment: Commitment = "confirmed"): RpcEngine {
+    return new RpcEngine(this.connection(commitment), this.payer, commitment, this.upgradeAuthority);
   }
 
   async stop(): Promise<void> {

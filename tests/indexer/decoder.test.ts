@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { OffersWorld, UNIT } from "../harness/offers-world";
 import { decodeConfig, decodeContract, decodeOffer, decodePosition } from "../../idl/client/offers";
-import { OFFERS_DECODERS, offersAccountRow, programDataLines, OFFERS_PROGRAM } from "../../indexer/decode";
+import { OFFERS_DECODERS, offersAccountRow, programDataLines, OFFERS_PROGRAM, OFFERS_CONFIG, decodeAccount } from "../../indexer/decode";
+import { Keypair } from "@solana/web3.js";
 import { accountKind } from "../../indexer/idl-decoder";
 
 const norm = (v: unknown): unknown => {
@@ -42,6 +43,18 @@ describe("IDL-compiled decoders", () => {
 
     expect(accountKind(OFFERS_DECODERS, Buffer.alloc(200))).toBeNull();
     expect(offersAccountRow(Buffer.from("short"))).toBeNull();
+  });
+
+  it("stores a Config only at the canonical address", async () => {
+    // The programs refuse to create a second Config; should a Config-shaped account owned by the
+    // program ever exist elsewhere, the indexer still must not take its settings.
+    const w = await OffersWorld.create();
+    const [canonical] = w.client.pda.config();
+    expect(canonical.toBase58()).toBe(OFFERS_CONFIG);
+    const data = (await w.chain.account(canonical))!.data;
+    const update = (pubkey: string) => ({ slot: 1, writeVersion: 1, pubkey, owner: OFFERS_PROGRAM, data });
+    expect(decodeAccount(update(OFFERS_CONFIG))?.table).toBe("config");
+    expect(decodeAccount(update(Keypair.generate().publicKey.toBase58()))).toBeNull();
   });
 
   it("takes events only from the program's own frames", () => {

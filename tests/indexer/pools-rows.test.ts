@@ -8,6 +8,8 @@ import { PoolOps } from "../../graphql/chain/pools-ops";
 import { startLocalStack, type LocalStack } from "../../graphql/writes/local-stack";
 import { makeUser, UNIT, type TestUser } from "../writes/helpers";
 import { comparePoolWithChain } from "./compare";
+import { poolsAccountRow } from "../../indexer/decode";
+import { POOLS_IDL } from "../../idl/client/pools";
 
 let s: LocalStack;
 let ops: PoolOps;
@@ -25,29 +27,52 @@ async function expectRowsMatchChain(pool: PublicKey) {
 }
 
 describe("pools rows", () => {
-  it("follow the chain through picks, vote, resolution, distribution, cancel and refund", async () => {
+  it("follow the chain through picks, proposal, vote, resolution, distribution, dispute, escalation, cancel and refund", async () => {
     const now = await s.chain.gateway.now();
     const p1 = await ops.create(u[0].name, { question: "Decided?", closesAt: now + 100n });
     const p2 = await ops.create(u[1].name, { question: "Canceled?", labels: ["A", "B", "C"], closesAt: now + 100n });
+    const p3 = await ops.create(u[2].name, { question: "Disputed?", closesAt: now + 100n });
     await expectRowsMatchChain(p1);
     await ops.pick(u[0].name, p1, 0, 30n * UNIT);
     await ops.pick(u[1].name, p1, 1, 10n * UNIT);
     await ops.pick(u[1].name, p1, 1, 5n * UNIT);
     await ops.pick(u[2].name, p2, 2, 7n * UNIT);
+    await ops.pick(u[0].name, p3, 0, 4n * UNIT);
+    await ops.pick(u[1].name, p3, 1, 6n * UNIT);
     await expectRowsMatchChain(p1);
     await expectRowsMatchChain(p2);
+    await ops.cancel(u[1].name, p2); // the creator, while picks are open
     await s.chain.gateway.advance(101n);
-    await ops.startVote(p1);
+    await ops.propose(u[0].name, p1, 0);
     await expectRowsMatchChain(p1);
+    expect((await ops.read(p1)).state).toBe("RESOLVING");
     await ops.vote(u[0].name, p1, 0);
+    await ops.propose(u[2].name, p3, 1);
+    await ops.vote(u[0].name, p3, 0); // a dispute
+    await s.chain.gateway.advance(86_400n);
     await ops.resolve(p1);
     await expectRowsMatchChain(p1);
     await ops.payOut(p1, [u[0].name, u[1].name], "settle");
     await expectRowsMatchChain(p1);
     expect((await ops.read(p1)).state).toBe("DISTRIBUTED");
-    await ops.cancel(u[1].name, p2);
     await ops.payOut(p2, [u[2].name], "refund");
     await expectRowsMatchChain(p2);
     expect((await ops.read(p2)).state).toBe("REFUNDED");
+    await ops.resolve(p3); // disputed: escalated, still RESOLVING
+    expect(await ops.read(p3)).toMatchObject({ state: "RESOLVING", escalated: true, winningOutcome: null });
+    await expectRowsMatchChain(p3);
+    await ops.authorityResolve(p3, 0);
+    await expectRowsMatchChain(p3);
+    await ops.payOut(p3, [u[0].name, u[1].name], "settle");
+    await expectRowsMatchChain(p3);
+    expect((await ops.read(p3)).state).toBe("DISTRIBUTED");
+  });
+
+  it("store nothing of participants, claims or the config (the aggregate never exposes a participant)", async () => {
+    for (const name of ["participant", "claim", "config"]) {
+      const disc = POOLS_IDL.accounts.find((a) => a.name === name)!.discriminator;
+      expect(poolsAccountRow(Buffer.concat([Buffer.from(disc), Buffer.alloc(400)])), name).toBeNull();
+    }
+    expect((await s.db.selectFrom("pools").select("address").execute()).length).toBeGreaterThan(0);
   });
 });

@@ -88,7 +88,7 @@ export async function runScenario(w: OffersWorld, opts: { seed: number; actions:
       const o = rng.pick(offers);
       if (!(await w.chain.account(o.offer))) continue;
       const acc = await w.offer(o.offer);
-      await w.send([await c.closeOfferAccount({ offer: o.offer, rentPayer: acc.rentPayer })]);
+      await w.send([await c.closeOfferAccount({ offer: o.offer, rentPayer: acc.rentPayer, contract: acc.contract })]);
     }
   }
   if (process.env.SCENARIO_DEBUG) console.log("failures", failures);
@@ -97,7 +97,8 @@ export async function runScenario(w: OffersWorld, opts: { seed: number; actions:
 
 /**
  * Random pool lifecycles for the indexer suites: creates (2 to 4 outcomes), picks, clock moves,
- * vote openings, votes, resolutions, cancels, settlements and refunds. Outcomes are not predicted
+ * proposals, votes and disputes, resolutions and escalations, the authority's decisions, cancels,
+ * settlements and refunds. Outcomes are not predicted
  * (tests/pools does that); rejected transactions stay in the stream like any other.
  */
 export async function runPoolsScenario(w: PoolsWorld, opts: { seed: number; actions: number; users?: number }): Promise<{ pools: PublicKey[]; txs: number }> {
@@ -123,14 +124,18 @@ export async function runPoolsScenario(w: PoolsWorld, opts: { seed: number; acti
       await w.chain.advance(rng.big(300n, 3_000n));
       txs--;
     } else if (roll < 72) {
-      await w.startVote(rng.pick(users).key, rng.pick(pools).pool);
+      const p = rng.pick(pools);
+      await w.propose((rng.chance(0.9) ? p.creator : rng.pick(users)).key, p.pool, rng.int(0, p.n - 1));
     } else if (roll < 80) {
       const p = rng.pick(pools);
       const voters = [...p.pickers];
       if (voters.length) await w.vote(rng.pick(voters), p.pool, rng.int(0, p.n - 1));
-    } else if (roll < 85) {
-      await w.chain.advance(86_400n);
+    } else if (roll < 84) {
+      await w.chain.advance(rng.chance(0.3) ? 3n * 86_400n : 86_400n);
       await w.resolve(rng.pick(users).key, rng.pick(pools).pool);
+    } else if (roll < 86) {
+      const p = rng.pick(pools);
+      await w.authorityResolve(p.pool, rng.chance(0.2) ? 255 : rng.int(0, p.n - 1));
     } else if (roll < 89) {
       const p = rng.pick(pools);
       await w.cancel(rng.chance(0.8) ? p.creator.key : rng.pick(users).key, p.pool);

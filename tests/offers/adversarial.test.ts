@@ -78,13 +78,23 @@ describe("substituted accounts", () => {
     await rejected(w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: mallory.token, expectedRevision: o.revision }), [alice.key], "AccountMismatch");
   });
 
-  it("a config account forged by another owner, and the offer passed as config", async () => {
+  it("a config account forged by another owner, and the offer passed as config: the config address is pinned", async () => {
     const forged = Keypair.generate().publicKey;
     w.chain.setAccount(forged, { ...(await w.chain.account(w.client.pda.config()[0]))!, owner: TOKEN_PROGRAM });
     const o = await w.offer(offer);
     const base = { payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount: 10n * UNIT, expectedRevision: o.revision };
-    await rejected(w.client.takeOffer({ ...base, overrides: { config: forged } }), [bob.key], "WrongAccountOwner");
-    await rejected(w.client.takeOffer({ ...base, overrides: { config: offer } }), [bob.key], "WrongAccountType");
+    await rejected(w.client.takeOffer({ ...base, overrides: { config: forged } }), [bob.key], "AccountMismatch");
+    await rejected(w.client.takeOffer({ ...base, overrides: { config: offer } }), [bob.key], "AccountMismatch");
+  });
+
+  it("an offer forged under another owner (missing owner check), and the contract passed as the offer (type cosplay)", async () => {
+    const forged = Keypair.generate().publicKey;
+    w.chain.setAccount(forged, { ...(await w.chain.account(offer))!, owner: TOKEN_PROGRAM });
+    const o = await w.offer(offer);
+    const base = { payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, amount: 10n * UNIT, expectedRevision: o.revision };
+    await rejected(w.client.takeOffer({ ...base, offer: forged }), [bob.key], "WrongAccountOwner");
+    await rejected(w.client.takeOffer({ ...base, offer: contract }), [bob.key], "WrongAccountType");
+    await rejected(w.client.closeOffer({ caller: alice.key.publicKey, contract, offer: forged, creatorToken: o.creatorToken, creator: alice.key.publicKey, expectedRevision: o.revision }), [alice.key], "WrongAccountOwner");
   });
 
   it("a copy of the config data under an address this program does not own (another program's account)", async () => {
@@ -92,7 +102,7 @@ describe("substituted accounts", () => {
     const cfg = (await w.chain.account(w.client.pda.config()[0]))!;
     w.chain.setAccount(copy, { ...cfg, owner: new PublicKey("11111111111111111111111111111111") });
     const o = await w.offer(offer);
-    await rejected(w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: o.creatorToken, expectedRevision: o.revision, overrides: { config: copy } }), [alice.key], "WrongAccountOwner");
+    await rejected(w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: o.creatorToken, expectedRevision: o.revision, overrides: { config: copy } }), [alice.key], "AccountMismatch");
   });
 
   it("a contract other than the offer's", async () => {
@@ -120,6 +130,13 @@ describe("substituted accounts", () => {
     await rejected(ix, [alice.key], "WrongMint");
   });
 
+  it("a token account not owned by the token program (a copy of the taker's, owned by the system program)", async () => {
+    const copy = Keypair.generate().publicKey;
+    w.chain.setAccount(copy, { ...(await w.chain.account(bob.token))!, owner: new PublicKey("11111111111111111111111111111111") });
+    const o = await w.offer(offer);
+    await rejected(w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: copy, contract, offer, amount: 10n * UNIT, expectedRevision: o.revision }), [bob.key], "WrongAccountOwner");
+  });
+
   it("a fake token program", async () => {
     const o = await w.offer(offer);
     const ix = w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount: 10n * UNIT, expectedRevision: o.revision, overrides: { tokenProgram: new PublicKey("11111111111111111111111111111111") } });
@@ -128,9 +145,14 @@ describe("substituted accounts", () => {
 });
 
 describe("lifecycle abuse", () => {
-  it("re-initialising the config is refused", async () => {
+  it("re-initialising the config is refused: a stranger is not the upgrade authority, and the upgrade authority finds it initialised", async () => {
+    const cfgBefore = (await w.chain.account(w.client.pda.config()[0]))!.data;
     const ix = w.client.initializeConfig({ authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 0, offersEnabled: true, limits: LAUNCH_LIMITS });
-    await rejected(ix, [mallory.key], "AlreadyInitialized");
+    await rejected(ix, [mallory.key], "MissingSignature");
+    const deployer = w.chain.upgradeAuthority;
+    const again = w.client.initializeConfig({ authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 0, offersEnabled: true, limits: LAUNCH_LIMITS, deployer: deployer.publicKey });
+    await rejected(again, [mallory.key, deployer], "AlreadyInitialized");
+    expect((await w.chain.account(w.client.pda.config()[0]))!.data.equals(cfgBefore)).toBe(true);
   });
 
   it("settling before resolution, twice after it, and a late take are refused", async () => {

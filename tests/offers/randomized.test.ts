@@ -2,12 +2,14 @@
  * Randomized lifecycles: creates, takes, closes, resolutions, voids and settlements over many
  * offers and takers, with clock moves. After every step: funds are conserved, the touched offer
  * and its positions are consistent and within limits, revisions only grow (and grow on every
- * fill and close). Every 100 steps and at the end, the vault equals what all offers still owe.
+ * fill and close). Every 100 steps and at the end, the vault equals what all offers still owe
+ * plus every claim. Users sometimes close their recorded token account (moving the balance to a
+ * new one), so payouts to it are credited to claims, which they sometimes withdraw.
  * RANDOM_ACTIONS (default 1200) and RANDOM_SEED select the run.
  */
 import { describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import { LAUNCH_LIMITS } from "../../idl/client/offers";
+import { LAUNCH_LIMITS, parseOffersEvents } from "../../idl/client/offers";
 import { OffersWorld, UNIT, type User } from "../harness/offers-world";
 import { outcome } from "../harness/expect";
 import { Rng } from "../harness/random";
@@ -31,6 +33,8 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
     const liveOffers = () => { const l = offers.filter((t) => t.open); return l.length && rng.chance(0.85) ? l : offers; };
     const offers: Tracked[] = [];
     const counts: Record<string, number> = {};
+    let credits = 0;
+    const credited = (logs: string[]) => { credits += parseOffersEvents(logs).filter((e) => e.name === "claimCredited").length; };
     const max = LAUNCH_LIMITS.maximumWagerMicros;
 
     const checkOffer = async (t: Tracked, grew: boolean) => {
@@ -59,6 +63,7 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
     /** The vault holds exactly the stakes not yet refunded or paid out. */
     const checkVault = async () => {
       let owed = 0n;
+      for (const u of users) owed += (await w.claim(u.key.publicKey))?.amount ?? 0n;
       for (const t of offers) {
         const o = await w.offer(t.offer);
         owed += o.creatorTotal + o.takerFilled - o.creatorRefunded;
@@ -112,11 +117,23 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
         if (!(await w.chain.account(touched.offer))) { action = "close:gone"; } else {
           const r = await w.close(caller.key, touched.offer);
           ok = r.ok;
+          credited(r.logs);
           action = `close:${outcome(r)}`;
         }
-      } else if (roll < 88) {
+      } else if (roll < 86) {
         action = "clock";
         await w.chain.advance(rng.big(10n, 600n));
+      } else if (roll < 87) {
+        // A user closes its recorded token account: later payouts to it go to its claim.
+        const u = rng.pick(users);
+        u.token = await w.mint.closeAccount(u.token, u.key);
+        action = "rotate";
+      } else if (roll < 88) {
+        const u = rng.pick(users);
+        const had = (await w.claim(u.key.publicKey))?.amount ?? 0n;
+        const r = await w.withdrawClaim(u.key, u.token);
+        expect(r.ok).toBe(had > 0n);
+        action = `withdraw:${outcome(r)}`;
       } else if (roll < 93 && contracts.length) {
         const contract = rng.pick(contracts);
         const r = await w.resolve(contract, rng.pick(["sideA", "sideB", "sideA", "sideB", "void"] as const));
@@ -130,11 +147,13 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
           if (o.status === "Open" && (await w.contractAccount(touched.contract)).status !== "Open") {
             const r = await w.close(rng.pick(users).key, touched.offer);
             expect(outcome(r)).toBe("ok");
+            credited(r.logs);
             await checkOffer(touched, true);
           }
           action = "settle";
           for (const u of touched.takers) {
             const r = await w.settle(w.positionOf(touched.offer, u));
+            credited(r.logs);
             action += `:${outcome(r)}`;
           }
         }
@@ -150,6 +169,8 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
     // The run must have exercised the interesting paths, not only rejections.
     for (const k of ["create:ok", "take:ok", "close:ok", "resolve:ok", "contract"]) expect(counts[k] ?? 0, JSON.stringify(counts)).toBeGreaterThan(5);
     expect(Object.keys(counts).some((k) => k.startsWith("settle:ok"))).toBe(true);
-    console.log(`randomized: ${ACTIONS} actions, ${offers.length} offers`, counts);
+    expect(counts["withdraw:ok"] ?? 0, JSON.stringify(counts)).toBeGreaterThan(0);
+    expect(credits, "payouts credited to claims").toBeGreaterThan(0);
+    console.log(`randomized: ${ACTIONS} actions, ${offers.length} offers, ${credits} claim credits`, counts);
   });
 });

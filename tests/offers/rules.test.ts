@@ -272,18 +272,30 @@ describe("contracts and settlement", () => {
     const position = w.positionOf(offer, bob);
     const payer = w.chain.payer.publicKey;
     expectError(await w.send([await w.client.closePosition({ position, rentPayer: payer })]), "PositionNotSettled");
-    expectError(await w.send([await w.client.closeOfferAccount({ offer, rentPayer: payer })]), "OfferNotFinished");
+    expectError(await w.send([await w.client.closeOfferAccount({ offer, rentPayer: payer, contract })]), "OfferNotFinished");
     await w.chain.advance(100n);
     expectOk(await w.resolve(contract, "sideA"));
     expectOk(await w.settle(position));
     const stranger = await w.chain.fundedKeypair();
     expectError(await w.send([await w.client.closePosition({ position, rentPayer: stranger.publicKey })]), "AccountMismatch");
+    expectError(await w.send([await w.client.closeOfferAccount({ offer, rentPayer: stranger.publicKey, contract })]), "AccountMismatch");
+    expectError(await w.send([await w.client.closeOfferAccount({ offer, rentPayer: payer, contract: await w.contract() })]), "AccountMismatch");
     const rent = (await w.chain.account(position))!.lamports + (await w.chain.account(offer))!.lamports;
     const before = await w.chain.lamports(payer);
-    expectOk(await w.send([await w.client.closePosition({ position, rentPayer: payer }), await w.client.closeOfferAccount({ offer, rentPayer: payer })]));
+    expectOk(await w.send([await w.client.closePosition({ position, rentPayer: payer }), await w.client.closeOfferAccount({ offer, rentPayer: payer, contract })]));
     expect(await w.chain.account(position)).toBeNull();
     expect(await w.chain.account(offer)).toBeNull();
     expect((await w.chain.lamports(payer)) - before).toBe(BigInt(rent) - 5000n); // minus the tx fee
+  });
+
+  it("keeps a closed offer without positions until its contract is resolved or voided", async () => {
+    const contract = await w.contract();
+    const { offer } = await w.createOffer(alice, contract, { total: 5n * UNIT, target: 5n * UNIT });
+    expectOk(await w.close(alice.key, offer));
+    expectError(await w.closeOfferAccount(offer), "ContractNotResolved");
+    expectOk(await w.resolve(contract, "void"));
+    expectOk(await w.closeOfferAccount(offer));
+    expect(await w.chain.account(offer)).toBeNull();
   });
 });
 

@@ -18,19 +18,29 @@ describe("pools IDL", () => {
 
   it("lists every instruction, account, event and error of the program", () => {
     expect(POOLS_IDL.instructions.map((i) => i.name)).toEqual([
-      "initializeConfig", "updateConfig", "createPool", "placePick", "startVote", "castVote", "resolvePool", "cancelPool", "settleParticipant", "refundParticipant",
+      "initializeConfig", "updateConfig", "createPool", "placePick", "proposeOutcome", "castVote", "resolvePool", "authorityResolve", "cancelPool",
+      "settleParticipant", "refundParticipant", "withdrawClaim",
     ]);
-    expect(POOLS_IDL.accounts.map((a) => a.name)).toEqual(["config", "pool", "participant"]);
-    expect(POOLS_IDL.events.map((e) => e.name)).toEqual(["pickPlaced", "voteCast", "poolStateChanged", "participantSettled"]);
-    expect(POOLS_IDL.errors.length).toBe(47);
+    expect(POOLS_IDL.accounts.map((a) => a.name)).toEqual(["config", "pool", "participant", "claim"]);
+    expect(POOLS_IDL.events.map((e) => e.name)).toEqual([
+      "pickPlaced", "voteCast", "outcomeProposed", "poolEscalated", "poolStateChanged", "participantSettled", "claimCredited", "claimWithdrawn",
+    ]);
+    // 6000-6009 shared, 6010-6053 the program's, consecutive (new ones are appended, never renumbered).
+    expect(POOLS_IDL.errors.map((e) => e.code)).toEqual(Array.from({ length: 54 }, (_, i) => 6000 + i));
+    const settle = POOLS_IDL.instructions.find((i) => i.name === "settleParticipant")!;
+    expect(settle.accounts.slice(-3).map((a) => a.name)).toEqual(["payer", "userClaim", "systemProgram"]);
   });
 
   it("decodes and re-encodes every account kind the program writes, byte for byte", async () => {
     const w = await PoolsWorld.create();
-    const [c, a] = [await w.user(), await w.user()];
+    const [c, a] = [await w.user(), await w.user(3n * UNIT)];
     const { pool } = await w.createPool(c, { labels: ["Ja", "Nein", "Vielleicht ✓"], criteria: "Amtliche Quelle", coverUrl: "https://x.example/c.png" });
     expectOk(await w.pick(a, pool, 2, 3n * UNIT));
-    const cases = [["config", w.client.pda.config()[0]], ["pool", pool], ["participant", w.participantOf(pool, a.key.publicKey)]] as const;
+    // A Claim: the pool is canceled and the participant's token account closed before its refund.
+    expectOk(await w.cancel(c.key, pool));
+    await w.closeTokenAccount(a);
+    expectOk(await w.refund(pool, a.key.publicKey));
+    const cases = [["config", w.client.pda.config()[0]], ["pool", pool], ["participant", w.participantOf(pool, a.key.publicKey)], ["claim", w.client.pda.claim(a.key.publicKey)[0]]] as const;
     for (const [name, address] of cases) {
       const data = (await w.chain.account(address))!.data;
       expect(poolsAccountKind(data)).toBe(name);

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
 import { PoolsWorld, UNIT, type User } from "../harness/pools-world";
 import { expectError as expectErr, expectOk } from "../harness/expect";
-import { POOLS_ERRORS, parsePoolsEvents, poolStateAt, sharesBps } from "../../idl/client/pools";
+import { POOLS_ERRORS, parsePoolsEvents, poolResolutionAt, poolStateAt, sharesBps } from "../../idl/client/pools";
 import type { TxResult } from "../harness/chain";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
@@ -116,31 +116,47 @@ describe("picks", () => {
   });
 });
 
-describe("vote and resolve", () => {
-  it("OPEN -> RESOLVING needs the close and the resolution time, and a participant", async () => {
+describe("propose, dispute and resolve", () => {
+  it("propose: only the creator, after the close and the resolution time, within 72 h of the later, with a participant and a valid outcome", async () => {
     const now = await w.chain.now();
     const { pool } = await w.createPool(creator, { closesAt: now + 100n, resolutionAt: now + 200n });
     expectOk(await w.pick(a, pool, 0, UNIT));
-    expectError(await w.startVote(outsider.key, pool), "PoolStillOpen");
+    expect(poolResolutionAt(await w.pool(pool), now)).toBe("picks-open");
+    expect(poolResolutionAt(await w.pool(pool), now + 200n)).toBe("awaiting-proposal");
+    expect(poolResolutionAt(await w.pool(pool), now + 200n + 259_200n)).toBe("escalatable");
+    expectError(await w.propose(outsider.key, pool, 0), "NotCreator");
+    expectError(await w.propose(creator.key, pool, 0), "PoolStillOpen");
     await w.chain.setTime(now + 100n);
-    expectError(await w.startVote(outsider.key, pool), "ResolutionTimeNotReached");
+    expectError(await w.propose(creator.key, pool, 0), "ResolutionTimeNotReached");
     await w.chain.setTime(now + 200n);
-    const r = await w.startVote(outsider.key, pool);
+    expectError(await w.propose(a.key, pool, 0), "NotCreator");
+    expectError(await w.propose(creator.key, pool, 2), "InvalidOutcome");
+    const r = await w.propose(creator.key, pool, 1);
     expectOk(r);
+    expect(parsePoolsEvents(r.logs).map((e) => [e.name, e.data.outcome ?? e.data.state])).toEqual([["outcomeProposed", 1], ["poolStateChanged", 1]]);
     const p = await w.pool(pool);
-    expect(p.state).toBe("RESOLVING");
-    expect(p.voteEndsAt).toBe(now + 200n + 86_400n);
-    expectError(await w.startVote(outsider.key, pool), "PoolNotOpen");
+    expect([p.state, p.proposedOutcome, p.voteEndsAt, p.escalated, p.winningOutcome]).toEqual(["RESOLVING", 1, now + 200n + 86_400n, false, null]);
+    expect(poolStateAt(p, now + 200n)).toBe("RESOLVING");
+    expect([poolResolutionAt(p, now + 200n), poolResolutionAt(p, now + 200n + 86_400n)]).toEqual(["dispute-window", "resolvable"]);
+    expectError(await w.propose(creator.key, pool, 0), "AlreadyProposed");
     expectError(await w.pick(a, pool, 0, UNIT), "PoolNotOpen");
     const empty = await w.createPool(creator, { closesIn: 10n });
     await w.chain.advance(10n);
-    expectError(await w.startVote(outsider.key, empty.pool), "NoParticipants");
+    expectError(await w.propose(creator.key, empty.pool, 0), "NoParticipants");
+    // The 72 h count from the later of closesAt and resolutionAt.
+    const t = await w.chain.now();
+    const late = await w.createPool(creator, { closesAt: t + 10n, resolutionAt: t + 1_000n });
+    expectOk(await w.pick(a, late.pool, 0, UNIT));
+    await w.chain.setTime(t + 1_000n + 259_200n);
+    expectError(await w.propose(creator.key, late.pool, 0), "ProposalDeadlinePassed");
+    await w.chain.setTime(t + 1_000n + 259_199n);
+    expectOk(await w.propose(creator.key, late.pool, 0));
   });
-  it("vote: non-participant, double vote, bad outcome, before RESOLVING, after the window", async () => {
-    const pool = await pickedPool({ closed: false });
+  it("vote: non-participant, double vote, bad outcome, before RESOLVING, after the window; a vote for another outcome is a dispute", async () => {
+    const pool = await pickedPool({ labels: ["A", "B", "C"], closed: false });
     expectError(await w.vote(a, pool, 0), "NotResolving");
     await w.chain.setTime((await w.pool(pool)).closesAt);
-    expectOk(await w.startVote(creator.key, pool));
+    expectOk(await w.propose(creator.key, pool, 1));
     expectError(await w.vote(outsider, pool, 0), "NotParticipant");
     // someone else's participant record
     const ix = await w.client.castVote({ voter: outsider.key.publicKey, pool, outcome: 0, participant: w.participantOf(pool, a.key.publicKey) });
@@ -148,68 +164,124 @@ describe("vote and resolve", () => {
     expectError(await w.vote(a, pool, 5), "InvalidOutcome");
     const r = await w.vote(a, pool, 0);
     expectOk(r);
-    expect(parsePoolsEvents(r.logs)[0].data.weight).toBe(10n * UNIT);
+    expect(parsePoolsEvents(r.logs)[0].data).toMatchObject({ outcome: 0, dispute: 1, weight: 10n * UNIT });
     expectError(await w.vote(a, pool, 1), "AlreadyVoted");
+    const support = await w.vote(b, pool, 1);
+    expect(parsePoolsEvents(support.logs)[0].data).toMatchObject({ outcome: 1, dispute: 0, weight: 30n * UNIT });
+    const p = await w.pool(pool);
+    expect([p.disputeCount, p.voterCount, p.voteWeightTotal, p.outcomes.map((o) => o.voteWeight)]).toEqual([1, 2, 40n * UNIT, [10n * UNIT, 30n * UNIT, 0n]]);
     await w.chain.advance(86_400n);
-    expectError(await w.vote(b, pool, 1), "VoteWindowClosed");
+    expectError(await w.vote(c, pool, 1), "VoteWindowClosed");
   });
-  it("resolve early on an absolute stake majority; rejected while the window is open without one", async () => {
+  it("an undisputed proposal resolves after the window, or as soon as every participant has voted for it; not before", async () => {
     const pool = await pickedPool();
-    expectError(await w.resolve(outsider.key, pool), "NotResolving");
-    expectOk(await w.startVote(creator.key, pool));
-    expectOk(await w.vote(a, pool, 0));
-    expectError(await w.resolve(outsider.key, pool), "VoteWindowOpen");
-    expectOk(await w.vote(b, pool, 1)); // 30 of 40 > half
+    expectError(await w.resolve(outsider.key, pool), "ProposalDeadlineNotPassed");
+    expectOk(await w.propose(creator.key, pool, 1));
+    expectError(await w.resolve(outsider.key, pool), "DisputeWindowOpen");
+    expectOk(await w.vote(b, pool, 1));
+    expectError(await w.resolve(outsider.key, pool), "DisputeWindowOpen"); // a has not voted yet
+    expectOk(await w.vote(a, pool, 1)); // the loser concedes: every participant has voted
     const r = await w.resolve(outsider.key, pool);
     expectOk(r);
+    expect(parsePoolsEvents(r.logs).map((e) => [e.name, e.data.state, e.data.winningOutcome])).toEqual([["poolStateChanged", 2, 1]]);
     const p = await w.pool(pool);
-    expect(p.state).toBe("RESOLVED");
-    expect(p.winningOutcome).toBe(1);
-    expectError(await w.resolve(outsider.key, pool), "NotResolving");
+    expect([p.state, p.winningOutcome, p.escalated]).toEqual(["RESOLVED", 1, false]);
+    expectError(await w.resolve(outsider.key, pool), "AlreadyResolved");
     expectError(await w.cancel(creator.key, pool), "AlreadyResolved");
+    expectError(await w.authorityResolve(pool, 0), "NotEscalated");
     expectError(await w.refund(pool, a.key.publicKey), "NotCanceled");
+
+    const quiet = await pickedPool();
+    expectOk(await w.propose(creator.key, quiet, 0)); // nobody votes: the proposal stands after 24 h
+    await w.chain.advance(86_399n);
+    expectError(await w.resolve(outsider.key, quiet), "DisputeWindowOpen");
+    await w.chain.advance(1n);
+    expectOk(await w.resolve(outsider.key, quiet));
+    expect((await w.pool(quiet)).winningOutcome).toBe(0);
   });
-  it("resolve without quorum is rejected; then anyone may cancel and everyone is refunded", async () => {
+  it("a disputed proposal is escalated, whatever the stake behind it; only the config's authority decides", async () => {
     const pool = await pickedPool();
-    expectOk(await w.startVote(creator.key, pool));
-    expectOk(await w.vote(a, pool, 0)); // 10 of 40 < 50% quorum
-    expectError(await w.cancel(outsider.key, pool), "CancelNotAllowed");
-    await w.chain.advance(86_400n);
-    expectError(await w.resolve(outsider.key, pool), "QuorumNotReached");
-    expectOk(await w.cancel(outsider.key, pool));
-    expect((await w.pool(pool)).state).toBe("CANCELED");
+    expectOk(await w.propose(creator.key, pool, 1));
+    expectOk(await w.vote(b, pool, 1)); // 30 of 40 support
+    expectOk(await w.vote(a, pool, 0)); // 10 dispute
+    expectOk(await w.resolve(outsider.key, pool)); // every participant voted: decided now
+    const at = await w.chain.now();
+    let p = await w.pool(pool);
+    expect([p.state, p.escalated, p.escalatedAt, p.proposedOutcome, p.winningOutcome]).toEqual(["RESOLVING", true, at, 1, null]);
+    expect(poolStateAt(p, at)).toBe("RESOLVING");
+    expect([poolResolutionAt(p, at), poolResolutionAt(p, at + 604_800n)]).toEqual(["awaiting-authority", "cancelable"]);
+    expectError(await w.resolve(outsider.key, pool), "EscalationPending");
+    expectError(await w.propose(creator.key, pool, 0), "AlreadyProposed");
+    expectError(await w.cancel(outsider.key, pool), "EscalationPending");
+    expectError(await w.cancel(creator.key, pool), "EscalationPending");
+    expectError(await w.authorityResolve(pool, 0, outsider.key), "Unauthorized");
+    expectError(await w.authorityResolve(pool, 0, creator.key), "Unauthorized");
+    expectError(await w.authorityResolve(pool, 2), "InvalidOutcome");
+    const r = await w.authorityResolve(pool, 0);
+    expectOk(r);
+    expect(parsePoolsEvents(r.logs)[0].data).toMatchObject({ state: 2, winningOutcome: 0 });
+    p = await w.pool(pool);
+    expect([p.state, p.winningOutcome, poolResolutionAt(p, at)]).toEqual(["RESOLVED", 0, "final"]);
+    expectError(await w.authorityResolve(pool, 1), "NotEscalated");
+    const before = await w.balances();
+    expectOk(await w.settle(pool, a.key.publicKey));
+    expectOk(await w.settle(pool, b.key.publicKey));
+    const after = await w.balances();
+    const fee = (30n * UNIT * 1000n) / 10_000n;
+    expect(after.users[w.users.indexOf(a)] - before.users[w.users.indexOf(a)]).toBe(40n * UNIT - fee);
+    expect(after.users[w.users.indexOf(b)]).toBe(before.users[w.users.indexOf(b)]);
+    expect(after.treasury - before.treasury).toBe(fee);
   });
-  it("a tie after the window is rejected (VoteTied), then cancel and refund", async () => {
-    const { pool } = await w.createPool(creator, { labels: ["A", "B", "C"] });
-    expectOk(await w.pick(a, pool, 0, 10n * UNIT));
-    expectOk(await w.pick(b, pool, 1, 10n * UNIT));
-    expectOk(await w.pick(c, pool, 2, 5n * UNIT));
-    await w.chain.setTime((await w.pool(pool)).closesAt);
-    expectOk(await w.startVote(creator.key, pool));
-    expectOk(await w.vote(a, pool, 0));
+  it("the authority may cancel an escalated pool (255): every stake is refunded, no fee", async () => {
+    const pool = await pickedPool();
+    expectOk(await w.propose(creator.key, pool, 0));
     expectOk(await w.vote(b, pool, 1));
     await w.chain.advance(86_400n);
-    expectError(await w.resolve(outsider.key, pool), "VoteTied");
-    expectOk(await w.cancel(outsider.key, pool));
+    expectOk(await w.resolve(outsider.key, pool));
+    expectOk(await w.authorityResolve(pool, 255));
+    expect((await w.pool(pool)).state).toBe("CANCELED");
     const before = await w.balances();
-    for (const u of [a, b, c]) expectOk(await w.refund(pool, u.key.publicKey));
+    expectOk(await w.refund(pool, a.key.publicKey));
+    expectOk(await w.refund(pool, b.key.publicKey));
     const after = await w.balances();
-    expect(after.vault).toBe(before.vault - 25n * UNIT);
+    expect(before.vault - after.vault).toBe(40n * UNIT);
+    expect(after.treasury).toBe(before.treasury);
     expect((await w.pool(pool)).state).toBe("REFUNDED");
   });
-  it("quorum met after the window: the leader wins", async () => {
-    const { pool } = await w.createPool(creator, { labels: ["A", "B", "C"] });
-    expectOk(await w.pick(a, pool, 0, 10n * UNIT));
-    expectOk(await w.pick(b, pool, 1, 15n * UNIT));
-    expectOk(await w.pick(c, pool, 2, 15n * UNIT));
-    await w.chain.setTime((await w.pool(pool)).closesAt);
-    expectOk(await w.startVote(creator.key, pool));
-    expectOk(await w.vote(a, pool, 0));
-    expectOk(await w.vote(b, pool, 2)); // 25 of 40 voted; 15 on C, 10 on A
-    await w.chain.advance(86_400n);
-    expectError(await w.cancel(outsider.key, pool), "CancelNotAllowed");
+  it("nobody proposes within 72 h: anyone escalates the pool; the authority decides", async () => {
+    const pool = await pickedPool();
+    const closesAt = (await w.pool(pool)).closesAt;
+    await w.chain.setTime(closesAt + 259_199n);
+    expectError(await w.resolve(outsider.key, pool), "ProposalDeadlineNotPassed");
+    expectError(await w.authorityResolve(pool, 1), "NotEscalated");
+    await w.chain.setTime(closesAt + 259_200n);
+    const r = await w.resolve(outsider.key, pool);
+    expectOk(r);
+    expect(parsePoolsEvents(r.logs).map((e) => e.name)).toEqual(["poolEscalated", "poolStateChanged"]);
+    const p = await w.pool(pool);
+    expect([p.state, p.escalated, p.proposedOutcome, p.voteEndsAt]).toEqual(["RESOLVING", true, null, 0n]);
+    expectError(await w.vote(a, pool, 0), "VoteWindowClosed");
+    expectError(await w.propose(creator.key, pool, 1), "AlreadyProposed");
+    expectOk(await w.authorityResolve(pool, 1));
+    expect((await w.pool(pool)).winningOutcome).toBe(1);
+  });
+  it("an escalation unanswered for 7 days: the authority can no longer decide, anyone cancels, every stake is refunded", async () => {
+    const pool = await pickedPool();
+    const closesAt = (await w.pool(pool)).closesAt;
+    await w.chain.setTime(closesAt + 259_200n);
     expectOk(await w.resolve(outsider.key, pool));
-    expect((await w.pool(pool)).winningOutcome).toBe(2);
+    await w.chain.advance(604_799n);
+    expectError(await w.cancel(outsider.key, pool), "EscalationPending");
+    await w.chain.advance(1n);
+    expectError(await w.authorityResolve(pool, 1), "AuthorityDeadlinePassed");
+    expectOk(await w.cancel(outsider.key, pool));
+    const before = await w.balances();
+    expectOk(await w.refund(pool, a.key.publicKey));
+    expectOk(await w.refund(pool, b.key.publicKey));
+    const after = await w.balances();
+    expect(after.users[w.users.indexOf(a)] - before.users[w.users.indexOf(a)]).toBe(10n * UNIT);
+    expect(after.users[w.users.indexOf(b)] - before.users[w.users.indexOf(b)]).toBe(30n * UNIT);
+    expect((await w.pool(pool)).state).toBe("REFUNDED");
   });
 });
 
@@ -221,8 +293,8 @@ describe("distribute", () => {
     expectOk(await w.pick(b, pool, 1, 2n * UNIT));
     expectOk(await w.pick(c, pool, 0, 7n * UNIT + 2n));
     await w.chain.setTime((await w.pool(pool)).closesAt);
-    expectOk(await w.startVote(creator.key, pool));
-    expectOk(await w.vote(c, pool, 1)); // c votes B: absolute majority of stake
+    expectOk(await w.propose(creator.key, pool, 1));
+    for (const u of [a, b, c]) expectOk(await w.vote(u, pool, 1)); // c, the loser, concedes too
     expectOk(await w.resolve(outsider.key, pool));
     const before = await w.balances();
     const total = 10n * UNIT + 3n, winners = 3n * UNIT + 1n;
@@ -232,7 +304,7 @@ describe("distribute", () => {
       return { pay: gross - fee, fee };
     };
     // an outsider has no participant record to settle
-    const none = await w.client.settleParticipant({ pool, participant: w.participantOf(pool, outsider.key.publicKey), userToken: outsider.token, treasury: w.treasury });
+    const none = await w.client.settleParticipant({ pool, participant: w.participantOf(pool, outsider.key.publicKey), user: outsider.key.publicKey, userToken: outsider.token, treasury: w.treasury, payer: w.chain.payer.publicKey });
     expectError(await w.send([none]), "WrongAccountOwner");
     const ra = await w.settle(pool, a.key.publicKey);
     expectOk(ra);
@@ -261,8 +333,8 @@ describe("distribute", () => {
     expectOk(await w.pick(a, pool, 0, 10n * UNIT));
     expectOk(await w.pick(b, pool, 1, 30n * UNIT));
     await w.chain.setTime((await w.pool(pool)).closesAt);
-    expectOk(await w.startVote(creator.key, pool));
-    expectOk(await w.vote(b, pool, 2));
+    expectOk(await w.propose(creator.key, pool, 2)); // an outcome nobody picked
+    await w.chain.advance(86_400n);
     expectOk(await w.resolve(outsider.key, pool));
     const before = await w.balances();
     expectOk(await w.settle(pool, a.key.publicKey));
@@ -279,7 +351,7 @@ describe("distribute", () => {
 });
 
 describe("cancel and refund", () => {
-  it("creator cancels an OPEN pool; others may not; refund before cancel rejected; refund twice rejected", async () => {
+  it("creator cancels an OPEN pool while picks are open; others may not; refund before cancel rejected; refund twice rejected", async () => {
     const pool = await pickedPool({ closed: false });
     expectError(await w.refund(pool, a.key.publicKey), "NotCanceled");
     expectError(await w.cancel(a.key, pool), "CancelNotAllowed");
@@ -288,7 +360,8 @@ describe("cancel and refund", () => {
     expect(parsePoolsEvents(r.logs)[0].data.state).toBe(4);
     expectError(await w.cancel(creator.key, pool), "AlreadyCanceled");
     expectError(await w.pick(c, pool, 0, UNIT), "PoolNotOpen");
-    expectError(await w.startVote(creator.key, pool), "PoolNotOpen");
+    expectError(await w.propose(creator.key, pool, 0), "AlreadyCanceled");
+    expectError(await w.resolve(outsider.key, pool), "AlreadyCanceled");
     expectOk(await w.refund(pool, a.key.publicKey));
     expectError(await w.refund(pool, a.key.publicKey), "AlreadySettled");
     expect((await w.pool(pool)).state).toBe("CANCELED");
@@ -297,15 +370,31 @@ describe("cancel and refund", () => {
     expectError(await w.refund(pool, b.key.publicKey), "AlreadyRefunded");
     expectError(await w.cancel(creator.key, pool), "AlreadyCanceled");
   });
-  it("creator cancels while RESOLVING; a pool without picks goes straight to REFUNDED", async () => {
+  it("the creator cannot cancel once picks are closed (before or after proposing)", async () => {
     const pool = await pickedPool();
-    expectOk(await w.startVote(creator.key, pool));
+    expectError(await w.cancel(creator.key, pool), "CancelNotAllowed");
+    expectError(await w.cancel(outsider.key, pool), "CancelNotAllowed");
+    expectOk(await w.propose(creator.key, pool, 0));
     expectOk(await w.vote(a, pool, 0));
-    expectOk(await w.cancel(creator.key, pool));
-    expectError(await w.vote(b, pool, 1), "NotResolving");
-    const empty = await w.createPool(creator);
+    expectError(await w.cancel(creator.key, pool), "CancelNotAllowed");
+    await w.chain.advance(86_400n);
+    expectError(await w.cancel(creator.key, pool), "CancelNotAllowed");
+    expectOk(await w.resolve(outsider.key, pool));
+    expect((await w.pool(pool)).state).toBe("RESOLVED");
+  });
+  it("a pool without picks goes straight to REFUNDED: by its creator before the close, by anyone after it", async () => {
+    const empty = await w.createPool(creator, { closesIn: 100n });
+    expectError(await w.cancel(outsider.key, empty.pool), "CancelNotAllowed");
     expectOk(await w.cancel(creator.key, empty.pool));
     expect((await w.pool(empty.pool)).state).toBe("REFUNDED");
+    const closed = await w.createPool(creator, { closesIn: 100n });
+    expectError(await w.resolve(outsider.key, closed.pool), "NoParticipants");
+    await w.chain.advance(100n);
+    expectError(await w.resolve(outsider.key, closed.pool), "NoParticipants");
+    const r = await w.cancel(outsider.key, closed.pool);
+    expectOk(r);
+    expect(parsePoolsEvents(r.logs)[0].data.state).toBe(5);
+    expect((await w.pool(closed.pool)).state).toBe("REFUNDED");
   });
 });
 

@@ -3,7 +3,7 @@ import { PoolsWorld, UNIT } from "../harness/pools-world";
 import { expectOk } from "../harness/expect";
 
 describe("pools end to end", () => {
-  it("create, pick, vote, resolve, settle: 10 vs 30, the 30 side wins and pays 5% on its 10 of winnings", async () => {
+  it("create, pick, propose, dispute window, resolve, settle: 10 vs 30, the 30 side wins and pays 5% on its 10 of winnings", async () => {
     const w = await PoolsWorld.create();
     const c = await w.user();
     const a = await w.user();
@@ -13,9 +13,9 @@ describe("pools end to end", () => {
     expectOk(await w.pick(a, pool, 0, 10n * UNIT));
     expectOk(await w.pick(b, pool, 1, 30n * UNIT));
     await w.chain.advance(3_601n);
-    expectOk(await w.startVote(c.key, pool));
-    expectOk(await w.vote(a, pool, 0));
+    expectOk(await w.propose(c.key, pool, 1));
     expectOk(await w.vote(b, pool, 1));
+    await w.chain.advance(86_400n);
     expectOk(await w.resolve(c.key, pool));
     expectOk(await w.settle(pool, a.key.publicKey));
     expectOk(await w.settle(pool, b.key.publicKey));

@@ -177,7 +177,7 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     let reclaimed = 0;
     for (const o of made.offers) {
       const acc = await offers.offer(o);
-      if ((await offers.send([await offers.client.closeOfferAccount({ offer: o, rentPayer: acc.rentPayer })])).ok) reclaimed++;
+      if ((await offers.send([await offers.client.closeOfferAccount({ offer: o, rentPayer: acc.rentPayer, contract: acc.contract })])).ok) reclaimed++;
     }
     expect(reclaimed).toBeGreaterThan(0);
     const resumed = await startIndexer(i.store, live("confirmed"));

@@ -29,8 +29,9 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
   });
 
   it("serves the API over the validator, operated with the admin CLI, and stops on Ctrl-C", async () => {
-    validator = await TestValidator.start();
+    // The service deploys: it is both programs' upgrade authority, so it may initialise the Configs.
     const service = Keypair.generate();
+    validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 100_000_000_000n);
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]) };

@@ -23,8 +23,9 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
   let bob: TestUser;
 
   beforeAll(async () => {
-    validator = await TestValidator.start();
+    // The service deploys: it is both programs' upgrade authority, so it may initialise the Configs.
     const service = Keypair.generate();
+    validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
     s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0 });
     alice = await makeUser(s, 100n * UNIT);

@@ -42,7 +42,7 @@ export async function balance(s: AnyStack, account: PublicKey): Promise<bigint> 
   return AccountLayout.decode(a.data).amount;
 }
 
-export interface Res { status: number; body: Record<string, unknown>; text: string; ms: number }
+export interface Res { status: number; body: Record<string, unknown>; text: string; ms: number; headers: Headers }
 
 export async function post(s: AnyStack, path: string, body: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Res> {
   const h: Record<string, string> = { "content-type": "application/json", ...headers };
@@ -57,7 +57,7 @@ export async function post(s: AnyStack, path: string, body: unknown, token?: str
   } catch {
     /* not JSON */
   }
-  return { status: r.status, body: parsed, text, ms };
+  return { status: r.status, body: parsed, text, ms, headers: r.headers };
 }
 
 export async function get(s: AnyStack, path: string, token?: string | null): Promise<Res> {
@@ -72,7 +72,7 @@ export async function get(s: AnyStack, path: string, token?: string | null): Pro
   } catch {
     /* not JSON */
   }
-  return { status: r.status, body: parsed, text, ms: performance.now() - t0 };
+  return { status: r.status, body: parsed, text, ms: performance.now() - t0, headers: r.headers };
 }
 
 export function createBody(contract: PublicKey, o: Partial<Record<string, unknown>> = {}): Record<string, unknown> {

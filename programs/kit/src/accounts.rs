@@ -142,3 +142,15 @@ pub fn token_account<'a>(acc: &'a AccountView, token_program: &Address) -> Resul
     let amount = u64::from_le_bytes([data[64], data[65], data[66], data[67], data[68], data[69], data[70], data[71]]);
     Ok((mint, owner, amount))
 }
+
+/// Whether `acc` can receive a payout of `mint` for `owner` right now: an initialised (not
+/// frozen) SPL token account of that mint owned by that wallet. Payees control their token
+/// accounts (they can close, freeze-by-delegate or re-own them), so a payout never assumes this:
+/// callers credit a claimable balance instead of failing when it is false.
+#[inline(always)]
+pub fn can_receive(acc: &AccountView, mint: &Address, owner: &Address) -> bool {
+    match token_account(acc, &crate::cpi::TOKEN_PROGRAM_ID) {
+        Ok((m, o, _)) => m == mint && o == owner,
+        Err(_) => false,
+    }
+}

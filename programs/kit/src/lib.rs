@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod cpi;
 pub mod log;
+pub mod pda;
 pub mod pod;
 pub mod setup;
 pub mod time;

@@ -76,6 +76,8 @@ pub enum OfferError {
     WrongMint = 6043,
     /// The token account is not owned by the signer
     NotTokenOwner = 6044,
+    /// A payee's token account cannot receive and the payee's claim account was not passed
+    ClaimAccountMissing = 6045,
 }
 
 impl From<OfferError> for ProgramError {

@@ -5,6 +5,7 @@
 //! contract anyone may settle positions. Money rules are enforced here, not only in the API.
 #![cfg_attr(target_arch = "bpf", no_std)]
 
+pub mod addresses;
 pub mod discriminators;
 pub mod error;
 pub mod events;

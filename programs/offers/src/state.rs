@@ -70,7 +70,7 @@ pub struct Contract {
     pub resolved_at: PodI64,
 }
 
-/// One side of a contract at a fixed price; PDA ["offer", creator, nonce (u64 LE)].
+/// One side of a contract at a fixed price; PDA ["offer", contract, creator, nonce (u64 LE)].
 /// @account
 #[repr(C)]
 pub struct Offer {
@@ -117,6 +117,17 @@ pub struct Position {
     pub fee: PodU64,
 }
 
+/// Tokens owed to a user whose recorded token account could not receive a payout (closed,
+/// frozen, re-owned); they stay in the vault until the owner withdraws them. PDA ["claim", owner].
+/// @account
+#[repr(C)]
+pub struct Claim {
+    pub owner: Address,
+    pub amount: PodU64,
+    pub rent_payer: Address,
+    pub bump: u8,
+}
+
 macro_rules! account {
     ($t:ty, $d:expr) => {
         unsafe impl Pod for $t {}
@@ -130,3 +141,4 @@ account!(Config, disc::ACCOUNT_CONFIG);
 account!(Contract, disc::ACCOUNT_CONTRACT);
 account!(Offer, disc::ACCOUNT_OFFER);
 account!(Position, disc::ACCOUNT_POSITION);
+account!(Claim, disc::ACCOUNT_CLAIM);

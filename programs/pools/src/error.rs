@@ -48,7 +48,7 @@ pub enum PoolError {
     PoolStillOpen = 6029,
     /// The scheduled resolution time has not been reached
     ResolutionTimeNotReached = 6030,
-    /// The pool has no participants (the creator may cancel it)
+    /// The pool has no participants (cancel it instead)
     NoParticipants = 6031,
     /// The pool is not resolving
     NotResolving = 6032,
@@ -58,11 +58,11 @@ pub enum PoolError {
     AlreadyVoted = 6034,
     /// The voting window has closed
     VoteWindowClosed = 6035,
-    /// The voting window is open and no outcome has a majority of the stake yet
-    VoteWindowOpen = 6036,
-    /// Votes carry less than the quorum of the stake
+    /// The dispute window is still open (and not every participant has voted)
+    DisputeWindowOpen = 6036,
+    /// Retired (stake-weighted verdicts are gone); the code stays reserved
     QuorumNotReached = 6037,
-    /// Two outcomes lead the vote with equal weight
+    /// Retired (stake-weighted verdicts are gone); the code stays reserved
     VoteTied = 6038,
     /// The pool is not resolved
     NotResolved = 6039,
@@ -74,12 +74,26 @@ pub enum PoolError {
     AlreadyResolved = 6042,
     /// The pool is already canceled
     AlreadyCanceled = 6043,
-    /// Only the creator may cancel (others only after a failed vote)
+    /// Only the creator may cancel, and only before closesAt (anyone: a closed pool without picks, or an escalation unanswered for 7 days)
     CancelNotAllowed = 6044,
     /// The pool is not canceled
     NotCanceled = 6045,
     /// The pool's picks are all refunded already
     AlreadyRefunded = 6046,
+    /// Only the pool's creator may propose its outcome
+    NotCreator = 6047,
+    /// An outcome is already proposed, or the pool is escalated
+    AlreadyProposed = 6048,
+    /// The creator's 72 hours to propose have passed; the pool can only be escalated
+    ProposalDeadlinePassed = 6049,
+    /// The creator may still propose (72 hours after closesAt and resolutionAt)
+    ProposalDeadlineNotPassed = 6050,
+    /// The pool is not escalated to the authority
+    NotEscalated = 6051,
+    /// The pool awaits the authority's decision (7 days after escalation)
+    EscalationPending = 6052,
+    /// The authority's 7 days to decide have passed; anyone may cancel
+    AuthorityDeadlinePassed = 6053,
 }
 
 impl From<PoolError> for ProgramError {

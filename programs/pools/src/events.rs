@@ -16,14 +16,38 @@ pub struct PickPlaced {
     pub timestamp: PodI64,
 }
 
-/// A participant's vote, weighted by their stake in the pool.
+/// A participant's vote on the proposed outcome, weighted by their stake in the pool; a vote for
+/// any other outcome is a dispute (`dispute` = 1).
 /// @event
 #[repr(C)]
 pub struct VoteCast {
     pub pool: Address,
     pub user: Address,
     pub outcome: u8,
+    pub dispute: u8,
     pub weight: PodU64,
+    pub timestamp: PodI64,
+}
+
+/// The creator proposed the outcome; participants may dispute it until `vote_ends_at`.
+/// @event
+#[repr(C)]
+pub struct OutcomeProposed {
+    pub pool: Address,
+    pub outcome: u8,
+    pub vote_ends_at: PodI64,
+    pub timestamp: PodI64,
+}
+
+/// The pool went to the config's authority: its proposal was disputed, or nobody proposed in time.
+/// The authority decides by `decide_by`; after it anyone may cancel.
+/// @event
+#[repr(C)]
+pub struct PoolEscalated {
+    pub pool: Address,
+    pub proposed_outcome: u8,
+    pub dispute_count: PodU32,
+    pub decide_by: PodI64,
     pub timestamp: PodI64,
 }
 
@@ -48,7 +72,30 @@ pub struct ParticipantSettled {
     pub timestamp: PodI64,
 }
 
+/// A payout or refund the user's token account could not receive, kept for the user in its Claim.
+/// @event
+#[repr(C)]
+pub struct ClaimCredited {
+    pub owner: Address,
+    pub amount: PodU64,
+    pub total: PodU64,
+    pub timestamp: PodI64,
+}
+
+/// A claim paid out to a token account of its owner (and the Claim account closed).
+/// @event
+#[repr(C)]
+pub struct ClaimWithdrawn {
+    pub owner: Address,
+    pub amount: PodU64,
+    pub timestamp: PodI64,
+}
+
 unsafe impl Pod for PickPlaced {}
+unsafe impl Pod for OutcomeProposed {}
+unsafe impl Pod for PoolEscalated {}
+unsafe impl Pod for ClaimCredited {}
+unsafe impl Pod for ClaimWithdrawn {}
 unsafe impl Pod for VoteCast {}
 unsafe impl Pod for PoolStateChanged {}
 unsafe impl Pod for ParticipantSettled {}

@@ -15,6 +15,7 @@ pub const VERSION_TWO_OUTCOME: u8 = 3;
 pub const VERSION_MULTI_OUTCOME: u8 = 4;
 
 /// On-chain states (LOCKED is derived at read time: OPEN with `closes_at` in the past).
+/// RESOLVING: an outcome is proposed (dispute window open or over), or the pool is escalated.
 pub const POOL_OPEN: u8 = 0;
 pub const POOL_RESOLVING: u8 = 1;
 pub const POOL_RESOLVED: u8 = 2;
@@ -24,10 +25,15 @@ pub const POOL_REFUNDED: u8 = 5;
 
 pub const NO_OUTCOME: u8 = 255;
 
-/// Voting lasts this long after `start_vote`.
-pub const VOTE_WINDOW_SECONDS: i64 = 86_400;
-/// Votes must carry at least this share of the pot's stake for a resolution after the window.
-pub const QUORUM_BPS: u64 = 5_000;
+/// The dispute window: participants may dispute a proposed outcome for this long.
+pub const DISPUTE_WINDOW_SECONDS: i64 = 86_400;
+/// The creator must propose within this long after max(closes_at, resolution_at); after it,
+/// anyone may escalate the pool to the config's authority.
+pub const PROPOSAL_DEADLINE_SECONDS: i64 = 72 * 3_600;
+/// The authority must decide an escalated pool within this long; after it, anyone may cancel.
+pub const AUTHORITY_DEADLINE_SECONDS: i64 = 7 * 86_400;
+/// `authority_resolve` with this outcome cancels the pool (every stake refunded).
+pub const CANCEL_OUTCOME: u8 = NO_OUTCOME;
 pub const BPS: u64 = 10_000;
 
 /// Service settings; PDA ["config"]. Its PDA is also the authority of the vault ["vault"].
@@ -55,7 +61,8 @@ pub struct Outcome {
     pub vote_weight: PodU64,
 }
 
-/// A pari-mutuel pool; PDA ["pool", creator, nonce (u64 LE)].
+/// A pari-mutuel pool; PDA ["pool", creator, nonce (u64 LE)]. `vote_ends_at` ends the dispute
+/// window of the creator's proposal (0 before one); `escalated_at` is 0 unless escalated.
 /// @account
 #[repr(C)]
 pub struct Pool {
@@ -75,11 +82,15 @@ pub struct Pool {
     pub closes_at: PodI64,
     pub resolution_at: PodI64,
     pub vote_ends_at: PodI64,
+    pub escalated_at: PodI64,
     pub outcomes: [Outcome; 8],
     pub total_oi: PodU64,
     pub participant_count: PodU32,
     pub voter_count: PodU32,
     pub vote_weight_total: PodU64,
+    pub proposed_outcome: u8,
+    pub escalated: u8,
+    pub dispute_count: PodU32,
     pub winning_outcome: u8,
     pub settled_count: PodU32,
     pub paid_out: PodU64,
@@ -107,6 +118,17 @@ pub struct Participant {
     pub created_at: PodI64,
 }
 
+/// What the vault owes one user whose token account could not receive a payout or refund
+/// (closed, frozen, re-owned); PDA ["claim", owner]. Closed by `withdraw_claim`.
+/// @account
+#[repr(C)]
+pub struct Claim {
+    pub owner: Address,
+    pub amount: PodU64,
+    pub rent_payer: Address,
+    pub bump: u8,
+}
+
 macro_rules! account {
     ($t:ty, $d:expr) => {
         unsafe impl Pod for $t {}
@@ -119,3 +141,4 @@ unsafe impl Pod for Outcome {}
 account!(Config, disc::ACCOUNT_CONFIG);
 account!(Pool, disc::ACCOUNT_POOL);
 account!(Participant, disc::ACCOUNT_PARTICIPANT);
+account!(Claim, disc::ACCOUNT_CLAIM);

@@ -1,16 +1,20 @@
-use super::CloseOfferArgs;
-use crate::{config_signer, discriminators as disc, error::OfferError, events::OfferClosed, state::*};
+use super::{
+    claim::{pay, Payee, Rent, Vault},
+    CloseOfferArgs,
+};
+use crate::{addresses::CANONICAL, discriminators as disc, error::OfferError, events::OfferClosed, state::*};
 use kit::{
     accounts::{self as acc, KitError},
-    cpi, log, pod::*, time, AccountView, Address, ProgramResult,
+    cpi, pod::*, time, AccountView, Address, ProgramResult,
 };
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOfferArgs) -> ProgramResult {
-    let [caller, config, contract, offer, vault, creator_token, token_program, ..] = accounts else {
+    let [caller, config, contract, offer, vault, creator_token, token_program, payer, creator_claim, system_program, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::signer(caller)?;
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
+    acc::same(config, &CANONICAL.config)?;
     let cfg = acc::load::<Config>(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     let o = acc::load_mut::<Offer>(offer, program_id)?;
@@ -31,7 +35,8 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOffer
         return Err(OfferError::CloseNotAllowed.into());
     }
     let refund = o.creator_total.get() - o.creator_allocated.get();
-    cpi::transfer(vault, creator_token, config, refund, &config_signer!(&cfg.bump))?;
+    let (v, r) = (Vault { config, cfg, vault }, Rent { program_id, payer, system_program, now });
+    pay(&v, &r, &Payee { token: creator_token, owner: &o.creator, claim: creator_claim, claim_bump: args.creator_claim_bump }, refund)?;
 
     o.creator_refunded.set(refund);
     o.status = OFFER_CLOSED;
@@ -44,6 +49,6 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOffer
         revision: o.revision,
         timestamp: PodI64::new(now),
     };
-    log::emit(&disc::EVENT_OFFER_CLOSED, bytes_of(&event));
+    kit::log::emit(&disc::EVENT_OFFER_CLOSED, bytes_of(&event));
     Ok(())
 }

@@ -1,4 +1,5 @@
 use super::{InitializeConfigArgs, UpdateConfigArgs};
+use crate::addresses::CANONICAL;
 use crate::{error::OfferError, math::ratio_le, state::{Config, Limits}};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
@@ -22,7 +23,7 @@ fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
 
 pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &InitializeConfigArgs) -> ProgramResult {
     validate(args.fee_bps.get(), args.offers_enabled, &args.limits)?;
-    let a = setup::create_config_and_vault(program_id, accounts, Config::SIZE, args.config_bump, args.vault_bump)?;
+    let a = setup::create_config_and_vault(program_id, accounts, Config::SIZE, &CANONICAL)?;
     let c = acc::init::<Config>(a.config)?;
     c.authority = *a.authority.address();
     c.mint = *a.mint.address();
@@ -30,8 +31,8 @@ pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &Initial
     c.vault = *a.vault.address();
     c.fee_bps = args.fee_bps;
     c.offers_enabled = args.offers_enabled;
-    c.bump = args.config_bump;
-    c.vault_bump = args.vault_bump;
+    c.bump = CANONICAL.config_bump;
+    c.vault_bump = CANONICAL.vault_bump;
     c.limits = args.limits;
     Ok(())
 }
@@ -41,6 +42,7 @@ pub fn update(program_id: &Address, accounts: &[AccountView], args: &UpdateConfi
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::signer(authority)?;
+    acc::same(config, &CANONICAL.config)?;
     let c = acc::load_mut::<Config>(config, program_id)?;
     if authority.address() != &c.authority {
         return Err(OfferError::Unauthorized.into());
@@ -52,9 +54,10 @@ pub fn update(program_id: &Address, accounts: &[AccountView], args: &UpdateConfi
     Ok(())
 }
 
-/// Loads the config and checks `authority` signed as its authority.
+/// Loads the (one, canonical) config and checks `authority` signed as its authority.
 pub(crate) fn authorized<'a>(program_id: &Address, authority: &AccountView, config: &'a AccountView) -> Result<&'a Config, ProgramError> {
     acc::signer(authority)?;
+    acc::same(config, &CANONICAL.config)?;
     let c = acc::load::<Config>(config, program_id)?;
     if authority.address() != &c.authority {
         return Err(OfferError::Unauthorized.into());

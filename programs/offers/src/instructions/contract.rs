@@ -1,10 +1,9 @@
-use super::{config::authorized, CreateContractArgs, ResolveContractArgs, VoidExpiredContractArgs};
+use super::{config::authorized, create_canonical, NewPda, CreateContractArgs, ResolveContractArgs, VoidExpiredContractArgs};
 use crate::{error::OfferError, state::*};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
     cpi, pod::PodI64, time, AccountView, Address, ProgramResult,
 };
-use pinocchio::cpi::Seed;
 
 pub fn create(program_id: &Address, accounts: &[AccountView], args: &CreateContractArgs) -> ProgramResult {
     let [authority, payer, config, contract, system_program, ..] = accounts else {
@@ -18,14 +17,8 @@ pub fn create(program_id: &Address, accounts: &[AccountView], args: &CreateContr
     if cutoff <= now || deadline <= cutoff {
         return Err(OfferError::InvalidSchedule.into());
     }
-    let bump = [args.bump];
-    cpi::create_pda(
-        payer,
-        contract,
-        Contract::SIZE,
-        program_id,
-        &[Seed::from(b"contract".as_ref()), Seed::from(args.template_id.as_ref()), Seed::from(args.event_id.as_ref()), Seed::from(bump.as_ref())],
-    )?;
+    let seeds: [&[u8]; 3] = [b"contract", &args.template_id, &args.event_id];
+    create_canonical(&NewPda { payer, account: contract, space: Contract::SIZE, program_id, seeds: &seeds, bump: args.bump })?;
     let c = acc::init::<Contract>(contract)?;
     c.template_id = args.template_id;
     c.event_id = args.event_id;

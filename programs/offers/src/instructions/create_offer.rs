@@ -1,10 +1,10 @@
-use super::CreateOfferArgs;
+use super::{create_canonical, CreateOfferArgs, NewPda};
 use crate::{error::OfferError, math::ratio_le, state::*};
+use crate::addresses::CANONICAL;
 use kit::{
     accounts::{self as acc, AccountData, KitError},
     cpi, log, pod::*, time, AccountView, Address, ProgramResult,
 };
-use pinocchio::cpi::Seed;
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOfferArgs) -> ProgramResult {
     let [payer, creator, creator_token, config, contract, offer, vault, token_program, system_program, ..] = accounts else {
@@ -14,6 +14,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOffe
     acc::signer(creator)?;
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
     acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
+    acc::same(config, &CANONICAL.config)?;
     let cfg = acc::load::<Config>(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     let k = acc::load::<Contract>(contract, program_id)?;
@@ -72,15 +73,9 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOffe
     }
 
     let nonce = args.nonce.0;
-    let bump = [args.bump];
-    cpi::create_pda(
-        payer,
-        offer,
-        Offer::SIZE,
-        program_id,
-        &[Seed::from(b"offer".as_ref()), Seed::from(creator.address().as_ref()), Seed::from(nonce.as_ref()), Seed::from(bump.as_ref())],
-    )?;
-    cpi::transfer(creator_token, vault, creator, total, &[])?;
+    let seeds: [&[u8]; 4] = [b"offer", contract.address().as_ref(), creator.address().as_ref(), &nonce];
+    create_canonical(&NewPda { payer, account: offer, space: Offer::SIZE, program_id, seeds: &seeds, bump: args.bump })?;
+    super::claim::deposit(creator_token, vault, creator, total)?;
 
     let o = acc::init::<Offer>(offer)?;
     o.contract = *contract.address();

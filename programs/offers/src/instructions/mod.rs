@@ -2,6 +2,7 @@
 //! dispatcher. `@instruction` / `@accounts` lines are read by `scripts/gen-idl.ts`; an account
 //! is `name`, `name:mut`, `name:signer` or `name:mut,signer`, in the order the handler takes them.
 
+mod claim;
 mod config;
 mod contract;
 mod close_offer;
@@ -13,13 +14,12 @@ mod take_offer;
 use crate::{discriminators as disc, state::Limits};
 use kit::{accounts::KitError, pod::*, AccountView, Address, ProgramError, ProgramResult};
 
-/// Creates the settings and the program's token vault (once).
+/// Creates the settings and the program's token vault at their canonical addresses, once; only
+/// the program's upgrade authority (the deployer, who pays) may, and it names the authority.
 /// @instruction initialize_config
-/// @accounts authority:mut,signer config:mut vault:mut mint treasury token_program system_program
+/// @accounts deployer:mut,signer authority config:mut vault:mut mint treasury program_data token_program system_program
 #[repr(C)]
 pub struct InitializeConfigArgs {
-    pub config_bump: u8,
-    pub vault_bump: u8,
     pub fee_bps: PodU16,
     pub offers_enabled: u8,
     pub limits: Limits,
@@ -35,7 +35,7 @@ pub struct UpdateConfigArgs {
     pub limits: Limits,
 }
 
-/// Publishes a contract (service authority only).
+/// Publishes a contract (service authority only) at its canonical PDA.
 /// @instruction create_contract
 /// @accounts authority:signer payer:mut,signer config contract:mut system_program
 #[repr(C)]
@@ -61,7 +61,8 @@ pub struct ResolveContractArgs {
 #[repr(C)]
 pub struct VoidExpiredContractArgs {}
 
-/// Posts an offer and locks the creator's stake in the vault.
+/// Posts an offer and locks the creator's stake in the vault. The offer's PDA is
+/// `["offer", contract, creator, nonce]` with the canonical `bump`.
 /// @instruction create_offer
 /// @accounts payer:mut,signer creator:signer creator_token:mut config contract offer:mut vault:mut token_program system_program
 #[repr(C)]
@@ -75,7 +76,7 @@ pub struct CreateOfferArgs {
     pub expected_fee_bps: PodU16,
 }
 
-/// Takes part or all of an offer; creates or increases the taker's position.
+/// Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position.
 /// @instruction take_offer
 /// @accounts payer:mut,signer taker:signer taker_token:mut config contract offer:mut position:mut vault:mut token_program system_program
 #[repr(C)]
@@ -85,19 +86,27 @@ pub struct TakeOfferArgs {
     pub position_bump: u8,
 }
 
-/// Withdraws the unmatched creator stake (creator any time; anyone after the cutoff).
+/// Withdraws the unmatched creator stake (creator any time; anyone after the cutoff). When the
+/// creator's recorded token account cannot receive, the refund is credited to the creator's Claim
+/// (`["claim", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`).
 /// @instruction close_offer
-/// @accounts caller:signer config contract offer:mut vault:mut creator_token:mut token_program
+/// @accounts caller:signer config contract offer:mut vault:mut creator_token:mut token_program payer:mut,signer creator_claim:mut system_program
 #[repr(C)]
 pub struct CloseOfferArgs {
     pub expected_revision: PodU64,
+    pub creator_claim_bump: u8,
 }
 
-/// Pays out one position of a resolved or voided contract (anyone).
+/// Pays out one position of a resolved or voided contract (anyone). A side whose recorded token
+/// account cannot receive is credited to its Claim instead (as in close_offer); the other side is
+/// paid normally.
 /// @instruction settle_position
-/// @accounts config contract offer:mut position:mut vault:mut creator_token:mut taker_token:mut treasury:mut token_program
+/// @accounts config contract offer:mut position:mut vault:mut creator_token:mut taker_token:mut treasury:mut token_program payer:mut,signer creator_claim:mut taker_claim:mut system_program
 #[repr(C)]
-pub struct SettlePositionArgs {}
+pub struct SettlePositionArgs {
+    pub creator_claim_bump: u8,
+    pub taker_claim_bump: u8,
+}
 
 /// Closes a settled position and returns its rent to whoever paid it.
 /// @instruction close_position
@@ -105,11 +114,20 @@ pub struct SettlePositionArgs {}
 #[repr(C)]
 pub struct ClosePositionArgs {}
 
-/// Closes a finished offer (settled, or closed with every position settled) and returns its rent.
+/// Closes a finished offer (settled, or closed with every position settled) of a resolved or
+/// voided contract and returns its rent. The contract joins the offer's seeds and never takes
+/// offers again, so the closed offer's address can never be created again.
 /// @instruction close_offer_account
-/// @accounts offer:mut rent_payer:mut
+/// @accounts offer:mut rent_payer:mut contract
 #[repr(C)]
 pub struct CloseOfferAccountArgs {}
+
+/// Pays the whole of the owner's claim to a token account of the service's mint that the owner
+/// holds, and closes the claim (its rent goes back to whoever paid it).
+/// @instruction withdraw_claim
+/// @accounts owner:signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
+#[repr(C)]
+pub struct WithdrawClaimArgs {}
 
 unsafe impl Pod for InitializeConfigArgs {}
 unsafe impl Pod for UpdateConfigArgs {}
@@ -122,12 +140,16 @@ unsafe impl Pod for CloseOfferArgs {}
 unsafe impl Pod for SettlePositionArgs {}
 unsafe impl Pod for ClosePositionArgs {}
 unsafe impl Pod for CloseOfferAccountArgs {}
+unsafe impl Pod for WithdrawClaimArgs {}
 
 #[inline(always)]
 fn parse<T: Pod>(data: &[u8]) -> Result<&T, ProgramError> {
     args::<T>(data).ok_or_else(|| KitError::InvalidInstructionData.into())
 }
 
+// Five register arguments with the returned Result's pointer: inlined into the entrypoint, since
+// upstream BPF has no stack arguments.
+#[inline(always)]
 pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> ProgramResult {
     if data.len() < 8 {
         return Err(KitError::InvalidInstructionData.into());
@@ -141,6 +163,7 @@ pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> 
         disc::IX_SETTLE_POSITION => settle_position::process(program_id, accounts, parse(rest)?),
         disc::IX_CLOSE_POSITION => reclaim::close_position(program_id, accounts, parse(rest)?),
         disc::IX_CLOSE_OFFER_ACCOUNT => reclaim::close_offer_account(program_id, accounts, parse(rest)?),
+        disc::IX_WITHDRAW_CLAIM => claim::withdraw(program_id, accounts, parse(rest)?),
         disc::IX_CREATE_CONTRACT => contract::create(program_id, accounts, parse(rest)?),
         disc::IX_RESOLVE_CONTRACT => contract::resolve(program_id, accounts, parse(rest)?),
         disc::IX_VOID_EXPIRED_CONTRACT => contract::void_expired(program_id, accounts, parse(rest)?),
@@ -148,6 +171,24 @@ pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> 
         disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
         _ => Err(KitError::InvalidInstructionData.into()),
     }
+}
+
+/// An account to create at its canonical PDA (one argument: upstream BPF has no stack arguments).
+pub(crate) struct NewPda<'a> {
+    pub payer: &'a AccountView,
+    pub account: &'a AccountView,
+    pub space: usize,
+    pub program_id: &'a Address,
+    /// Seeds without the bump.
+    pub seeds: &'a [&'a [u8]],
+    pub bump: u8,
+}
+
+/// `kit::cpi::create_canonical` (refuses an existing account and a non-canonical bump, survives
+/// pre-funding), kept out of line: one copy for the four kinds of PDA this program creates.
+#[inline(never)]
+pub(crate) fn create_canonical(n: &NewPda) -> ProgramResult {
+    kit::cpi::create_canonical(n.payer, n.account, n.space, n.program_id, n.seeds, n.bump)
 }
 
 /// Signer seeds of the config PDA, the vault's authority.

@@ -1,15 +1,19 @@
-use super::SettlePositionArgs;
-use crate::{config_signer, discriminators as disc, error::OfferError, events::PositionSettled, math::payouts, state::*};
+use super::{
+    claim::{pay, send, Payee, Rent, Vault},
+    SettlePositionArgs,
+};
+use crate::{addresses::CANONICAL, discriminators as disc, error::OfferError, events::PositionSettled, math::payouts, state::*};
 use kit::{
     accounts::{self as acc, KitError},
-    cpi, log, pod::*, time, AccountView, Address, ProgramResult,
+    cpi, pod::*, time, AccountView, Address, ProgramResult,
 };
 
-pub fn process(program_id: &Address, accounts: &[AccountView], _args: &SettlePositionArgs) -> ProgramResult {
-    let [config, contract, offer, position, vault, creator_token, taker_token, treasury, token_program, ..] = accounts else {
+pub fn process(program_id: &Address, accounts: &[AccountView], args: &SettlePositionArgs) -> ProgramResult {
+    let [config, contract, offer, position, vault, creator_token, taker_token, treasury, token_program, payer, creator_claim, taker_claim, system_program, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
+    acc::same(config, &CANONICAL.config)?;
     let cfg = acc::load::<Config>(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     acc::same(treasury, &cfg.treasury)?;
@@ -32,12 +36,15 @@ pub fn process(program_id: &Address, accounts: &[AccountView], _args: &SettlePos
     }
     let creator_wins = if k.result == RESULT_VOID { None } else { Some(k.result == o.side) };
     let [to_creator, to_taker, fee] = payouts(creator_wins, o.fee_bps.get(), p.creator_matched.get(), p.taker_amount.get());
-    let seeds = config_signer!(&cfg.bump);
-    cpi::transfer(vault, creator_token, config, to_creator, &seeds)?;
-    cpi::transfer(vault, taker_token, config, to_taker, &seeds)?;
-    cpi::transfer(vault, treasury, config, fee, &seeds)?;
-
     let now = time::now();
+    let (v, r) = (Vault { config, cfg, vault }, Rent { program_id, payer, system_program, now });
+    pay(&v, &r, &Payee { token: creator_token, owner: &o.creator, claim: creator_claim, claim_bump: args.creator_claim_bump }, to_creator)?;
+    pay(&v, &r, &Payee { token: taker_token, owner: &p.taker, claim: taker_claim, claim_bump: args.taker_claim_bump }, to_taker)?;
+    // The treasury is the service's own account, named by the authority: paid directly.
+    if fee > 0 {
+        send(&v, treasury, fee)?;
+    }
+
     p.status = match creator_wins {
         None => POSITION_REFUNDED,
         Some(true) => POSITION_SETTLED_CREATOR_WIN,
@@ -61,6 +68,6 @@ pub fn process(program_id: &Address, accounts: &[AccountView], _args: &SettlePos
         fee: p.fee,
         timestamp: PodI64::new(now),
     };
-    log::emit(&disc::EVENT_POSITION_SETTLED, bytes_of(&event));
+    kit::log::emit(&disc::EVENT_POSITION_SETTLED, bytes_of(&event));
     Ok(())
 }

@@ -1,10 +1,10 @@
-use super::TakeOfferArgs;
+use super::{create_canonical, NewPda, TakeOfferArgs};
 use crate::{discriminators as disc, error::OfferError, events::OfferTaken, math::matched_for_take, state::*};
+use crate::addresses::CANONICAL;
 use kit::{
     accounts::{self as acc, AccountData, KitError},
     cpi, log, pod::*, time, AccountView, Address, ProgramResult,
 };
-use pinocchio::cpi::Seed;
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferArgs) -> ProgramResult {
     let [payer, taker, taker_token, config, contract, offer, position, vault, token_program, system_program, ..] = accounts else {
@@ -14,6 +14,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferA
     acc::signer(taker)?;
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
     acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
+    acc::same(config, &CANONICAL.config)?;
     let cfg = acc::load::<Config>(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     let o = acc::load_mut::<Offer>(offer, program_id)?;
@@ -56,22 +57,20 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferA
         return Err(OfferError::TakeTooSmallToMatch.into());
     }
 
-    // The taker's position: created on the first take, increased on later ones.
+    // The taker's position: created on the first take at its canonical PDA (one per offer and
+    // taker, so the per-taker cap holds), increased on later ones while it is open.
     let p = if position.owned_by(program_id) {
         let p = acc::load_mut::<Position>(position, program_id)?;
         if p.offer != *offer.address() || p.taker != *taker.address() {
             return Err(KitError::AccountMismatch.into());
         }
+        if p.status != POSITION_OPEN {
+            return Err(OfferError::PositionAlreadySettled.into());
+        }
         p
     } else {
-        let bump = [args.position_bump];
-        cpi::create_pda(
-            payer,
-            position,
-            Position::SIZE,
-            program_id,
-            &[Seed::from(b"position".as_ref()), Seed::from(offer.address().as_ref()), Seed::from(taker.address().as_ref()), Seed::from(bump.as_ref())],
-        )?;
+        let seeds: [&[u8]; 3] = [b"position", offer.address().as_ref(), taker.address().as_ref()];
+        create_canonical(&NewPda { payer, account: position, space: Position::SIZE, program_id, seeds: &seeds, bump: args.position_bump })?;
         let p = acc::init::<Position>(position)?;
         p.offer = *offer.address();
         p.taker = *taker.address();
@@ -99,7 +98,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferA
         return Err(OfferError::InsufficientBalance.into());
     }
     // Later takes may pay from another token account of the taker; payouts go to the first one.
-    cpi::transfer(taker_token, vault, taker, amount, &[])?;
+    super::claim::deposit(taker_token, vault, taker, amount)?;
 
     p.taker_amount.set(new_total);
     p.creator_matched.set(p.creator_matched.get() + matched);
@@ -122,6 +121,6 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferA
         revision: o.revision,
         timestamp: PodI64::new(now),
     };
-    log::emit(&disc::EVENT_OFFER_TAKEN, bytes_of(&event));
+    kit::log::emit(&disc::EVENT_OFFER_TAKEN, bytes_of(&event));
     Ok(())
 }

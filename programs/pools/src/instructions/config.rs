@@ -1,4 +1,5 @@
 use super::{InitializeConfigArgs, UpdateConfigArgs};
+use crate::addresses::CANONICAL;
 use crate::{error::PoolError, state::{Config, BPS}};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
@@ -9,15 +10,15 @@ pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &Initial
     if args.fee_bps.get() as u64 > BPS {
         return Err(PoolError::InvalidFee.into());
     }
-    let a = setup::create_config_and_vault(program_id, accounts, Config::SIZE, args.config_bump, args.vault_bump)?;
+    let a = setup::create_config_and_vault(program_id, accounts, Config::SIZE, &CANONICAL)?;
     let c = acc::init::<Config>(a.config)?;
     c.authority = *a.authority.address();
     c.mint = *a.mint.address();
     c.treasury = *a.treasury.address();
     c.vault = *a.vault.address();
     c.fee_bps = args.fee_bps;
-    c.bump = args.config_bump;
-    c.vault_bump = args.vault_bump;
+    c.bump = CANONICAL.config_bump;
+    c.vault_bump = CANONICAL.vault_bump;
     Ok(())
 }
 
@@ -26,6 +27,7 @@ pub fn update(program_id: &Address, accounts: &[AccountView], args: &UpdateConfi
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::signer(authority)?;
+    acc::same(config, &CANONICAL.config)?;
     let c = acc::load_mut::<Config>(config, program_id)?;
     if authority.address() != &c.authority {
         return Err(PoolError::Unauthorized.into());

@@ -4,7 +4,6 @@ use kit::{
     accounts::{self as acc, AccountData, KitError},
     cpi, pod::*, time, AccountView, Address, ProgramResult,
 };
-use pinocchio::cpi::Seed;
 
 /// Checks one text field: `len` within the field's size (else `too_long`) and, when `ascii` is
 /// false, valid UTF-8 (all-ASCII input skips the full check).
@@ -54,7 +53,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreatePool
     acc::signer(payer)?;
     acc::signer(creator)?;
     acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
-    let cfg = acc::load::<Config>(config, program_id)?;
+    let cfg = super::config(config, program_id)?;
 
     let count = args.outcome_count as usize;
     if !(2..=MAX_OUTCOMES).contains(&count) {
@@ -94,19 +93,8 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreatePool
     if resolution_at != 0 && resolution_at < closes_at {
         return Err(PoolError::InvalidResolutionTime.into());
     }
-    // Lamports alone (pre-funding by anyone) do not block creation; data or our ownership does.
-    if !pool.is_data_empty() || pool.owned_by(program_id) {
-        return Err(KitError::AlreadyInitialized.into());
-    }
-
-    let bump = [args.bump];
-    crate::create::create_pda(
-        payer,
-        pool,
-        Pool::SIZE,
-        program_id,
-        &[Seed::from(b"pool".as_ref()), Seed::from(creator.address().as_ref()), Seed::from(args.nonce.0.as_ref()), Seed::from(bump.as_ref())],
-    )?;
+    // The one pool of (creator, nonce): canonical bump, not existing yet, pre-funding tolerated.
+    cpi::create_canonical(payer, pool, Pool::SIZE, program_id, &[b"pool", creator.address().as_ref(), args.nonce.0.as_ref()], args.bump)?;
     let p = acc::init::<Pool>(pool)?;
     p.creator = *creator.address();
     p.nonce = args.nonce;
@@ -140,6 +128,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreatePool
         }
         i += 1;
     }
+    p.proposed_outcome = NO_OUTCOME;
     p.winning_outcome = NO_OUTCOME;
     p.created_at = PodI64::new(now);
     p.updated_at = PodI64::new(now);

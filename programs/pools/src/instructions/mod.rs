@@ -1,22 +1,22 @@
 //! Instructions: argument layouts (Borsh-identical, after the 8-byte discriminator) and the
 //! dispatcher. `@instruction` / `@accounts` lines are read by `scripts/gen-idl.ts`.
 
+mod claim;
 mod config;
 mod create_pool;
 mod payout;
 mod pick;
-mod vote;
+mod resolution;
 
 use crate::discriminators as disc;
 use kit::{accounts::KitError, pod::*, AccountView, Address, ProgramError, ProgramResult};
 
-/// Creates the settings and the program's token vault (once).
+/// Creates the settings and the program's token vault at their canonical addresses, once; only
+/// the program's upgrade authority (the deployer, who pays) may, and it names the authority.
 /// @instruction initialize_config
-/// @accounts authority:mut,signer config:mut vault:mut mint treasury token_program system_program
+/// @accounts deployer:mut,signer authority config:mut vault:mut mint treasury program_data token_program system_program
 #[repr(C)]
 pub struct InitializeConfigArgs {
-    pub config_bump: u8,
-    pub vault_bump: u8,
     pub fee_bps: PodU16,
 }
 
@@ -58,13 +58,17 @@ pub struct PlacePickArgs {
     pub participant_bump: u8,
 }
 
-/// Opens the vote once picks are closed (and the scheduled resolution time reached); anyone.
-/// @instruction start_vote
-/// @accounts caller:signer pool:mut
+/// The creator proposes the outcome once picks are closed (and the resolution time reached),
+/// within 72 hours; participants may dispute it for 24 hours.
+/// @instruction propose_outcome
+/// @accounts creator:signer pool:mut
 #[repr(C)]
-pub struct StartVoteArgs {}
+pub struct ProposeOutcomeArgs {
+    pub outcome: u8,
+}
 
-/// A participant's vote, weighted by their total stake in the pool; once per participant.
+/// A participant's vote during the dispute window, once: for the proposed outcome (support) or
+/// another one (a dispute). Weighted by the voter's total stake, for display only.
 /// @instruction cast_vote
 /// @accounts voter:signer pool:mut participant:mut
 #[repr(C)]
@@ -72,41 +76,66 @@ pub struct CastVoteArgs {
     pub outcome: u8,
 }
 
-/// Decides the winner from the vote (anyone): early on an absolute stake majority, else after
-/// the window with quorum and no tie.
+/// Anyone: after the dispute window (or once every participant voted), an undisputed proposal
+/// resolves the pool and a disputed one escalates it to the authority; a pool without a proposal
+/// 72 hours after its close (and resolution time) is escalated.
 /// @instruction resolve_pool
 /// @accounts caller:signer pool:mut
 #[repr(C)]
 pub struct ResolvePoolArgs {}
 
-/// Cancels before resolution: the creator any time, anyone after a failed vote.
+/// The config's authority decides an escalated pool within 7 days: an outcome, or 255 to cancel.
+/// @instruction authority_resolve
+/// @accounts authority:signer config pool:mut
+#[repr(C)]
+pub struct AuthorityResolveArgs {
+    pub outcome: u8,
+}
+
+/// Cancels: the creator while picks are open; anyone once a pool without picks has closed, or
+/// once an escalation has waited 7 days for the authority.
 /// @instruction cancel_pool
 /// @accounts caller:signer pool:mut
 #[repr(C)]
 pub struct CancelPoolArgs {}
 
-/// Pays one participant of a resolved pool (anyone); the last one moves it to DISTRIBUTED.
+/// Pays one participant of a resolved pool (anyone); the last one moves it to DISTRIBUTED. A
+/// payout the recorded token account cannot receive goes to the user's Claim (payer pays its rent).
 /// @instruction settle_participant
-/// @accounts config pool:mut participant:mut vault:mut user_token:mut treasury:mut token_program
+/// @accounts config pool:mut participant:mut vault:mut user_token:mut treasury:mut token_program payer:mut,signer user_claim:mut system_program
 #[repr(C)]
-pub struct SettleParticipantArgs {}
+pub struct SettleParticipantArgs {
+    pub claim_bump: u8,
+}
 
-/// Refunds one participant of a canceled pool (anyone); the last one moves it to REFUNDED.
+/// Refunds one participant of a canceled pool (anyone); the last one moves it to REFUNDED. A
+/// refund the recorded token account cannot receive goes to the user's Claim.
 /// @instruction refund_participant
-/// @accounts config pool:mut participant:mut vault:mut user_token:mut token_program
+/// @accounts config pool:mut participant:mut vault:mut user_token:mut token_program payer:mut,signer user_claim:mut system_program
 #[repr(C)]
-pub struct RefundParticipantArgs {}
+pub struct RefundParticipantArgs {
+    pub claim_bump: u8,
+}
+
+/// The owner takes its whole claim to a token account of the mint it owns; the Claim account is
+/// closed and its rent returns to whoever paid it.
+/// @instruction withdraw_claim
+/// @accounts owner:signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
+#[repr(C)]
+pub struct WithdrawClaimArgs {}
 
 unsafe impl Pod for InitializeConfigArgs {}
 unsafe impl Pod for UpdateConfigArgs {}
 unsafe impl Pod for CreatePoolArgs {}
 unsafe impl Pod for PlacePickArgs {}
-unsafe impl Pod for StartVoteArgs {}
+unsafe impl Pod for ProposeOutcomeArgs {}
 unsafe impl Pod for CastVoteArgs {}
 unsafe impl Pod for ResolvePoolArgs {}
+unsafe impl Pod for AuthorityResolveArgs {}
 unsafe impl Pod for CancelPoolArgs {}
 unsafe impl Pod for SettleParticipantArgs {}
 unsafe impl Pod for RefundParticipantArgs {}
+unsafe impl Pod for WithdrawClaimArgs {}
 
 #[inline(always)]
 fn parse<T: Pod>(data: &[u8]) -> Result<&T, ProgramError> {
@@ -123,16 +152,25 @@ pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> 
     match tag {
         disc::IX_PLACE_PICK => pick::process(program_id, accounts, parse(rest)?),
         disc::IX_CREATE_POOL => create_pool::process(program_id, accounts, parse(rest)?),
-        disc::IX_START_VOTE => vote::start(program_id, accounts, parse(rest)?),
-        disc::IX_CAST_VOTE => vote::cast(program_id, accounts, parse(rest)?),
-        disc::IX_RESOLVE_POOL => vote::resolve(program_id, accounts, parse(rest)?),
-        disc::IX_CANCEL_POOL => payout::cancel(program_id, accounts, parse(rest)?),
+        disc::IX_PROPOSE_OUTCOME => resolution::propose(program_id, accounts, parse(rest)?),
+        disc::IX_CAST_VOTE => resolution::cast(program_id, accounts, parse(rest)?),
+        disc::IX_RESOLVE_POOL => resolution::resolve(program_id, accounts, parse(rest)?),
+        disc::IX_AUTHORITY_RESOLVE => resolution::authority_resolve(program_id, accounts, parse(rest)?),
+        disc::IX_CANCEL_POOL => resolution::cancel(program_id, accounts, parse(rest)?),
         disc::IX_SETTLE_PARTICIPANT => payout::settle(program_id, accounts, parse(rest)?),
         disc::IX_REFUND_PARTICIPANT => payout::refund(program_id, accounts, parse(rest)?),
+        disc::IX_WITHDRAW_CLAIM => claim::withdraw(program_id, accounts, parse(rest)?),
         disc::IX_INITIALIZE_CONFIG => config::initialize(program_id, accounts, parse(rest)?),
         disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
         _ => Err(KitError::InvalidInstructionData.into()),
     }
+}
+
+/// Fails unless `config` is the program's one Config (its canonical PDA), then loads it.
+#[inline(always)]
+pub(crate) fn config<'a>(config: &'a AccountView, program_id: &Address) -> Result<&'a crate::state::Config, ProgramError> {
+    kit::accounts::same(config, &crate::addresses::CANONICAL.config)?;
+    kit::accounts::load::<crate::state::Config>(config, program_id)
 }
 
 /// Emits a PoolStateChanged event.

@@ -1,42 +1,47 @@
-use super::{emit_state, CancelPoolArgs, RefundParticipantArgs, SettleParticipantArgs};
-use crate::{discriminators as disc, error::PoolError, events::ParticipantSettled, instructions::vote::verdict, state::*};
+//! Payouts of resolved pools and refunds of canceled ones. The recorded token account is the
+//! payee's to close, freeze or re-own, so a payout never depends on it: what it cannot receive is
+//! credited to the payee's Claim instead, and the instruction succeeds.
+
+use super::{claim, emit_state, RefundParticipantArgs, SettleParticipantArgs};
+use crate::{addresses::CANONICAL, discriminators as disc, error::PoolError, events::ParticipantSettled, state::*};
 use kit::{
     accounts::{self as acc, KitError},
     cpi, log, pod::*, time, wide, AccountView, Address, ProgramResult,
 };
 use pinocchio::cpi::Seed;
 
-pub fn cancel(program_id: &Address, accounts: &[AccountView], _args: &CancelPoolArgs) -> ProgramResult {
-    let [caller, pool, ..] = accounts else {
-        return Err(KitError::NotEnoughAccounts.into());
-    };
-    acc::signer(caller)?;
-    let p = acc::load_mut::<Pool>(pool, program_id)?;
-    let now = time::now();
-    match p.state {
-        POOL_RESOLVED | POOL_DISTRIBUTED => return Err(PoolError::AlreadyResolved.into()),
-        POOL_CANCELED | POOL_REFUNDED => return Err(PoolError::AlreadyCanceled.into()),
-        _ => {}
-    }
-    if caller.address() != &p.creator {
-        // Anyone, once the vote window ended without a verdict (no quorum or a tie).
-        let failed = p.state == POOL_RESOLVING && now >= p.vote_ends_at.get() && verdict(p, now).is_err();
-        if !failed {
-            return Err(PoolError::CancelNotAllowed.into());
-        }
-    }
-    // Nothing to refund: every pick (none) is refunded already.
-    p.state = if p.participant_count.get() == 0 { POOL_REFUNDED } else { POOL_CANCELED };
-    p.updated_at = PodI64::new(now);
-    emit_state(pool.address(), p.state, NO_OUTCOME, now);
-    Ok(())
-}
-
 /// Moves `amount` out of the vault, signed by the config PDA.
 #[inline(always)]
-fn pay(vault: &AccountView, to: &AccountView, config: &AccountView, bump: u8, amount: u64) -> ProgramResult {
-    let bump = [bump];
+pub(crate) fn pay(vault: &AccountView, to: &AccountView, config: &AccountView, amount: u64) -> ProgramResult {
+    let bump = [CANONICAL.config_bump];
     cpi::transfer(vault, to, config, amount, &[Seed::from(b"config".as_ref()), Seed::from(bump.as_ref())])
+}
+
+/// The accounts a payout to a participant needs (one argument: upstream BPF has no stack arguments).
+struct Payee<'a> {
+    program_id: &'a Address,
+    config: &'a AccountView,
+    vault: &'a AccountView,
+    user_token: &'a AccountView,
+    mint: &'a Address,
+    user: &'a Address,
+    payer: &'a AccountView,
+    claim: &'a AccountView,
+    claim_bump: u8,
+    now: i64,
+}
+
+/// Pays `amount` to the participant's recorded token account if it can receive it, else credits
+/// the participant's Claim (created on demand, rent from `payer`).
+#[inline(never)]
+fn pay_participant(t: &Payee, amount: u64) -> ProgramResult {
+    if amount == 0 {
+        return Ok(());
+    }
+    if acc::can_receive(t.user_token, t.mint, t.user) {
+        return pay(t.vault, t.user_token, t.config, amount);
+    }
+    claim::credit(&claim::Credit { program_id: t.program_id, payer: t.payer, claim: t.claim, owner: t.user, bump: t.claim_bump, amount, now: t.now })
 }
 
 #[inline(never)]
@@ -45,12 +50,14 @@ fn emit_settled(pool: &Address, user: &Address, payout: u64, fee: u64, now: i64)
     log::emit(&disc::EVENT_PARTICIPANT_SETTLED, bytes_of(&ev));
 }
 
-pub fn settle(program_id: &Address, accounts: &[AccountView], _args: &SettleParticipantArgs) -> ProgramResult {
-    let [config, pool, participant, vault, user_token, treasury, token_program, ..] = accounts else {
+pub fn settle(program_id: &Address, accounts: &[AccountView], args: &SettleParticipantArgs) -> ProgramResult {
+    let [config, pool, participant, vault, user_token, treasury, token_program, payer, user_claim, system_program, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
-    let cfg = acc::load::<Config>(config, program_id)?;
+    acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
+    acc::signer(payer)?;
+    let cfg = super::config(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     acc::same(treasury, &cfg.treasury)?;
     let p = acc::load_mut::<Pool>(pool, program_id)?;
@@ -95,8 +102,9 @@ pub fn settle(program_id: &Address, accounts: &[AccountView], _args: &SettlePart
     p.fees_paid.set(fees);
     p.settled_count.set(settled);
     p.updated_at = PodI64::new(now);
-    pay(vault, user_token, config, cfg.bump, payout)?;
-    pay(vault, treasury, config, cfg.bump, to_treasury)?;
+    let payee = Payee { program_id, config, vault, user_token, mint: &cfg.mint, user: &part.user, payer, claim: user_claim, claim_bump: args.claim_bump, now };
+    pay_participant(&payee, payout)?;
+    pay(vault, treasury, config, to_treasury)?;
     emit_settled(pool.address(), &part.user, payout, fee, now);
     if p.state != POOL_RESOLVED {
         emit_state(pool.address(), p.state, p.winning_outcome, now);
@@ -104,12 +112,14 @@ pub fn settle(program_id: &Address, accounts: &[AccountView], _args: &SettlePart
     Ok(())
 }
 
-pub fn refund(program_id: &Address, accounts: &[AccountView], _args: &RefundParticipantArgs) -> ProgramResult {
-    let [config, pool, participant, vault, user_token, token_program, ..] = accounts else {
+pub fn refund(program_id: &Address, accounts: &[AccountView], args: &RefundParticipantArgs) -> ProgramResult {
+    let [config, pool, participant, vault, user_token, token_program, payer, user_claim, system_program, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
-    let cfg = acc::load::<Config>(config, program_id)?;
+    acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
+    acc::signer(payer)?;
+    let cfg = super::config(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     let p = acc::load_mut::<Pool>(pool, program_id)?;
     let part = acc::load_mut::<Participant>(participant, program_id)?;
@@ -134,7 +144,8 @@ pub fn refund(program_id: &Address, accounts: &[AccountView], _args: &RefundPart
     if settled == p.participant_count.get() {
         p.state = POOL_REFUNDED;
     }
-    pay(vault, user_token, config, cfg.bump, amount)?;
+    let payee = Payee { program_id, config, vault, user_token, mint: &cfg.mint, user: &part.user, payer, claim: user_claim, claim_bump: args.claim_bump, now };
+    pay_participant(&payee, amount)?;
     emit_settled(pool.address(), &part.user, amount, 0, now);
     if p.state == POOL_REFUNDED {
         emit_state(pool.address(), POOL_REFUNDED, NO_OUTCOME, now);

@@ -4,7 +4,6 @@ use kit::{
     accounts::{self as acc, AccountData, KitError},
     cpi, log, pod::*, time, AccountView, Address, ProgramResult,
 };
-use pinocchio::cpi::Seed;
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &PlacePickArgs) -> ProgramResult {
     let [payer, user, user_token, config, pool, participant, vault, token_program, system_program, ..] = accounts else {
@@ -14,7 +13,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &PlacePickA
     acc::signer(user)?;
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
     acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
-    let cfg = acc::load::<Config>(config, program_id)?;
+    let cfg = super::config(config, program_id)?;
     acc::same(vault, &cfg.vault)?;
     let p = acc::load_mut::<Pool>(pool, program_id)?;
 
@@ -56,14 +55,8 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &PlacePickA
         }
         part
     } else {
-        let bump = [args.participant_bump];
-        crate::create::create_pda(
-            payer,
-            participant,
-            Participant::SIZE,
-            program_id,
-            &[Seed::from(b"participant".as_ref()), Seed::from(pool.address().as_ref()), Seed::from(user.address().as_ref()), Seed::from(bump.as_ref())],
-        )?;
+        // The one record of (pool, user): canonical bump, not existing yet, pre-funding tolerated.
+        cpi::create_canonical(payer, participant, Participant::SIZE, program_id, &[b"participant", pool.address().as_ref(), user.address().as_ref()], args.participant_bump)?;
         let part = acc::init::<Participant>(participant)?;
         part.pool = *pool.address();
         part.user = *user.address();

@@ -1,0 +1,195 @@
+/**
+ * The bound on what one user can make the service's wallet spend or lock (issue #15): the
+ * service pays every fee and all rent, so without a bound a create-then-close loop (free for the
+ * user: the stake comes back) drains fees, and many offers or positions lock rent.
+ *
+ * What one user's write costs the service at most (lamports; `S` = lamports per signature, 5,000):
+ * - create: its transaction (2 signatures: service + user) and later the worker's close of the
+ *   offer past cutoff and the offer account's reclaim (1 signature each): 4S = 20,000; the
+ *   Offer account's rent (`rentOffer`: 2,512,560 at 233 bytes) is locked until it is reclaimed.
+ * - take: its transaction (2S) and, for a new position, the worker's settlement and the position
+ *   account's reclaim (1S each): 4S; a new Position's rent (`rentPosition`: 2,268,960 at 198
+ *   bytes) is locked until it is settled and reclaimed.
+ * - close: its transaction, 2S.
+ * A transaction the chain refuses in preflight costs nothing, and a write whose checks fail is
+ * never signed, so `F = 4S = 20,000` lamports bounds the fees of any one write. (Once the
+ * program's claim fallback lands, a payout the user's token account cannot receive opens the
+ * user's one Claim account, rent paid by the service until the user withdraws: `rentClaim`.)
+ *
+ * Enforced here, per user (decisions):
+ * 1. Write rate: GCRA (a token bucket: `writeBurst` writes at once, refilled at `writesPerHour`),
+ *    one token per create, take or close that passed every check, taken just before it is signed.
+ *    The bucket is a row of `write_rate` in the store (its theoretical arrival time in ms,
+ *    updated by one conditional UPDATE, atomic on SQLite and PostgreSQL), so it is shared by
+ *    every service process on one store and survives restarts. Refused: 429 with `Retry-After`.
+ *    (Chosen over rate-limiter-flexible: its stores would be a memory one, per process, with
+ *    SQLite, and a second table layout with PostgreSQL; one SQL statement on the store we
+ *    already have does the same on both.)
+ * 2. Holdings: a create needs fewer than `maxOpenOffers` offers of the user whose accounts the
+ *    service still pays rent for (open, filled or closed: an offer account can be reclaimed only
+ *    once its contract is resolved and the offer settled); a
+ *    take that opens a new position needs fewer than `maxOpenPositions` such positions. Counted
+ *    from the indexed store plus the user's submitted (or just confirmed) creates/takes the
+ *    indexer has not shown yet (their idempotency rows); checked and submitted under a per-user lock
+ *    in this process. Refused: 409 with a message a client can show (not 429: retrying after a
+ *    delay does not help, a settlement does).
+ * Bound, per user: fees `<= (writeBurst + writesPerHour * hours) * F` over any window of `hours`;
+ * rent locked `<= maxOpenOffers * rentOffer + maxOpenPositions * rentPosition (+ rentClaim)` at
+ * any time. Defaults (60, 60/h, 20, 100): at most 2,400,000 lamports (0.0024 SOL) of fees in any
+ * one hour (60 * F at once, then 1,200,000 per hour sustained) and 277,147,200 lamports
+ * (0.277 SOL) of rent locked per user. With k service processes on one PostgreSQL store the
+ * holdings count can race by up to k - 1 writes (the rate limit is exact across processes).
+ * Rejected alternatives: a minimum economic size does not stop a loop whose stake comes back;
+ * rent paid from the user's deposit needs the user to hold SOL (custodial users hold only the
+ * stablecoin) and a program change.
+ */
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import { PublicKey } from "@solana/web3.js";
+import type { Database } from "../../indexer/store/schema";
+import type { CustodyDatabase } from "../custody/schema";
+import type { User } from "../custody/custody";
+import { OffersClient } from "../../idl/client/offers";
+import { WriteError } from "./validate";
+
+export interface WalletLimits {
+  /** Writes a user may make at once (bucket size); 0 switches the rate limit off. */
+  writeBurst: number;
+  /** Writes per hour refilled into the bucket; 0 switches the rate limit off. */
+  writesPerHour: number;
+  /** Offers per user whose rent the service still holds; 0 switches the cap off. */
+  maxOpenOffers: number;
+  /** Positions per user whose rent the service still holds; 0 switches the cap off. */
+  maxOpenPositions: number;
+}
+
+export const DEFAULT_WALLET_LIMITS: WalletLimits = { writeBurst: 60, writesPerHour: 60, maxOpenOffers: 20, maxOpenPositions: 100 };
+
+/** Lamports one write can cost the service in fees at most: 4 signatures (see above). */
+export const FEE_BOUND_SIGNATURES_PER_WRITE = 4;
+
+/** How long a confirmed create/take counts while the indexer has not shown it (it lags seconds). */
+const CONFIRMED_PENDING_SECONDS = 300;
+
+type Db = Kysely<Database & CustodyDatabase>;
+
+export class WalletGuard {
+  readonly limits: WalletLimits;
+  private readonly db: Db;
+  private readonly locks = new Map<string, Promise<void>>();
+
+  constructor(
+    db: Kysely<unknown> | Kysely<CustodyDatabase>,
+    /** The service's wallet: rent payer of the accounts counted. */
+    readonly service: PublicKey,
+    limits: Partial<WalletLimits> = {},
+    private readonly client: OffersClient,
+    private readonly clockMs: () => number = Date.now,
+  ) {
+    this.db = db as unknown as Db;
+    this.limits = { ...DEFAULT_WALLET_LIMITS, ...limits };
+    for (const [k, v] of Object.entries(this.limits)) if (!Number.isInteger(v) || v < 0) throw new Error(`${k} must be a non-negative integer`);
+  }
+
+  /** Runs `fn` after the user's previous guarded section in this process has finished. */
+  async serial<T>(userId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(userId) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = prev.then(() => new Promise<void>((r) => (release = r)));
+    this.locks.set(userId, mine);
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.locks.get(userId) === mine) this.locks.delete(userId);
+    }
+  }
+
+  /** Create: the offers cap, then one token of the user's bucket. Call inside `serial`. */
+  async admitCreate(user: User): Promise<void> {
+    const cap = this.limits.maxOpenOffers;
+    if (cap > 0) {
+      const held = await this.openOffers(user);
+      if (held >= cap) {
+        throw new WriteError(409, `you have ${held} offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most ${cap} per user. You can create again once one of them is settled`);
+      }
+    }
+    await this.consume(user.id);
+  }
+
+  /** Take: the positions cap when it opens a new position, then one token. Call inside `serial`. */
+  async admitTake(user: User, newPosition: boolean): Promise<void> {
+    const cap = this.limits.maxOpenPositions;
+    if (cap > 0 && newPosition) {
+      const held = await this.openPositions(user);
+      if (held >= cap) {
+        throw new WriteError(409, `you have ${held} positions not yet settled; at most ${cap} per user. You can add to a position you already hold, or take a new offer once one of your positions settles`);
+      }
+    }
+    await this.consume(user.id);
+  }
+
+  /** Close: one token. */
+  async admitClose(user: User): Promise<void> {
+    await this.consume(user.id);
+  }
+
+  /** Offers of the user whose rent the service still holds, including submitted ones not yet indexed. */
+  async openOffers(user: User): Promise<number> {
+    const wallet = user.wallet.toBase58();
+    const r = await this.db.selectFrom("offers").select((eb) => eb.fn.countAll().as("n"))
+      .where("creator", "=", wallet).where("deleted", "=", 0).where("rent_payer", "=", this.service.toBase58()).executeTakeFirst();
+    const pending = await this.pending(user, "create");
+    return Number(r?.n ?? 0) + pending;
+  }
+
+  /** Positions of the user whose rent the service still holds, including submitted ones not yet indexed. */
+  async openPositions(user: User): Promise<number> {
+    const wallet = user.wallet.toBase58();
+    const r = await this.db.selectFrom("positions").select((eb) => eb.fn.countAll().as("n"))
+      .where("taker", "=", wallet).where("deleted", "=", 0).where("rent_payer", "=", this.service.toBase58()).executeTakeFirst();
+    const pending = await this.pending(user, "take");
+    return Number(r?.n ?? 0) + pending;
+  }
+
+  /**
+   * Accounts the user's creates/takes open that the store does not know yet: submitted ones
+   * (whatever their age: a transaction not seen to land may still be resent by a replay of its
+   * key, until the key is pruned) and recently confirmed ones (the indexer lags).
+   */
+  private async pending(user: User, op: "create" | "take"): Promise<number> {
+    const since = Math.floor(this.clockMs() / 1000) - CONFIRMED_PENDING_SECONDS;
+    const rows = await this.db.selectFrom("idempotency").select(["offer_address"]).where("user_id", "=", user.id).where("operation", "=", op)
+      .where((eb) => eb.or([eb("state", "=", "submitted"), eb.and([eb("state", "=", "confirmed"), eb("updated_at", ">=", since)])]))
+      .where("offer_address", "is not", null).execute();
+    if (rows.length === 0) return 0;
+    const targets = rows.map((r) => (op === "create" ? r.offer_address! : this.client.pda.position(new PublicKey(r.offer_address!), user.wallet)[0].toBase58()));
+    const table = op === "create" ? "offers" : "positions";
+    const known = await this.db.selectFrom(table).select("address").where("address", "in", targets).execute();
+    const seen = new Set(known.map((k) => k.address));
+    return new Set(targets.filter((t) => !seen.has(t))).size;
+  }
+
+  /**
+   * Takes one token from the user's bucket, or throws 429 with the seconds until one is there.
+   * GCRA: emission interval T = 1 h / writesPerHour, tolerance tau = (writeBurst - 1) * T; a
+   * write at `now` passes when max(tat, now) - now <= tau and moves tat to max(tat, now) + T.
+   */
+  async consume(userId: string): Promise<void> {
+    const { writeBurst, writesPerHour } = this.limits;
+    if (writeBurst === 0 || writesPerHour === 0) return;
+    const T = Math.ceil(3_600_000 / writesPerHour);
+    const tau = T * (writeBurst - 1);
+    const now = Math.floor(this.clockMs());
+    await this.db.insertInto("write_rate").values({ user_id: userId, tat_ms: 0 }).onConflict((oc) => oc.column("user_id").doNothing()).execute();
+    const tat = sql<number>`(case when tat_ms > ${now} then tat_ms else ${now} end)`;
+    const r = await this.db.updateTable("write_rate").set({ tat_ms: sql<number>`${tat} + ${T}` })
+      .where("user_id", "=", userId).where(sql<boolean>`${tat} - ${now} <= ${tau}`).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) return;
+    const row = await this.db.selectFrom("write_rate").select("tat_ms").where("user_id", "=", userId).executeTakeFirst();
+    const waitMs = Math.max(1, Number(row?.tat_ms ?? now) - now - tau);
+    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new WriteError(429, `too many writes: at most ${writeBurst} at once and ${writesPerHour} per hour per user; retry in ${retryAfter} s with the same idempotencyKey`, retryAfter);
+  }
+}
