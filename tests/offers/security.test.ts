@@ -3,7 +3,7 @@
  * token account could block the other side's payout), one named test per attack. Each attack is
  * refused with its named error, and token balances (vault, treasury, every user's accounts, every
  * claim) show that nothing moved; each legitimate path that the fixes keep open is exercised too.
- * See programs/offers/SECURITY.md for the account-by-account table these tests prove.
+ * See programs/SECURITY.md for the account-by-account table these tests prove.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";

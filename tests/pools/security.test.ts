@@ -4,7 +4,7 @@
  * Config (the rogue-pool-config attack), a front-run deployment, duplicate participants and
  * non-canonical PDAs, pre-funded addresses, a late whale voting itself the pot, a creator that
  * never proposes, an authority that never decides, a payee whose token account cannot receive;
- * then the remaining attack classes of programs/pools/SECURITY.md (missing signers on the new
+ * then the remaining attack classes of programs/SECURITY.md (missing signers on the new
  * instructions, type cosplay, arbitrary CPI, duplicate accounts, claim revival, sysvars,
  * arithmetic at the top of u64).
  */
