@@ -49,6 +49,9 @@ const DAY = 86_400n;
 const DISPUTE_WINDOW = DAY;
 const PROPOSAL_DEADLINE = 72n * 3_600n;
 const AUTHORITY_DEADLINE = 7n * DAY;
+// Upper bounds of a new pool's times (a creator cannot lock stakes for ever).
+const MAX_OPEN = 366n * DAY;
+const MAX_RESOLUTION_DELAY = 30n * DAY;
 const NONE = 255;
 
 // States (programs/pools/src/state.rs).
@@ -212,7 +215,7 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
         const c = decodeAs<ChainPool>(coder, "pool", x.data)!;
         ctx.check(signed(c.creator), `pool ${k} created for ${b58(c.creator)} without its signature`, s.r.logs);
         ctx.check(poolPda(c.creator, c.nonce).equals(new PublicKey(k)), `pool ${k} is not the canonical PDA of (creator, nonce)`);
-        ctx.check(c.state === OPEN && c.closesAt > now && (c.resolutionAt === 0n || c.resolutionAt >= c.closesAt) && c.outcomeCount >= 2 && c.outcomeCount <= 8 && c.feeBps === FEE_BPS && c.totalOi === 0n && c.participantCount === 0 && c.proposedOutcome === NONE && c.winningOutcome === NONE, `pool ${k} created in a state the rules refuse`, s.r.logs);
+        ctx.check(c.state === OPEN && c.closesAt > now && c.closesAt <= now + MAX_OPEN && (c.resolutionAt === 0n || (c.resolutionAt >= c.closesAt && c.resolutionAt <= c.closesAt + MAX_RESOLUTION_DELAY)) && c.outcomeCount >= 2 && c.outcomeCount <= 8 && c.feeBps === FEE_BPS && c.totalOi === 0n && c.participantCount === 0 && c.proposedOutcome === NONE && c.winningOutcome === NONE, `pool ${k} created in a state the rules refuse`, s.r.logs);
         const n = c.outcomeCount;
         const creator = w.actorOf(c.creator);
         const m: MPool = {

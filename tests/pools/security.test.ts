@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { AuthorityType, createCloseAccountInstruction, createSetAuthorityInstruction } from "@solana/spl-token";
 import {
-  POOLS_ERRORS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsClient, SYSTEM_PROGRAM, TOKEN_PROGRAM, decodePool, decodePoolsConfig, parsePoolsEvents,
+  MAX_OPEN_SECONDS, MAX_RESOLUTION_DELAY_SECONDS, PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, POOLS_ERRORS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsClient, SYSTEM_PROGRAM, TOKEN_PROGRAM, decodePool, decodePoolsConfig, parsePoolsEvents,
 } from "../../idl/client/pools";
 import { LOADER_V3, programDataAddress } from "../../idl/client/common";
 import { PoolsWorld, UNIT, type User } from "../harness/pools-world";
@@ -409,6 +409,38 @@ describe("resolution cannot be bought (#15.3)", () => {
     expect(end.users[ui(alice)] - start.users[ui(alice)]).toBe(10n * UNIT);
     expect(end.users[ui(bob)] - start.users[ui(bob)]).toBe(20n * UNIT);
     expect(end.treasury).toBe(start.treasury);
+    expect((await w.pool(pool)).state).toBe("REFUNDED");
+  });
+});
+
+describe("a creator cannot lock stakes for ever", () => {
+  it("closesAt and resolutionAt are bounded (i64::MAX refused), and a pool at both bounds is refunded by anyone within the bound", async () => {
+    const now = await w.chain.now();
+    const I64_MAX = 2n ** 63n - 1n;
+    const before = await w.balances();
+    expectError((await w.createPool(carol, { closesAt: now + MAX_OPEN_SECONDS + 1n })).r, "ClosesAtTooFar");
+    expectError((await w.createPool(carol, { closesAt: I64_MAX })).r, "ClosesAtTooFar");
+    expectError((await w.createPool(carol, { closesAt: now + 100n, resolutionAt: now + 100n + MAX_RESOLUTION_DELAY_SECONDS + 1n })).r, "ResolutionTooLate");
+    expectError((await w.createPool(carol, { closesAt: now + 100n, resolutionAt: I64_MAX })).r, "ResolutionTooLate");
+    expect(await w.balances()).toEqual(before);
+    // At both bounds: the creator never proposes and the authority never decides. The last
+    // moment anything depends on is closesAt + 30 d + 72 h + 7 d; then anyone refunds.
+    const closesAt = now + MAX_OPEN_SECONDS;
+    const { r, pool } = await w.createPool(carol, { closesAt, resolutionAt: closesAt + MAX_RESOLUTION_DELAY_SECONDS });
+    expectOk(r);
+    expectOk(await w.pick(alice, pool, 0, 10n * UNIT));
+    expectOk(await w.pick(bob, pool, 1, 20n * UNIT));
+    const escalatable = closesAt + MAX_RESOLUTION_DELAY_SECONDS + PROPOSAL_DEADLINE_SECONDS;
+    await w.chain.setTime(escalatable);
+    expectOk(await w.resolve(mallory.key, pool));
+    await w.chain.setTime(escalatable + AUTHORITY_DEADLINE_SECONDS);
+    const start = await w.balances();
+    expectOk(await w.cancel(mallory.key, pool));
+    expectOk(await w.refund(pool, alice.key.publicKey));
+    expectOk(await w.refund(pool, bob.key.publicKey));
+    const end = await w.balances();
+    expect(end.users[ui(alice)] - start.users[ui(alice)]).toBe(10n * UNIT);
+    expect(end.users[ui(bob)] - start.users[ui(bob)]).toBe(20n * UNIT);
     expect((await w.pool(pool)).state).toBe("REFUNDED");
   });
 });

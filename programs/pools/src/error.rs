@@ -94,6 +94,10 @@ pub enum PoolError {
     EscalationPending = 6052,
     /// The authority's 7 days to decide have passed; anyone may cancel
     AuthorityDeadlinePassed = 6053,
+    /// closesAt must be at most 366 days after the pool's creation
+    ClosesAtTooFar = 6054,
+    /// resolutionAt must be at most 30 days after closesAt
+    ResolutionTooLate = 6055,
 }
 
 impl From<PoolError> for ProgramError {

@@ -25,6 +25,11 @@ pub const POOL_REFUNDED: u8 = 5;
 
 pub const NO_OUTCOME: u8 = 255;
 
+/// The latest a new pool may close: this long after its creation. With the resolution cap below
+/// and the deadlines after it, every stake is paid or refunded within a bounded time.
+pub const MAX_OPEN_SECONDS: i64 = 366 * 86_400;
+/// The latest a scheduled resolution may be: this long after `closes_at`.
+pub const MAX_RESOLUTION_DELAY_SECONDS: i64 = 30 * 86_400;
 /// The dispute window: participants may dispute a proposed outcome for this long.
 pub const DISPUTE_WINDOW_SECONDS: i64 = 86_400;
 /// The creator must propose within this long after max(closes_at, resolution_at); after it,

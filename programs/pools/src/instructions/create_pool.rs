@@ -90,8 +90,15 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreatePool
     if closes_at <= now {
         return Err(PoolError::ClosesAtInPast.into());
     }
+    // Upper bounds so that no creator can lock stakes for ever (i64::MAX times): see SECURITY.md.
+    if closes_at > now.saturating_add(MAX_OPEN_SECONDS) {
+        return Err(PoolError::ClosesAtTooFar.into());
+    }
     if resolution_at != 0 && resolution_at < closes_at {
         return Err(PoolError::InvalidResolutionTime.into());
+    }
+    if resolution_at > closes_at.saturating_add(MAX_RESOLUTION_DELAY_SECONDS) {
+        return Err(PoolError::ResolutionTooLate.into());
     }
     // The one pool of (creator, nonce): canonical bump, not existing yet, pre-funding tolerated.
     cpi::create_canonical(payer, pool, Pool::SIZE, program_id, &[b"pool", creator.address().as_ref(), args.nonce.0.as_ref()], args.bump)?;
