@@ -10,6 +10,7 @@ import { getTransactionDecoder, address as kitAddress, lamports as kitLamports }
 import { Keypair, PublicKey, type AccountInfo, type Transaction } from "@solana/web3.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { customCode } from "./gateway";
 
 export type EngineName = "bankrun" | "litesvm";
 
@@ -102,10 +103,6 @@ export interface StartOptions {
   upgradeAuthority?: PublicKey;
 }
 
-const customCode = (s: string | null): number | null => {
-  const m = s ? /custom program error: 0x([0-9a-f]+)/i.exec(s) ?? /Custom\((\d+)\)/.exec(s) : null;
-  return m ? (m[0].startsWith("Custom") ? Number(m[1]) : parseInt(m[1], 16)) : null;
-};
 
 export class BankrunEngine implements Engine {
   readonly name = "bankrun";

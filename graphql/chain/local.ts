@@ -4,7 +4,7 @@
  * authority is the service's wallet, the fee treasury, and the offers Config initialised with
  * the spec's launch settings (authority = the service's wallet).
  */
-import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import {
   ACCOUNT_SIZE, MINT_SIZE, TOKEN_PROGRAM_ID, createInitializeAccount3Instruction, createInitializeMint2Instruction, createMintToInstruction,
 } from "@solana/spl-token";
@@ -13,7 +13,8 @@ import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient, decodeConfig, type LimitsArgs } from "../../idl/client/offers";
 import { EngineGateway } from "./engine-gateway";
 import type { EngineName } from "./engines";
-import { SubmitError, type ChainGateway } from "./gateway";
+import type { ChainGateway } from "./gateway";
+import { sendAndConfirm } from "./submitter";
 
 export const DEPLOY_DIR = join(import.meta.dirname, "..", "..", "target", "deploy");
 
@@ -23,27 +24,6 @@ export function offersClientFor(payer: PublicKey, programId: PublicKey = OFFERS_
 
 export function poolsClientFor(payer: PublicKey): PoolsClient {
   return PoolsClient.fromProvider({ publicKey: payer, wallet: { publicKey: payer } } as never);
-}
-
-/** Signs with `signers` (first = fee payer), submits and waits; throws with the logs on failure. */
-export async function sendAndConfirm(gateway: ChainGateway, ixs: TransactionInstruction[], signers: Keypair[]): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    const tx = new Transaction();
-    tx.feePayer = signers[0].publicKey;
-    tx.recentBlockhash = await gateway.blockhash();
-    tx.add(...ixs);
-    tx.sign(...signers);
-    let sig: string;
-    try {
-      sig = await gateway.submit(tx);
-    } catch (e) {
-      if (e instanceof SubmitError && /blockhash not found/i.test(e.message) && attempt < 8) continue;
-      throw e;
-    }
-    const st = await gateway.waitFor(sig, 60_000);
-    if (st.state !== "confirmed") throw new Error(`transaction ${sig} ${st.state}: ${st.error ?? ""}`);
-    return sig;
-  }
 }
 
 export interface LocalChain {

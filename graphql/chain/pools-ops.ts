@@ -9,7 +9,7 @@ import type { Keypair, PublicKey } from "@solana/web3.js";
 import { decodeClaim, decodeParticipant, decodePool, type PoolAccount, type PoolsClient } from "../../idl/client/pools";
 import type { Custody, User } from "../custody/custody";
 import type { ChainGateway } from "./gateway";
-import { sendAndConfirm } from "./local";
+import { sendAndConfirm } from "./submitter";
 
 export class PoolOps {
   private nonce = BigInt(Date.now());

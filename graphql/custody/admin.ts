@@ -10,7 +10,8 @@ import type { Database } from "../../indexer/store/schema";
 import { upsertContractCatalog, upsertProfile } from "../../indexer/store/catalog";
 import type { OffersClient } from "../../idl/client/offers";
 import type { ChainGateway } from "../chain/gateway";
-import { mintTo, readConfig, sendAndConfirm } from "../chain/local";
+import { mintTo, readConfig } from "../chain/local";
+import { sendAndConfirm } from "../chain/submitter";
 import type { Custody, User } from "./custody";
 
 export interface ContractInput {

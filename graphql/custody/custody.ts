@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
-import { sendAndConfirm } from "../chain/local";
+import { sendAndConfirm } from "../chain/submitter";
 import { ACCOUNT_SIZE, TOKEN_PROGRAM_ID, createInitializeAccount3Instruction } from "@solana/spl-token";
 import type { Kysely } from "kysely";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

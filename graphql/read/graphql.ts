@@ -8,8 +8,7 @@
  */
 import { GraphQLError } from "graphql";
 import type { Custody } from "../custody/custody";
-import { GRAPHQL_CODES } from "../writes/graphql";
-import { WriteError as ApiError } from "../writes/validate";
+import { ApiError, apiGraphQLError } from "../api-error";
 import { browseParams, offerAddress, type BrowseParams } from "./params";
 import type { Contract, Offer, ReadService, Settings, Viewer, ViewerPosition } from "./service";
 import { resolveViewer, type ReadViewer } from "./viewer";
@@ -21,10 +20,7 @@ export interface ReadContext { request: Request; viewer?: Promise<ReadViewer | n
 type AnyBuilder = any;
 
 export function gqlApiError(e: unknown, log?: (e: unknown) => void): GraphQLError {
-  if (e instanceof GraphQLError) return e;
-  if (e instanceof ApiError) return new GraphQLError(e.message, { extensions: { code: GRAPHQL_CODES[e.status], status: e.status } });
-  log?.(e);
-  return new GraphQLError("temporarily unavailable; retry with backoff", { extensions: { code: "SERVICE_UNAVAILABLE", status: 503 } });
+  return apiGraphQLError(e, "temporarily unavailable; retry with backoff", log);
 }
 
 const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString("base64url");

@@ -2,7 +2,8 @@
  * Query parameters of the read endpoints, parsed strictly: a wrong value is a 400 that says what
  * was wrong and what is allowed (never silently clamped).
  */
-import { WriteError as ApiError, parseAddress } from "../writes/validate";
+import { ApiError } from "../api-error";
+import { parseAddress } from "../writes/validate";
 
 export const OFFER_STATUSES = ["Open", "Filled", "Closed", "Settled"] as const;
 export type OfferStatus = (typeof OFFER_STATUSES)[number];

@@ -4,18 +4,14 @@
  */
 import { Hono, type Context } from "hono";
 import type { Custody } from "../custody/custody";
-import { WriteError as ApiError } from "../writes/validate";
+import { ApiError, apiErrorResponse } from "../api-error";
 import { browseParams, offerAddress, pageParams } from "./params";
 import type { ReadService } from "./service";
 import { resolveViewer } from "./viewer";
 
 export const EMBED_CACHE_CONTROL = "public, max-age=5, s-maxage=15, stale-while-revalidate=30";
 
-function errorResponse(c: Context, e: unknown, log?: (e: unknown) => void) {
-  if (e instanceof ApiError) return c.json({ error: e.message }, e.status);
-  log?.(e);
-  return c.json({ error: "temporarily unavailable; retry with backoff" }, 503);
-}
+const errorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, "temporarily unavailable; retry with backoff", log);
 
 export function readRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): Hono {
   const app = new Hono({ strict: false });

@@ -7,10 +7,11 @@
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import {
-  deriveFill, deriveOffer, derivePoolAggregate, poolState, iso, poolEligible, sideLabels, takerWinReturn, visualsOf,
+  deriveFill, deriveOffer, derivePoolAggregate, poolState, iso, poolEligible, sideLabels, visualsOf,
   type Database, type DerivedFill, type PoolAggregate, type ContractsTable, type ContractCatalogTable, type OffersTable, type PositionsTable, type ConfigTable,
 } from "../../indexer";
-import { WriteError as ApiError } from "../writes/validate";
+import { contractAcceptsOffers, creatorWinReturn, cutoffFilter, mayClose, takerWinReturn, type ContractTiming } from "../../idl/client/offers-rules";
+import { ApiError } from "../api-error";
 import type { BrowseParams, PageParams } from "./params";
 
 export interface Settings {
@@ -152,7 +153,8 @@ export class ReadService {
 
   private async openContractsUncached(): Promise<Contract[]> {
     const now = await this.now();
-    const rows = await this.contractQuery().where("contracts.status", "=", "Open").where("contracts.cutoff_at", ">", now).orderBy("contracts.cutoff_at").orderBy("contracts.address").execute();
+    const [op, at] = cutoffFilter("ahead", now);
+    const rows = await this.contractQuery().where("contracts.status", "=", "Open").where("contracts.cutoff_at", op, at).orderBy("contracts.cutoff_at").orderBy("contracts.address").execute();
     return rows.map((r) => toContract(r as ContractRow));
   }
 
@@ -254,7 +256,6 @@ export class ReadService {
   async shapeOffers(rows: (OffersTable & JoinedContract)[], viewerWallet: string | null): Promise<Offer[]> {
     if (rows.length === 0) return [];
     const config = await this.configRow();
-    const warning = config ?? { warning_ratio_numerator: "5", warning_ratio_denominator: "1" };
     const contracts = new Map(rows.map((r) => [r.contract, toContract(unprefix(r))]));
     const [profiles, positions, creatorPositions] = await Promise.all([
       this.db.selectFrom("profiles").selectAll().where("wallet", "in", [...new Set(rows.map((r) => r.creator))]).execute(),
@@ -268,7 +269,7 @@ export class ReadService {
     const positionOf = new Map(positions.map((p) => [p.offer, p]));
     const now = await this.now();
     return rows.map((r) => {
-      const d = deriveOffer(r, warning);
+      const d = deriveOffer(r, config);
       const contract = contracts.get(r.contract) ?? missingContract(r.contract);
       const labels = sideLabels(d.creatorOutcome, { side_a_label: contract.outcomes[0].label, side_b_label: contract.outcomes[1].label });
       const prof = profileOf.get(r.creator);
@@ -279,7 +280,7 @@ export class ReadService {
         contract,
         creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
         ...labels,
-        viewer: viewerOf(r, viewerWallet, positionOf.get(r.address) ?? null, creatorPositions.filter((p) => p.offer === r.address), contract, now, config),
+        viewer: viewerOf(r, viewerWallet, positionOf.get(r.address) ?? null, creatorPositions.filter((p) => p.offer === r.address), { status: r.k_status, cutoffAt: r.k_cutoff_at }, now, config),
       } as Offer;
     });
   }
@@ -377,14 +378,14 @@ function missingContract(address: string): Contract {
  * past the contract's cutoff. returnMicros: what the caller receives if their side wins (creator:
  * matched stake plus all takes minus the fee on each take; taker: takerWinReturn), null for none.
  */
-function viewerOf(o: OffersTable, wallet: string | null, position: PositionsTable | null, creatorPositions: PositionsTable[], contract: Contract, now: number, config: ConfigTable | null): Viewer {
-  const acceptsOffers = contract.status === "Open" && now < Date.parse(contract.cutoffAt) / 1000;
-  const open = o.status === "Open" && acceptsOffers && (config ? Number(config.offers_enabled) === 1 : true);
+function viewerOf(o: OffersTable, wallet: string | null, position: PositionsTable | null, creatorPositions: PositionsTable[], contract: ContractTiming, now: number, config: ConfigTable | null): Viewer {
+  const open = o.status === "Open" && contractAcceptsOffers(contract, now) && (config ? Number(config.offers_enabled) === 1 : true);
   const isCreator = wallet !== null && wallet === o.creator;
-  const canClose = wallet !== null && o.status === "Open" && (isCreator || !acceptsOffers);
+  const canClose = wallet !== null && o.status === "Open" && mayClose(isCreator, contract, now);
   if (isCreator) {
-    const fee = creatorPositions.reduce((a, p) => a + (BigInt(p.taker_micros) * BigInt(o.fee_bps)) / 10_000n, 0n);
-    const ret = BigInt(o.creator_allocated_micros) + BigInt(o.taker_filled_micros) - fee;
+    const ret = creatorWinReturn(
+      { creatorAllocated: BigInt(o.creator_allocated_micros), takerFilled: BigInt(o.taker_filled_micros) }, creatorPositions.map((p) => BigInt(p.taker_micros)), Number(o.fee_bps),
+    );
     return { role: "creator", canTake: false, canClose, returnMicros: ret.toString(), position: null };
   }
   if (position) {

@@ -5,7 +5,7 @@
  */
 import type { Custody } from "../custody/custody";
 import { bearerToken } from "../custody/custody";
-import { WriteError as ApiError } from "../writes/validate";
+import { ApiError } from "../api-error";
 
 export interface ReadViewer { wallet: string; userId: string }
 

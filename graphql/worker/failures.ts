@@ -11,17 +11,16 @@
  * - While `now < next_retry_at` the item is not a candidate at all (the worker's queries exclude
  *   it), so it never takes a place in a pass's batch; once due it is retried from a separate,
  *   small retry budget, never ahead of fresh work.
- * - `last_reason` is the program error's name from the IDL (e.g. `ContractNotOpen`) when the
- *   offers program refused, `token program: <name>` for an SPL Token error, else the error text.
+ * - `last_reason` is the submitter's account of the failure (graphql/chain/submitter.ts
+ *   `describeFailure`): the program error's name from the IDL (e.g. `ContractNotOpen`) when the
+ *   offers program refused, `token program: <name>` for an SPL Token error, else a few words.
  * - The row is deleted when the item succeeds, when the chain shows it no longer needs the
  *   action (another worker did it, the account is gone), and by `prune` when the store no longer
  *   lists the item as due.
  */
 import type { Kysely, SelectQueryBuilder } from "kysely";
-import { OFFERS_ERRORS, OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import type { Database } from "../../indexer/store/schema";
 import type { CustodyDatabase, WorkerFailuresTable } from "../custody/schema";
-import { SubmitError, type SubmissionStatus } from "../chain/gateway";
 
 export const WORK_KINDS = ["void-contract", "close-offer", "settle-position", "reclaim-position", "reclaim-offer"] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];
@@ -50,37 +49,6 @@ export function backoffSeconds(attempts: number, o: BackoffOptions = {}): number
   const max = o.maxSeconds ?? 3_600;
   // 2^(n-1) without overflow: past 2^30 the cap has long been reached.
   return Math.min(max, base * 2 ** Math.min(Math.max(attempts - 1, 0), 30));
-}
-
-/** SPL Token's error names (its custom codes 0..), for reasons of CPI failures. */
-const TOKEN_ERRORS = [
-  "NotRentExempt", "InsufficientFunds", "InvalidMint", "MintMismatch", "OwnerMismatch", "FixedSupply", "AlreadyInUse", "InvalidNumberOfProvidedSigners",
-  "InvalidNumberOfRequiredSigners", "UninitializedState", "NativeNotSupported", "NonNativeHasBalance", "InvalidInstruction", "InvalidState", "Overflow",
-  "AuthorityTypeNotSupported", "MintCannotFreeze", "AccountFrozen", "MintDecimalsMismatch", "NonNativeNotSupported",
-];
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
-
-/**
- * Why a transaction was refused, for the operator: the offers program's error name from the IDL
- * when the failing program is the offers program (or, without logs, when the code is one of its
- * codes), the SPL Token error name when the token program failed, else the message.
- */
-export function failureReason(e: SubmitError | SubmissionStatus | Error | string): string {
-  if (typeof e === "string") return e.slice(0, 500);
-  const code = "code" in e && typeof e.code === "number" ? e.code : null;
-  const logs = e instanceof SubmitError ? e.logs : [];
-  const message = e instanceof Error ? e.message : (e.error ?? e.state);
-  // The program that failed is the last "Program <id> failed" line of the logs.
-  const failed = [...logs].reverse().map((l) => /^Program (\w+) failed/.exec(l)?.[1]).find(Boolean);
-  if (code !== null) {
-    if (failed === TOKEN_PROGRAM && TOKEN_ERRORS[code]) return `token program: ${TOKEN_ERRORS[code]}`;
-    if (failed === undefined || failed === OFFERS_PROGRAM_ID.toBase58()) {
-      const named = OFFERS_ERRORS.get(code);
-      if (named) return named.name;
-    }
-    return `${failed ? `program ${failed}: ` : ""}custom error ${code}`;
-  }
-  return String(message || "failed").slice(0, 500);
 }
 
 export class WorkerFailures {

@@ -36,14 +36,16 @@
  * A transaction the chain refuses in preflight costs no fee, so a failing item costs the service
  * nothing but one simulation per retry.
  */
-import { Transaction, type Keypair, type PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { PublicKey as Pk } from "@solana/web3.js";
 import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { Database } from "../../indexer/store/schema";
 import { decodeContract, decodeOffer, decodePosition, offersAccountKind, type OffersClient } from "../../idl/client/offers";
-import { ChainUnavailableError, SubmitError, type ChainGateway } from "../chain/gateway";
+import { cutoffFilter } from "../../idl/client/offers-rules";
+import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
+import { Submitter, describeFailure, type SubmitterOptions } from "../chain/submitter";
 import type { CustodyDatabase } from "../custody/schema";
-import { WorkerFailures, failureReason, type BackoffOptions, type WorkKind } from "./failures";
+import { WorkerFailures, type BackoffOptions, type WorkKind } from "./failures";
 
 export { WorkerFailures, type WorkKind } from "./failures";
 
@@ -96,6 +98,8 @@ export interface WorkerDeps {
    */
   prepare?: (item: WorkItem, ixs: TransactionInstruction[]) => TransactionInstruction[] | Promise<TransactionInstruction[]>;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** Every submission result of the worker (graphql/chain/submitter.ts), e.g. for metrics. */
+  onSubmitResult?: SubmitterOptions["onResult"];
 }
 
 const COUNTS = ["voided", "closed", "settled", "reclaimedPositions", "reclaimedOffers", "skipped", "failed", "retried"] as const;
@@ -124,9 +128,11 @@ export class SettlementWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<WorkerReport> | null = null;
   readonly failures: WorkerFailures;
+  private readonly submitter: Submitter;
 
   constructor(readonly deps: WorkerDeps) {
     this.failures = new WorkerFailures(deps.db, deps.backoff);
+    this.submitter = new Submitter(deps.gateway, { onResult: deps.onSubmitResult });
   }
 
   private clock(): number {
@@ -134,25 +140,13 @@ export class SettlementWorker {
   }
 
   private async send(ixs: TransactionInstruction[]): Promise<SendResult> {
-    for (let attempt = 0; ; attempt++) {
-      const tx = new Transaction();
-      tx.feePayer = this.deps.payer.publicKey;
-      tx.recentBlockhash = await this.deps.gateway.blockhash();
-      tx.add(...ixs);
-      tx.sign(this.deps.payer);
-      try {
-        const sig = await this.deps.gateway.submit(tx);
-        const st = await this.deps.gateway.waitFor(sig, 60_000);
-        if (st.state === "confirmed") return { ok: true };
-        if (st.state === "failed") return { ok: false, reason: failureReason(st) };
-        return { ok: false, reason: `not confirmed within 60 s (${st.state})` };
-      } catch (e) {
-        if (e instanceof SubmitError) {
-          if (/blockhash not found/i.test(e.message) && attempt < 8) continue;
-          return { ok: false, reason: failureReason(e) };
-        }
-        throw e;
-      }
+    const r = await this.submitter.send(ixs, [this.deps.payer], { confirm: true });
+    switch (r.kind) {
+      case "confirmed": return { ok: true };
+      // Not this item's fault: the pass stops.
+      case "rpc": throw new ChainUnavailableError(r.message);
+      case "sent": return { ok: false, reason: "not confirmed" };
+      default: return { ok: false, reason: describeFailure(r) };
     }
   }
 
@@ -216,7 +210,7 @@ export class SettlementWorker {
       {
         kind: "close-offer", count: "closed", keys: ["contracts.cutoff_at", "offers.created_at", "offers.address"],
         query: () => db.selectFrom("offers").innerJoin("contracts", "contracts.address", "offers.contract").where("offers.status", "=", "Open").where("offers.deleted", "=", 0)
-          .where((eb) => eb.or([eb("contracts.cutoff_at", "<=", nowN), eb("contracts.status", "!=", "Open")])),
+          .where((eb) => eb.or([eb("contracts.cutoff_at", ...cutoffFilter("passed", now)), eb("contracts.status", "!=", "Open")])),
         act: async (address) => {
           const d = await this.data(new Pk(address), "offer");
           if (!d) return null;
@@ -309,7 +303,7 @@ export class SettlementWorker {
       result = await this.send(ixs);
     } catch (e) {
       if (e instanceof ChainUnavailableError) throw e; // not this item's fault: the pass stops
-      result = { ok: false, reason: failureReason(e as Error) };
+      result = { ok: false, reason: String((e as Error)?.message ?? e).slice(0, 500) };
     }
     if (result.ok) {
       r[p.count]++;

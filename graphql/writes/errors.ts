@@ -1,59 +1,77 @@
 /**
- * The offers program's errors, as the API answers them when the chain refuses a transaction the
- * pre-checks passed (a race with another write): the same statuses the pre-checks give.
+ * How the API answers a transaction the chain refused or lost after the pre-checks passed (a
+ * race with another write, the chain unreachable): the offers program's errors get the status
+ * and message its own pre-checks give; everything else is a 503 without detail.
  */
 import { OFFERS_ERRORS } from "../../idl/client/offers";
-import { WriteError } from "./validate";
+import { ApiError, type ApiStatus } from "../api-error";
+import type { SubmitFailure } from "../chain/submitter";
 
-const STATUS: Record<string, 400 | 403 | 409 | 503> = {
-  OffersDisabled: 503,
-  FeeChanged: 409,
-  ContractNotOpen: 409,
-  CutoffPassed: 409,
-  OfferNotOpen: 409,
-  RevisionMismatch: 409,
-  AmountExceedsRemaining: 409,
-  AlreadyInitialized: 409,
-  InvalidSide: 400,
-  StakeBelowMinimum: 400,
-  StakeAboveMaximum: 400,
-  InvalidTarget: 400,
-  OddsBelowMinimum: 400,
-  OddsAboveMaximum: 400,
-  MinimumTakeTooSmall: 400,
-  MinimumTakeAboveTarget: 400,
-  InsufficientBalance: 400,
-  SelfTake: 400,
-  ZeroAmount: 400,
-  TakeBelowMinimum: 400,
-  PositionAboveMaximum: 400,
-  TakeTooSmallToMatch: 400,
-  CloseNotAllowed: 403,
+/** The offers program's errors the API answers, by IDL name; without a message, the IDL's. */
+const PROGRAM_ERRORS: Record<string, { status: ApiStatus; message?: string }> = {
+  OffersDisabled: { status: 503, message: "offers are switched off; retry later with the same idempotencyKey" },
+  FeeChanged: { status: 409, message: "the fee changed; re-read feeBps from /contracts and retry" },
+  ContractNotOpen: { status: 409, message: "the contract no longer accepts offers" },
+  CutoffPassed: { status: 409, message: "the contract's cutoff has passed" },
+  OfferNotOpen: { status: 409, message: "the offer is no longer open; re-read it" },
+  RevisionMismatch: { status: 409, message: "the offer changed since expectedRevision; re-read it and retry with its current revision" },
+  AmountExceedsRemaining: { status: 409, message: "the amount is no longer available; re-read remainingTakerMicros" },
+  AlreadyInitialized: { status: 409, message: "an offer for this idempotencyKey already exists" },
+  InvalidSide: { status: 400 },
+  StakeBelowMinimum: { status: 400 },
+  StakeAboveMaximum: { status: 400 },
+  InvalidTarget: { status: 400 },
+  OddsBelowMinimum: { status: 400 },
+  OddsAboveMaximum: { status: 400 },
+  MinimumTakeTooSmall: { status: 400 },
+  MinimumTakeAboveTarget: { status: 400 },
+  InsufficientBalance: { status: 400, message: "insufficient balance" },
+  SelfTake: { status: 400, message: "you cannot take your own offer" },
+  ZeroAmount: { status: 400 },
+  TakeBelowMinimum: { status: 400, message: "takeAmountMicros is below the offer's minimumTakeMicros and is not the remaining amount" },
+  PositionAboveMaximum: { status: 400, message: "your position on this offer would exceed maximumWagerMicros" },
+  TakeTooSmallToMatch: { status: 400, message: "takeAmountMicros is too small to be matched with any creator stake" },
+  CloseNotAllowed: { status: 403, message: "only the creator may close an offer before the contract's cutoff" },
 };
 
-const MESSAGE: Record<string, string> = {
-  OffersDisabled: "offers are switched off; retry later with the same idempotencyKey",
-  FeeChanged: "the fee changed; re-read feeBps from /contracts and retry",
-  ContractNotOpen: "the contract no longer accepts offers",
-  CutoffPassed: "the contract's cutoff has passed",
-  OfferNotOpen: "the offer is no longer open; re-read it",
-  RevisionMismatch: "the offer changed since expectedRevision; re-read it and retry with its current revision",
-  AmountExceedsRemaining: "the amount is no longer available; re-read remainingTakerMicros",
-  AlreadyInitialized: "an offer for this idempotencyKey already exists",
-  InsufficientBalance: "insufficient balance",
-  SelfTake: "you cannot take your own offer",
-  PositionAboveMaximum: "your position on this offer would exceed maximumWagerMicros",
-  TakeBelowMinimum: "takeAmountMicros is below the offer's minimumTakeMicros and is not the remaining amount",
-  TakeTooSmallToMatch: "takeAmountMicros is too small to be matched with any creator stake",
-  CloseNotAllowed: "only the creator may close an offer before the contract's cutoff",
-};
+export const CHAIN_UNREACHABLE = "the chain is temporarily unreachable; retry with the same idempotencyKey";
+export const CHAIN_REFUSED = "the chain refused the transaction; retry later with the same idempotencyKey";
 
-/** A program error code as the API's error; null when the code is not the offers program's. */
-export function programError(code: number | null): WriteError | null {
-  if (code === null) return null;
-  const e = OFFERS_ERRORS.get(code);
+/**
+ * The numbers an instruction logged with `kit::log::msg_u64` on the line after `marker`: the
+ * runtime writes them as `Program log: 0x1f, 0x0, ..` (hexadecimal, five of them).
+ */
+export function loggedU64s(logs: string[], marker: string): bigint[] | null {
+  const i = logs.findIndex((l) => l.includes(marker));
+  const m = i >= 0 ? /^Program log: (0x[0-9a-f]+(?:, 0x[0-9a-f]+)*)$/i.exec(logs[i + 1] ?? "") : null;
+  return m ? m[1].split(", ").map((h) => BigInt(h)) : null;
+}
+
+/**
+ * A refusal of the offers program as the API's error (null when it is not one of the errors
+ * the API answers). InsufficientBalance carries the amounts the program logged when it refused
+ * (create_offer.rs, take_offer.rs: needed, then available).
+ */
+export function programRefusal(f: SubmitFailure): ApiError | null {
+  if (f.kind !== "program" || f.program !== "offers" || !f.name) return null;
+  const e = PROGRAM_ERRORS[f.name];
   if (!e) return null;
-  const status = STATUS[e.name];
-  if (!status) return null;
-  return new WriteError(status, MESSAGE[e.name] ?? e.msg);
+  if (f.name === "InsufficientBalance") {
+    const n = loggedU64s(f.logs, "insufficient balance: needed, available");
+    if (n && n.length >= 2) return new ApiError(400, `insufficient balance: needed ${n[0]} micros, available ${n[1]} micros`);
+  }
+  return new ApiError(e.status, e.message ?? OFFERS_ERRORS.get(f.code)?.msg ?? f.name);
+}
+
+/**
+ * A failed submission as the API's error: a program refusal as above, the chain unreachable
+ * 503, anything else (a refusal that is not the caller's: fee payer, signatures, an unknown
+ * program error) 503 after `onInternal` saw it.
+ */
+export function submitFailureError(f: SubmitFailure, onInternal?: (f: SubmitFailure) => void): ApiError {
+  const refused = programRefusal(f);
+  if (refused) return refused;
+  if (f.kind === "rpc") return new ApiError(503, CHAIN_UNREACHABLE);
+  onInternal?.(f);
+  return new ApiError(503, CHAIN_REFUSED);
 }

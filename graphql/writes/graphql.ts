@@ -17,20 +17,9 @@
 import SchemaBuilder from "@pothos/core";
 import { GraphQLError, type GraphQLSchema } from "graphql";
 import type { WriteService } from "./service";
-import { WriteError } from "./validate";
+import { apiGraphQLError } from "../api-error";
 
-export const GRAPHQL_CODES: Record<number, string> = {
-  400: "BAD_REQUEST", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT", 429: "TOO_MANY_REQUESTS", 503: "SERVICE_UNAVAILABLE",
-};
-
-function gqlError(e: unknown, log?: (e: unknown) => void): GraphQLError {
-  if (e instanceof WriteError) {
-    const extensions = { code: GRAPHQL_CODES[e.status], status: e.status, ...(e.retryAfterSeconds !== undefined ? { retryAfter: e.retryAfterSeconds } : {}) };
-    return new GraphQLError(e.message, { extensions });
-  }
-  log?.(e);
-  return new GraphQLError("temporarily unavailable; retry with the same idempotencyKey", { extensions: { code: "SERVICE_UNAVAILABLE", status: 503 } });
-}
+const gqlError = (e: unknown, log?: (e: unknown) => void): GraphQLError => apiGraphQLError(e, "temporarily unavailable; retry with the same idempotencyKey", log);
 
 interface Receipt {
   signature: string; status: string; offerAddress: string; positionAddress?: string; takeAmountMicros?: string;
@@ -123,17 +112,4 @@ export function writesSchema(service: WriteService): GraphQLSchema {
   builder.mutationType({});
   addWriteMutations(builder, service);
   return builder.toSchema();
-}
-
-/**
- * yoga `maskedErrors.maskError`: the write mutations' errors (they carry `extensions.status`)
- * pass through; anything else becomes a generic error without detail.
- */
-export function maskWriteError(error: unknown, message: string): Error {
-  const e = error as { originalError?: { extensions?: { status?: unknown } }; extensions?: { status?: unknown } };
-  const ours = typeof e?.extensions?.status === "number" || typeof e?.originalError?.extensions?.status === "number";
-  if (ours && error instanceof Error) return error;
-  const status = (error as { extensions?: { code?: unknown } })?.extensions?.code;
-  if (typeof status === "string" && status !== "INTERNAL_SERVER_ERROR" && error instanceof Error && !(error as { originalError?: unknown }).originalError) return error;
-  return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
 }

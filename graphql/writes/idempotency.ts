@@ -8,9 +8,9 @@
  * - The signed transaction and the response are recorded (`submitted`) before the transaction is
  *   sent, so a crash between the two leaves a row that a replay resends.
  * - A replay with the same request hash returns the recorded response; with another hash, 400.
- * - A replay whose signature never landed resends: the same bytes while their blockhash is valid
- *   (same signature), else the same instructions re-signed with a fresh blockhash (new
- *   signature). No duplicate is possible: a create's offer PDA derives from the key, and a take or
+ * - A replay whose signature never landed resends through the submitter
+ *   (graphql/chain/submitter.ts): the same bytes while their blockhash is valid (same
+ *   signature), else the same instructions re-signed with a fresh blockhash (new signature). No duplicate is possible: a create's offer PDA derives from the key, and a take or
  *   close carries `expectedRevision`, which the first landing would have moved.
  * - A request refused before anything landed (a 4xx by the checks or by the program's preflight)
  *   releases its row: the key stays usable, and a replay re-runs the checks against fresh state.
@@ -22,11 +22,10 @@
  */
 import { Transaction, type Keypair } from "@solana/web3.js";
 import type { Kysely } from "kysely";
-import { SubmitError, type ChainGateway } from "../chain/gateway";
+import { isSubmitFailure, type SubmitFailure, type Submitter } from "../chain/submitter";
 import type { CustodyDatabase, IdempotencyTable } from "../custody/schema";
-import { programError } from "./errors";
-import { WriteError } from "./validate";
-import { utils } from "../../idl/client/anchor";
+import { CHAIN_UNREACHABLE, programRefusal, submitFailureError } from "./errors";
+import { ApiError } from "../api-error";
 
 /** Records the signed transaction before sending; called with "sent" once it was accepted. */
 export type Recorder = (r: StoredResult | "sent") => Promise<void>;
@@ -43,14 +42,19 @@ const nowSec = () => Math.floor(Date.now() / 1000);
 /** How long a key is remembered after its last use. */
 export const RETENTION_SECONDS = 7 * 86_400;
 
+const FAILED_ON_CHAIN = "the transaction failed on chain; re-read and retry with a new idempotencyKey";
+
+/** A transaction that failed after it was accepted: the program's refusal, else 409. */
+const failedOnChain = (f: SubmitFailure) => programRefusal(f) ?? new ApiError(409, FAILED_ON_CHAIN);
+
 export class Idempotency {
   private readonly inflight = new Map<string, { hash: string; promise: Promise<unknown> }>();
-  /** Maps submission errors like a first submission (set by the write service). */
-  mapError: (e: unknown) => unknown = (e) => e;
+  /** A refused (re)submission as the API's error, like a first submission (set by the write service). */
+  failureError: (f: SubmitFailure) => ApiError = (f) => submitFailureError(f);
 
   constructor(
     readonly db: Kysely<CustodyDatabase>,
-    readonly gateway: ChainGateway,
+    readonly submitter: Submitter,
     private readonly signers: (userId: string) => Promise<Keypair[]>,
     readonly opts: { staleSeconds?: number } = {},
   ) {}
@@ -65,7 +69,7 @@ export class Idempotency {
     const mk = `${userId}\u0000${key}`;
     const cur = this.inflight.get(mk);
     if (cur) {
-      if (cur.hash !== hash) throw new WriteError(400, "idempotencyKey was already used with a different request");
+      if (cur.hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
       return cur.promise as Promise<R>;
     }
     const promise = this.runOnce(userId, key, op, hash, exec);
@@ -92,16 +96,16 @@ export class Idempotency {
         }).execute();
       } catch {
         row = await this.where(userId, key).executeTakeFirst();
-        if (!row) throw new WriteError(503, "temporarily unavailable; retry with the same idempotencyKey");
+        if (!row) throw new ApiError(503, "temporarily unavailable; retry with the same idempotencyKey");
       }
     }
     if (row) {
-      if (row.request_hash !== hash) throw new WriteError(400, "idempotencyKey was already used with a different request");
+      if (row.request_hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
       if (row.state !== "reserved") return this.replay(row) as Promise<R>;
-      if (now - Number(row.updated_at) < (this.opts.staleSeconds ?? 60)) throw new WriteError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+      if (now - Number(row.updated_at) < (this.opts.staleSeconds ?? 60)) throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
       const took = await this.db.updateTable("idempotency").set({ updated_at: now })
         .where("user_id", "=", userId).where("idem_key", "=", key).where("state", "=", "reserved").where("updated_at", "=", row.updated_at).executeTakeFirst();
-      if (Number(took.numUpdatedRows) !== 1) throw new WriteError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+      if (Number(took.numUpdatedRows) !== 1) throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
     }
     let recorded = false;
     let lastSig = "";
@@ -121,31 +125,36 @@ export class Idempotency {
     } catch (e) {
       // Nothing landed when the checks or the preflight refused it (a 4xx); a 503 after the
       // transaction was recorded may have landed: keep the row so a replay resends or returns it.
-      const keep = recorded && !(e instanceof WriteError && e.status !== 503);
+      const keep = recorded && !(e instanceof ApiError && e.status !== 503);
       if (!keep) await this.db.deleteFrom("idempotency").where("user_id", "=", userId).where("idem_key", "=", key).execute();
       throw e;
     }
   }
 
   private async replay(row: IdempotencyTable): Promise<{ signature: string }> {
-    if (row.state === "failed") throw new WriteError((row.status_code ?? 409) as 409, row.error ?? "the transaction failed");
+    if (row.state === "failed") throw new ApiError((row.status_code ?? 409) as 409, row.error ?? "the transaction failed");
     const response = JSON.parse(row.response_json ?? "{}") as { signature: string };
     if (row.state === "confirmed") return response;
-    const st = await this.gateway.status(row.signature!);
-    if (st.state === "confirmed") {
-      await this.mark(row, "confirmed");
-      return response;
+    const st = await this.submitter.status(row.signature!);
+    switch (st.kind) {
+      case "confirmed":
+        await this.mark(row, "confirmed");
+        return response;
+      case "pending":
+        return response;
+      case "unknown":
+        return this.resend(row, response);
+      case "rpc":
+        throw new ApiError(503, CHAIN_UNREACHABLE);
+      default: {
+        const e = failedOnChain(st);
+        await this.mark(row, "failed", e);
+        throw e;
+      }
     }
-    if (st.state === "failed") {
-      const e = programError(st.code) ?? new WriteError(409, "the transaction failed on chain; re-read and retry with a new idempotencyKey");
-      await this.mark(row, "failed", e);
-      throw e;
-    }
-    if (st.state === "pending") return response;
-    return this.resend(row, response);
   }
 
-  private async mark(row: Pick<IdempotencyTable, "user_id" | "idem_key">, state: "confirmed" | "failed", e?: WriteError) {
+  private async mark(row: Pick<IdempotencyTable, "user_id" | "idem_key">, state: "confirmed" | "failed", e?: ApiError) {
     await this.db.updateTable("idempotency").set({ state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
       .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
   }
@@ -153,31 +162,27 @@ export class Idempotency {
   /** The recorded transaction never landed: send it again (re-signed if its blockhash expired). */
   private async resend(row: IdempotencyTable, response: { signature: string }): Promise<{ signature: string }> {
     const old = Transaction.from(Buffer.from(row.tx_base64!, "base64"));
-    if (await this.gateway.isBlockhashValid(old.recentBlockhash!)) {
-      try {
-        await this.gateway.submit(old);
+    if (await this.submitter.gateway.isBlockhashValid(old.recentBlockhash!)) {
+      const r = await this.submitter.resend(old);
+      if (r.kind === "sent") {
         this.track(row.signature!, row.user_id, row.idem_key);
         return response;
-      } catch (e) {
-        if (!(e instanceof SubmitError && /blockhash not found/i.test(e.message))) throw this.mapError(e);
       }
+      if (isSubmitFailure(r) && r.kind !== "blockhash_expired") throw this.failureError(r);
     }
-    const tx = new Transaction();
-    tx.feePayer = old.feePayer;
-    tx.recentBlockhash = await this.gateway.blockhash();
-    tx.add(...old.instructions);
     const wanted = new Set(old.signatures.map((s) => s.publicKey.toBase58()));
-    tx.sign(...(await this.signers(row.user_id)).filter((k) => wanted.has(k.publicKey.toBase58())));
-    const signature = utils.bytes.bs58.encode(tx.signature!);
-    const next = { ...response, signature };
-    await this.db.updateTable("idempotency").set({ signature, tx_base64: tx.serialize({ verifySignatures: false }).toString("base64"), response_json: JSON.stringify(next), updated_at: nowSec() })
-      .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
-    try {
-      await this.gateway.submit(tx);
-    } catch (e) {
-      throw this.mapError(e);
-    }
-    this.track(signature, row.user_id, row.idem_key);
+    const signers = (await this.signers(row.user_id)).filter((k) => wanted.has(k.publicKey.toBase58()));
+    let next = response;
+    const r = await this.submitter.send(old.instructions, signers, {
+      feePayer: old.feePayer,
+      beforeSubmit: async (tx, signature) => {
+        next = { ...response, signature };
+        await this.db.updateTable("idempotency").set({ signature, tx_base64: tx.serialize({ verifySignatures: false }).toString("base64"), response_json: JSON.stringify(next), updated_at: nowSec() })
+          .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
+      },
+    });
+    if (isSubmitFailure(r)) throw this.failureError(r);
+    this.track(next.signature, row.user_id, row.idem_key);
     return next;
   }
 
@@ -185,10 +190,10 @@ export class Idempotency {
   track(signature: string, userId: string, key: string): void {
     void (async () => {
       try {
-        const st = await this.gateway.waitFor(signature, 90_000);
-        if (st.state !== "confirmed" && st.state !== "failed") return;
-        const e = st.state === "failed" ? (programError(st.code) ?? new WriteError(409, "the transaction failed on chain; re-read and retry with a new idempotencyKey")) : undefined;
-        await this.db.updateTable("idempotency").set({ state: st.state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
+        const r = await this.submitter.confirm(signature, undefined, 90_000);
+        if (r.kind === "timeout" || r.kind === "rpc" || r.kind === "sent") return;
+        const e = r.kind === "confirmed" ? undefined : failedOnChain(r);
+        await this.db.updateTable("idempotency").set({ state: e ? "failed" : "confirmed", status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
           .where("user_id", "=", userId).where("idem_key", "=", key).where("signature", "=", signature).where("state", "=", "submitted").execute();
       } catch {
         // Tracking is best effort; a replay re-checks the signature.

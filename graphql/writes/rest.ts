@@ -5,37 +5,30 @@
  * unexpected is logged and answered 503 without detail (no stack, no SQL, no key material).
  */
 import { Hono, type Context } from "hono";
-import { WriteError } from "./validate";
+import { ApiError, apiErrorResponse } from "../api-error";
 import type { WriteService } from "./service";
 
 const MAX_BODY = 16 * 1024;
 
-export function writeErrorResponse(c: Context, e: unknown, log?: (e: unknown) => void) {
-  if (e instanceof WriteError) {
-    if (e.retryAfterSeconds !== undefined) c.header("Retry-After", String(e.retryAfterSeconds));
-    return c.json({ error: e.message }, e.status);
-  }
-  log?.(e);
-  return c.json({ error: "temporarily unavailable; retry with the same idempotencyKey" }, 503);
-}
+const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, "temporarily unavailable; retry with the same idempotencyKey", log);
 
 async function jsonBody(c: Context): Promise<unknown> {
   const ct = c.req.header("content-type") ?? "";
-  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(ct.trim())) throw new WriteError(400, "Content-Type must be application/json");
+  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(ct.trim())) throw new ApiError(400, "Content-Type must be application/json");
   const len = Number(c.req.header("content-length") ?? "0");
-  if (len > MAX_BODY) throw new WriteError(400, `body larger than ${MAX_BODY} bytes`);
+  if (len > MAX_BODY) throw new ApiError(400, `body larger than ${MAX_BODY} bytes`);
   const buf = await c.req.arrayBuffer();
-  if (buf.byteLength > MAX_BODY) throw new WriteError(400, `body larger than ${MAX_BODY} bytes`);
+  if (buf.byteLength > MAX_BODY) throw new ApiError(400, `body larger than ${MAX_BODY} bytes`);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch {
-    throw new WriteError(400, "body must be UTF-8 JSON");
+    throw new ApiError(400, "body must be UTF-8 JSON");
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new WriteError(400, "body must be valid JSON");
+    throw new ApiError(400, "body must be valid JSON");
   }
 }
 

@@ -13,6 +13,10 @@
  * `retryAfterSeconds`); 503 offers switched off or the chain unreachable. A program error on a
  * race maps to the same status (./errors.ts).
  *
+ * The rules the pre-checks apply (matched stake, odds, cutoff, refund) come from
+ * idl/client/offers-rules.ts, the mirror of the program's math; transactions go through the one
+ * submitter (graphql/chain/submitter.ts).
+ *
  * The bound on the service's wallet (./wallet-guard.ts): a write that passed every check takes a
  * token of the caller's write bucket and, for a create or a new position, passes the holdings
  * cap, under a per-user lock held until the transaction is submitted.
@@ -20,19 +24,21 @@
  * Idempotency (per caller and key): see ./idempotency.ts.
  */
 import { createHash } from "node:crypto";
-import { utils } from "../../idl/client/anchor";
-import { Keypair, PublicKey, Transaction, type AccountInfo, type TransactionInstruction } from "@solana/web3.js";
+import type { AccountInfo, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { AccountLayout } from "@solana/spl-token";
 import {
-  OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind,
+  OFFERS_PROGRAM_ID, OffersClient, decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind,
   type ConfigAccount, type ContractAccount, type OfferAccount,
 } from "../../idl/client/offers";
-import { ChainUnavailableError, SubmitError, type ChainGateway } from "../chain/gateway";
+import { contractRefusal, matchedForTake, mayClose, oddsRefusal, unmatchedStake } from "../../idl/client/offers-rules";
+import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
+import { Submitter, isSubmitFailure, type SubmitterOptions } from "../chain/submitter";
 import type { Custody, Principal } from "../custody/custody";
 import { bearerToken } from "../custody/custody";
-import { programError } from "./errors";
+import { CHAIN_UNREACHABLE, submitFailureError } from "./errors";
 import { Idempotency, type Recorder } from "./idempotency";
-import { WriteError, parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
+import { ApiError } from "../api-error";
+import { parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
 import { WalletGuard, type WalletLimits } from "./wallet-guard";
 
 export interface CreateResponse { signature: string; status: "pending"; offerAddress: string }
@@ -54,30 +60,34 @@ export interface WriteServiceDeps {
   walletLimits?: Partial<WalletLimits>;
   /** The wall clock of the write rate limit in unix milliseconds (default Date.now; tests move it). */
   walletClockMs?: () => number;
+  /** Every submission result of the writes (graphql/chain/submitter.ts), e.g. for metrics. */
+  onSubmitResult?: SubmitterOptions["onResult"];
 }
 
 export class WriteService {
   readonly client: OffersClient;
   readonly idem: Idempotency;
   readonly guard: WalletGuard;
+  readonly submitter: Submitter;
   private readonly payer: Keypair;
 
   constructor(readonly deps: WriteServiceDeps) {
     this.payer = deps.payer;
     const provider = { publicKey: deps.payer.publicKey, wallet: { publicKey: deps.payer.publicKey } };
     this.client = OffersClient.fromProvider(provider as never, deps.programId ?? OFFERS_PROGRAM_ID);
-    this.idem = new Idempotency(deps.custody.db, deps.gateway, (userId) => this.userSigners(userId));
-    this.idem.mapError = (e) => this.mapSubmitError(e);
+    this.submitter = new Submitter(deps.gateway, { onResult: deps.onSubmitResult });
+    this.idem = new Idempotency(deps.custody.db, this.submitter, (userId) => this.userSigners(userId));
+    this.idem.failureError = (f) => submitFailureError(f, (x) => this.deps.onInternalError?.(x));
     this.guard = new WalletGuard(deps.custody.db, deps.payer.publicKey, deps.walletLimits, this.client, deps.walletClockMs);
   }
 
   /** `Authorization` header -> principal with `bet:write`, else 401. */
   async authorize(authorization: string | null | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
-    if (!token) throw new WriteError(401, "missing or malformed Authorization: Bearer token");
+    if (!token) throw new ApiError(401, "missing or malformed Authorization: Bearer token");
     const p = await this.deps.custody.authenticate(token);
-    if (!p) throw new WriteError(401, "invalid, revoked or expired token");
-    if (!p.scopes.has("bet:write")) throw new WriteError(401, "token lacks the bet:write scope");
+    if (!p) throw new ApiError(401, "invalid, revoked or expired token");
+    if (!p.scopes.has("bet:write")) throw new ApiError(401, "token lacks the bet:write scope");
     return p;
   }
 
@@ -91,8 +101,8 @@ export class WriteService {
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof WriteError) throw e;
-      if (e instanceof ChainUnavailableError) throw new WriteError(503, "the chain is temporarily unreachable; retry with the same idempotencyKey");
+      if (e instanceof ApiError) throw e;
+      if (e instanceof ChainUnavailableError) throw new ApiError(503, CHAIN_UNREACHABLE);
       throw e;
     }
   }
@@ -104,7 +114,7 @@ export class WriteService {
 
   private async config(): Promise<ConfigAccount> {
     const d = this.owned(await this.deps.gateway.getAccount(this.client.pda.config()[0]), "config");
-    if (!d) throw new WriteError(503, "offers are not configured on this chain");
+    if (!d) throw new ApiError(503, "offers are not configured on this chain");
     return decodeConfig(d);
   }
 
@@ -114,41 +124,9 @@ export class WriteService {
   }
 
   private assertOpenContract(k: ContractAccount, now: bigint) {
-    if (k.status !== "Open") throw new WriteError(409, `the contract is ${k.status} and no longer accepts offers`);
-    if (now >= k.cutoffAt) throw new WriteError(409, "the contract's cutoff has passed");
-  }
-
-  // ---- submission --------------------------------------------------------------------------
-
-  private async sign(ixs: TransactionInstruction[], signers: Keypair[]): Promise<Transaction> {
-    const tx = new Transaction();
-    tx.feePayer = this.payer.publicKey;
-    tx.recentBlockhash = await this.deps.gateway.blockhash();
-    tx.add(...ixs);
-    tx.sign(...signers);
-    return tx;
-  }
-
-  private submitRaw(tx: Transaction): Promise<string> {
-    return this.deps.gateway.submit(tx);
-  }
-
-  private mapSubmitError(e: unknown): unknown {
-    if (e instanceof SubmitError) {
-      const mapped = programError(e.code);
-      if (mapped) {
-        if (e.code !== null && OFFERS_ERRORS.get(e.code)?.name === "InsufficientBalance") {
-          // The program logs needed and available.
-          const m = /needed.*?(\d+).*?(\d+)/s.exec(e.logs.join(" "));
-          if (m) return new WriteError(400, `insufficient balance: needed ${m[1]} micros, available ${m[2]} micros`);
-        }
-        return mapped;
-      }
-      this.deps.onInternalError?.(e);
-      return new WriteError(503, "the chain refused the transaction; retry later with the same idempotencyKey");
-    }
-    if (e instanceof ChainUnavailableError) return new WriteError(503, "the chain is temporarily unreachable; retry with the same idempotencyKey");
-    return e;
+    const refusal = contractRefusal(k, now);
+    if (refusal === "ContractNotOpen") throw new ApiError(409, `the contract is ${k.status} and no longer accepts offers`);
+    if (refusal === "CutoffPassed") throw new ApiError(409, "the contract's cutoff has passed");
   }
 
   // ---- create ------------------------------------------------------------------------------
@@ -163,7 +141,7 @@ export class WriteService {
     const req = parseCreate(body);
     const hash = requestHash("create", "", { ...req, contract: req.contract.toBase58(), creatorTotal: String(req.creatorTotal), takerTarget: String(req.takerTarget), minimumTake: String(req.minimumTake), idempotencyKey: undefined });
     return (await this.idem.run(p.user.id, req.idempotencyKey, "create", hash, async (record) => {
-      if (p.user.blocked) throw new WriteError(403, "your account is blocked from wagering");
+      if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
       return this.doCreate(p, req, record);
     })) as CreateResponse;
   }
@@ -176,25 +154,24 @@ export class WriteService {
       const [contract, token, existing] = await this.deps.gateway.getAccounts([req.contract, p.user.tokenAccount, offer]);
       return { cfg, contract, token, existing, now: await this.deps.gateway.now() };
     });
-    if (!cfg.offersEnabled) throw new WriteError(503, "offers are switched off; retry later with the same idempotencyKey");
-    if (req.expectedFeeBps !== cfg.feeBps) throw new WriteError(409, `expectedFeeBps ${req.expectedFeeBps} differs from the current feeBps ${cfg.feeBps}; re-read /contracts`);
+    if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
+    if (req.expectedFeeBps !== cfg.feeBps) throw new ApiError(409, `expectedFeeBps ${req.expectedFeeBps} differs from the current feeBps ${cfg.feeBps}; re-read /contracts`);
     const kd = this.owned(contract, "contract");
-    if (!kd) throw new WriteError(404, "unknown contract address");
+    if (!kd) throw new ApiError(404, "unknown contract address");
     this.assertOpenContract(decodeContract(kd), now);
     const l = cfg.limits;
     const { creatorTotal: total, takerTarget: target, minimumTake: minTake } = req;
-    if (total < l.minimumCreatorMicros) throw new WriteError(400, `creatorTotalMicros must be at least minimumCreatorMicros ${l.minimumCreatorMicros}`);
-    if (total > l.maximumWagerMicros) throw new WriteError(400, `creatorTotalMicros must be at most maximumWagerMicros ${l.maximumWagerMicros}`);
-    if (target === 0n) throw new WriteError(400, "takerTargetMicros must be positive");
-    // min_num/min_den <= total/target <= max_num/max_den, cross-multiplied (exact).
-    if (l.minimumOddsNumerator * target > total * l.minimumOddsDenominator || total * l.maximumOddsDenominator > l.maximumOddsNumerator * target) {
-      throw new WriteError(400, `odds out of range: creatorTotalMicros : takerTargetMicros must be between ${l.minimumOddsNumerator}:${l.minimumOddsDenominator} and ${l.maximumOddsNumerator}:${l.maximumOddsDenominator}`);
+    if (total < l.minimumCreatorMicros) throw new ApiError(400, `creatorTotalMicros must be at least minimumCreatorMicros ${l.minimumCreatorMicros}`);
+    if (total > l.maximumWagerMicros) throw new ApiError(400, `creatorTotalMicros must be at most maximumWagerMicros ${l.maximumWagerMicros}`);
+    if (target === 0n) throw new ApiError(400, "takerTargetMicros must be positive");
+    if (oddsRefusal(total, target, l) !== null) {
+      throw new ApiError(400, `odds out of range: creatorTotalMicros : takerTargetMicros must be between ${l.minimumOddsNumerator}:${l.minimumOddsDenominator} and ${l.maximumOddsNumerator}:${l.maximumOddsDenominator}`);
     }
-    if (minTake < l.minimumTakeMicros) throw new WriteError(400, `minimumTakeMicros must be at least ${l.minimumTakeMicros}`);
-    if (minTake > target) throw new WriteError(400, "minimumTakeMicros must not exceed takerTargetMicros");
+    if (minTake < l.minimumTakeMicros) throw new ApiError(400, `minimumTakeMicros must be at least ${l.minimumTakeMicros}`);
+    if (minTake > target) throw new ApiError(400, "minimumTakeMicros must not exceed takerTargetMicros");
     const available = await this.tokenBalance(token);
-    if (available < total) throw new WriteError(400, `insufficient balance: needed ${total} micros, available ${available} micros`);
-    if (existing) throw new WriteError(409, "an offer for this idempotencyKey already exists");
+    if (available < total) throw new ApiError(400, `insufficient balance: needed ${total} micros, available ${available} micros`);
+    if (existing) throw new ApiError(409, "an offer for this idempotencyKey already exists");
 
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.createOffer({
@@ -208,25 +185,21 @@ export class WriteService {
   }
 
   /**
-   * Signs, records the signed transaction (a crash after sending leaves a resendable row), then
-   * submits. A blockhash the runtime no longer knows is retried with a fresh one (the refused
-   * transaction never landed).
+   * Signs, records the signed transaction before each submission (a crash after sending leaves a
+   * resendable row), then submits; the submitter re-signs when the blockhash was not found.
    */
   private async submitRecorded<T extends { signature: string }>(ixs: TransactionInstruction[], signers: Keypair[], response: T, record: Recorder): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const tx = await this.sign(ixs, signers);
-      const signature = encodeSig(tx);
-      const out = { ...response, signature };
-      await record({ signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response: out, offerAddress: (out as { offerAddress?: string }).offerAddress ?? null });
-      try {
-        await this.submitRaw(tx);
-      } catch (e) {
-        if (e instanceof SubmitError && isStaleBlockhash(e) && attempt < 8) continue;
-        throw this.mapSubmitError(e);
-      }
-      await record("sent");
-      return out;
-    }
+    let out = response;
+    const r = await this.submitter.send(ixs, signers, {
+      feePayer: this.payer.publicKey,
+      beforeSubmit: async (tx, signature) => {
+        out = { ...response, signature };
+        await record({ signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response: out, offerAddress: (out as { offerAddress?: string }).offerAddress ?? null });
+      },
+    });
+    if (isSubmitFailure(r)) throw this.idem.failureError(r);
+    await record("sent");
+    return out;
   }
 
   // ---- take --------------------------------------------------------------------------------
@@ -235,45 +208,45 @@ export class WriteService {
     const req = parseTake(offerAddress, body);
     const hash = requestHash("take", req.offer.toBase58(), { amount: String(req.amount), expectedRevision: String(req.expectedRevision) });
     return (await this.idem.run(p.user.id, req.idempotencyKey, "take", hash, async (record) => {
-      if (p.user.blocked) throw new WriteError(403, "your account is blocked from wagering");
+      if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
       return this.doTake(p, req, record);
     })) as TakeResponse;
   }
 
   private async loadOffer(address: PublicKey): Promise<OfferAccount> {
     const d = this.owned(await this.read(() => this.deps.gateway.getAccount(address)), "offer");
-    if (!d) throw new WriteError(404, "unknown offer address");
+    if (!d) throw new ApiError(404, "unknown offer address");
     return decodeOffer(d);
   }
 
   private async doTake(p: Principal, req: TakeRequest, record: Recorder): Promise<TakeResponse> {
     const o = await this.loadOffer(req.offer);
     const creator = await this.deps.custody.userByWallet(o.creator.toBase58());
-    if (creator?.blocked) throw new WriteError(403, "the offer's creator is blocked from wagering");
+    if (creator?.blocked) throw new ApiError(403, "the offer's creator is blocked from wagering");
     const [position] = this.client.pda.position(req.offer, p.user.wallet);
     const { cfg, contract, token, pos, now } = await this.read(async () => {
       const cfg = await this.config();
       const [contract, token, pos] = await this.deps.gateway.getAccounts([o.contract, p.user.tokenAccount, position]);
       return { cfg, contract, token, pos, now: await this.deps.gateway.now() };
     });
-    if (!cfg.offersEnabled) throw new WriteError(503, "offers are switched off; retry later with the same idempotencyKey");
+    if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
     const kd = this.owned(contract, "contract");
-    if (!kd) throw new WriteError(404, "unknown contract of this offer");
-    if (o.creator.equals(p.user.wallet)) throw new WriteError(400, "you cannot take your own offer");
-    if (req.expectedRevision !== o.revision) throw new WriteError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
-    if (o.status !== "Open") throw new WriteError(409, `the offer is ${o.status}`);
+    if (!kd) throw new ApiError(404, "unknown contract of this offer");
+    if (o.creator.equals(p.user.wallet)) throw new ApiError(400, "you cannot take your own offer");
+    if (req.expectedRevision !== o.revision) throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
+    if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
     this.assertOpenContract(decodeContract(kd), now);
     const remaining = o.takerTarget - o.takerFilled;
-    if (req.amount === 0n) throw new WriteError(400, "takeAmountMicros must be positive");
-    if (req.amount > remaining) throw new WriteError(409, `the amount is no longer available: remainingTakerMicros is ${remaining}`);
-    if (req.amount < o.minimumTake && req.amount !== remaining) throw new WriteError(400, `takeAmountMicros must be at least the offer's minimumTakeMicros ${o.minimumTake}, or exactly remainingTakerMicros ${remaining}`);
-    const matched = req.amount === remaining ? o.creatorTotal - o.creatorAllocated : (req.amount * o.creatorTotal) / o.takerTarget;
-    if (matched === 0n) throw new WriteError(400, "takeAmountMicros is too small to be matched with any creator stake");
+    if (req.amount === 0n) throw new ApiError(400, "takeAmountMicros must be positive");
+    if (req.amount > remaining) throw new ApiError(409, `the amount is no longer available: remainingTakerMicros is ${remaining}`);
+    if (req.amount < o.minimumTake && req.amount !== remaining) throw new ApiError(400, `takeAmountMicros must be at least the offer's minimumTakeMicros ${o.minimumTake}, or exactly remainingTakerMicros ${remaining}`);
+    const matched = matchedForTake(req.amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
+    if (matched === 0n) throw new ApiError(400, "takeAmountMicros is too small to be matched with any creator stake");
     const pd = this.owned(pos, "position");
     const held = pd ? decodePosition(pd).takerAmount : 0n;
-    if (held + req.amount > cfg.limits.maximumWagerMicros) throw new WriteError(400, `your position on this offer would be ${held + req.amount} micros, above maximumWagerMicros ${cfg.limits.maximumWagerMicros}`);
+    if (held + req.amount > cfg.limits.maximumWagerMicros) throw new ApiError(400, `your position on this offer would be ${held + req.amount} micros, above maximumWagerMicros ${cfg.limits.maximumWagerMicros}`);
     const available = await this.tokenBalance(token);
-    if (available < req.amount) throw new WriteError(400, `insufficient balance: needed ${req.amount} micros, available ${available} micros`);
+    if (available < req.amount) throw new ApiError(400, `insufficient balance: needed ${req.amount} micros, available ${available} micros`);
 
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.takeOffer({
@@ -300,29 +273,20 @@ export class WriteService {
     const o = await this.loadOffer(req.offer);
     const { contract, now } = await this.read(async () => ({ contract: await this.deps.gateway.getAccount(o.contract), now: await this.deps.gateway.now() }));
     const kd = this.owned(contract, "contract");
-    if (!kd) throw new WriteError(404, "unknown contract of this offer");
+    if (!kd) throw new ApiError(404, "unknown contract of this offer");
     const k = decodeContract(kd);
-    if (req.expectedRevision !== o.revision) throw new WriteError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
-    if (o.status !== "Open") throw new WriteError(409, `the offer is ${o.status}`);
-    const contractDone = now >= k.cutoffAt || k.status !== "Open";
-    if (!o.creator.equals(p.user.wallet) && !contractDone) throw new WriteError(403, "only the creator may close an offer before the contract's cutoff");
+    if (req.expectedRevision !== o.revision) throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
+    if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
+    if (!mayClose(o.creator.equals(p.user.wallet), k, now)) throw new ApiError(403, "only the creator may close an offer before the contract's cutoff");
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.closeOffer({ caller: p.user.wallet, contract: o.contract, offer: req.offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: req.expectedRevision });
     return this.guard.serial(p.user.id, async () => {
       await this.guard.admitClose(p.user);
       return this.submitRecorded([ix], [this.payer, user], {
-        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), refundMicros: String(o.creatorTotal - o.creatorAllocated), expectedRevision: String(req.expectedRevision),
+        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), refundMicros: String(unmatchedStake(o)), expectedRevision: String(req.expectedRevision),
       }, record);
     });
   }
-}
-
-function isStaleBlockhash(e: SubmitError): boolean {
-  return /blockhash not found|BlockhashNotFound/i.test(e.message);
-}
-
-function encodeSig(tx: Transaction): string {
-  return utils.bytes.bs58.encode(tx.signature!);
 }
 
 /** sha256 of the canonical request: operation, path address and normalized fields (sorted). */

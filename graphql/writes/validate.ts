@@ -12,20 +12,9 @@
  * - Unknown fields are refused, so a typo in a field name never goes unnoticed.
  */
 import { PublicKey } from "@solana/web3.js";
+import { ApiError } from "../api-error";
 
-export class WriteError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 429 | 503,
-    message: string,
-    /** 429: seconds until the request can pass (the `Retry-After` header). */
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-    this.name = "WriteError";
-  }
-}
-
-const bad = (m: string) => new WriteError(400, m);
+const bad = (m: string) => new ApiError(400, m);
 export const U64_MAX = 18_446_744_073_709_551_615n;
 const DIGITS = /^(0|[1-9][0-9]{0,19})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;

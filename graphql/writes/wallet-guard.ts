@@ -50,7 +50,7 @@ import type { Database } from "../../indexer/store/schema";
 import type { CustodyDatabase } from "../custody/schema";
 import type { User } from "../custody/custody";
 import { OffersClient } from "../../idl/client/offers";
-import { WriteError } from "./validate";
+import { ApiError } from "../api-error";
 
 export interface WalletLimits {
   /** Writes a user may make at once (bucket size); 0 switches the rate limit off. */
@@ -112,7 +112,7 @@ export class WalletGuard {
     if (cap > 0) {
       const held = await this.openOffers(user);
       if (held >= cap) {
-        throw new WriteError(409, `you have ${held} offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most ${cap} per user. You can create again once one of them is settled`);
+        throw new ApiError(409, `you have ${held} offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most ${cap} per user. You can create again once one of them is settled`);
       }
     }
     await this.consume(user.id);
@@ -124,7 +124,7 @@ export class WalletGuard {
     if (cap > 0 && newPosition) {
       const held = await this.openPositions(user);
       if (held >= cap) {
-        throw new WriteError(409, `you have ${held} positions not yet settled; at most ${cap} per user. You can add to a position you already hold, or take a new offer once one of your positions settles`);
+        throw new ApiError(409, `you have ${held} positions not yet settled; at most ${cap} per user. You can add to a position you already hold, or take a new offer once one of your positions settles`);
       }
     }
     await this.consume(user.id);
@@ -190,6 +190,6 @@ export class WalletGuard {
     const row = await this.db.selectFrom("write_rate").select("tat_ms").where("user_id", "=", userId).executeTakeFirst();
     const waitMs = Math.max(1, Number(row?.tat_ms ?? now) - now - tau);
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new WriteError(429, `too many writes: at most ${writeBurst} at once and ${writesPerHour} per hour per user; retry in ${retryAfter} s with the same idempotencyKey`, retryAfter);
+    throw new ApiError(429, `too many writes: at most ${writeBurst} at once and ${writesPerHour} per hour per user; retry in ${retryAfter} s with the same idempotencyKey`, retryAfter);
   }
 }

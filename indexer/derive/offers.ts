@@ -2,7 +2,11 @@
  * Offer fields of the spec, derived from stored rows. Pure functions: the API calls them on
  * rows it read; the tests compare them with the on-chain accounts read directly.
  */
+import { termsGuardrail, type WarningRatio } from "../../idl/client/offers-rules";
 import type { ConfigTable, ContractsTable, FillsTable, OffersTable, PositionsTable } from "../store/schema";
+
+// The rules live in one module (mirroring programs/offers/src/math.rs); re-exported for the API.
+export { takerWinReturn, termsGuardrail, type WarningRatio } from "../../idl/client/offers-rules";
 
 export type GuardrailStatus = "normal" | "warning";
 
@@ -12,21 +16,8 @@ export function iso(unix: number | bigint | null | undefined): string | null {
   return new Date(Number(unix) * 1000).toISOString();
 }
 
-export interface WarningRatio { numerator: bigint; denominator: bigint }
-
 export function warningRatioOf(config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator">): WarningRatio {
   return { numerator: BigInt(config.warning_ratio_numerator), denominator: BigInt(config.warning_ratio_denominator) };
-}
-
-/**
- * `warning` when creator:target is above the warning ratio in either direction
- * (creator/target > n/d or target/creator > n/d), else `normal`. Exactly at the ratio is normal.
- */
-export function termsGuardrail(creatorTotal: bigint, takerTarget: bigint, w: WarningRatio): GuardrailStatus {
-  if (w.denominator <= 0n || w.numerator <= 0n) return "normal";
-  if (creatorTotal * w.denominator > w.numerator * takerTarget) return "warning";
-  if (takerTarget * w.denominator > w.numerator * creatorTotal) return "warning";
-  return "normal";
 }
 
 /** The chain-derived part of the spec's Offer (contract, creator profile and viewer are joined by the API). */
@@ -52,7 +43,8 @@ export interface DerivedOffer {
   closedAt: string | null;
 }
 
-export function deriveOffer(o: OffersTable, config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator">): DerivedOffer {
+/** `config` null (not indexed yet): the launch warning ratio. */
+export function deriveOffer(o: OffersTable, config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator"> | null): DerivedOffer {
   const target = BigInt(o.taker_target_micros);
   const filled = BigInt(o.taker_filled_micros);
   // "Amount still open to takers": nothing once the offer is no longer Open.
@@ -69,7 +61,7 @@ export function deriveOffer(o: OffersTable, config: Pick<ConfigTable, "warning_r
     remainingTakerMicros: remaining.toString(),
     minimumTakeMicros: o.minimum_take_micros,
     feeBps: Number(o.fee_bps),
-    termsGuardrail: { status: termsGuardrail(BigInt(o.creator_total_micros), target, warningRatioOf(config)) },
+    termsGuardrail: { status: termsGuardrail(BigInt(o.creator_total_micros), target, config ? warningRatioOf(config) : undefined) },
     status: o.status as DerivedOffer["status"],
     fillCount: Number(o.fill_count),
     positionCount: Number(o.position_count),
@@ -132,14 +124,6 @@ export function derivePosition(p: PositionsTable): DerivedPosition {
   };
 }
 
-/**
- * What a position returns to its taker if the taker's side wins (stake + matched - fee on the
- * matched profit), in micro-units; the fee is rounded down.
- */
-export function takerWinReturn(takerMicros: bigint, creatorMatchedMicros: bigint, feeBps: number): bigint {
-  return takerMicros + creatorMatchedMicros - (creatorMatchedMicros * BigInt(feeBps)) / 10_000n;
-}
-
 /** Contract fields from chain + catalog (joined, not mixed). */
 export function deriveContractChain(c: ContractsTable) {
   return {
@@ -147,9 +131,4 @@ export function deriveContractChain(c: ContractsTable) {
     cutoffAt: iso(c.cutoff_at)!, resolutionDeadline: iso(c.resolution_deadline)!,
     status: c.status, result: c.result, createdAt: iso(c.created_at)!, resolvedAt: iso(c.resolved_at),
   };
-}
-
-/** Whether a contract accepts offers at `nowUnix` (status Open and before its cutoff). */
-export function contractAcceptsOffers(c: Pick<ContractsTable, "status" | "cutoff_at">, nowUnix: number): boolean {
-  return c.status === "Open" && nowUnix < Number(c.cutoff_at);
 }

@@ -24,7 +24,7 @@ import { DEFAULT_WALLET_LIMITS, FEE_BOUND_SIGNATURES_PER_WRITE } from "../../gra
 import type { Kysely } from "kysely";
 import { Custody } from "../../graphql/custody/custody";
 import { WriteService } from "../../graphql/writes/service";
-import { WriteError } from "../../graphql/writes/validate";
+import { ApiError } from "../../graphql/api-error";
 import { ENGINES, freshStore } from "../indexer/stores";
 import { UNIT, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
 
@@ -333,7 +333,7 @@ describe.each(ENGINES)("write bucket on %s", (engine) => {
       for (const r of rs) if (r.status === "rejected") expect(r.reason).toMatchObject({ status: 429, retryAfterSeconds: 60 });
       // A restarted instance sees the same bucket; a minute refills one write, on either instance.
       const c = await mk();
-      await expect(c.create(p, createBody(k))).rejects.toBeInstanceOf(WriteError);
+      await expect(c.create(p, createBody(k))).rejects.toBeInstanceOf(ApiError);
       nowMs += 60_000;
       await expect(c.create(p, createBody(k))).resolves.toMatchObject({ status: "pending" });
       await expect(a.create(p, createBody(k))).rejects.toMatchObject({ status: 429 });

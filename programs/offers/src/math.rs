@@ -75,4 +75,118 @@ mod tests {
         assert_eq!(fee(10_000, u64::MAX), u64::MAX);
         assert_eq!(fee(1000, u64::MAX), u64::MAX / 10);
     }
+
+    // ---- the table shared with the TypeScript mirror (idl/client/offers-rules.ts) ----------
+
+    extern crate std;
+    use std::{format, string::String, vec::Vec};
+
+    const M: u64 = u64::MAX;
+    const UNIT: u64 = 1_000_000;
+
+    fn q(v: u64) -> String {
+        format!("\"{v}\"")
+    }
+
+    fn section(name: &str, rows: Vec<String>) -> String {
+        format!("  \"{name}\": [\n    {}\n  ]", rows.join(",\n    "))
+    }
+
+    /// Every row of programs/offers/math-vectors.json, computed by this module (and kit::wide).
+    fn render_vectors() -> String {
+        let mut matched = Vec::new();
+        let mut push_matched = |take: u64, total: u64, target: u64, filled: u64, allocated: u64| {
+            let m = matched_for_take(take, total, target, filled, allocated);
+            matched.push(format!(
+                "{{\"take\": {}, \"creatorTotal\": {}, \"takerTarget\": {}, \"takerFilled\": {}, \"creatorAllocated\": {}, \"matched\": {}}}",
+                q(take), q(total), q(target), q(filled), q(allocated), q(m)
+            ));
+        };
+        // The spec's example, rounding down, and the last take getting the rest.
+        push_matched(5 * UNIT, 8 * UNIT, 10 * UNIT, 0, 0);
+        push_matched(1_000_001, 3 * UNIT, 7 * UNIT, 0, 0);
+        push_matched(1, 10, 3, 0, 0);
+        push_matched(1, 10, 3, 2, 6);
+        push_matched(1, 1, M, 0, 0);
+        let vals = [1u64, 3, 999_999, UNIT, 1 << 32, 1 << 63, M];
+        for &total in &vals {
+            for &target in &vals {
+                for &take in &vals {
+                    if take < target {
+                        // A partial take on an untouched offer, and the take that fills it.
+                        push_matched(take, total, target, 0, 0);
+                        let filled = target - take;
+                        push_matched(take, total, target, filled, wide_floor(filled, total, target));
+                    }
+                }
+            }
+        }
+
+        let mut fees = Vec::new();
+        for bps in [0u16, 1, 999, 1000, 9999, 10_000] {
+            for profit in [0u64, 1, 9, 9_999, 10_000, 1_000_001, M - 1, M] {
+                fees.push(format!("{{\"feeBps\": {bps}, \"profit\": {}, \"fee\": {}}}", q(profit), q(fee(bps, profit))));
+            }
+        }
+
+        let mut pays = Vec::new();
+        for (wins, label) in [(None, "null"), (Some(true), "true"), (Some(false), "false")] {
+            for bps in [0u16, 1000, 10_000] {
+                for (matched, taker) in [(0u64, 1u64), (4 * UNIT, 5 * UNIT), (1, 1), (3, 7), (999_999, 1), (M / 2, M / 2 + 1), (M - 5, 5), (5, M - 5)] {
+                    let [c, t, f] = payouts(wins, bps, matched, taker);
+                    pays.push(format!(
+                        "{{\"creatorWins\": {label}, \"feeBps\": {bps}, \"creatorMatched\": {}, \"takerAmount\": {}, \"creator\": {}, \"taker\": {}, \"fee\": {}}}",
+                        q(matched), q(taker), q(c), q(t), q(f)
+                    ));
+                }
+            }
+        }
+
+        let mut ratios = Vec::new();
+        let rv = [0u64, 1, 2, 3, 1 << 32, 1 << 63, M - 1, M];
+        for &a in &rv {
+            for &b in &rv {
+                for (c, d) in [(b, a), (a, b.saturating_sub(1)), (M, 1), (1, M), (a, b)] {
+                    ratios.push(format!("{{\"a\": {}, \"b\": {}, \"c\": {}, \"d\": {}, \"le\": {}}}", q(a), q(b), q(c), q(d), ratio_le(a, b, c, d)));
+                }
+            }
+        }
+
+        let mut divs = Vec::new();
+        for a in [0u64, 1, 7, 1 << 32, 1 << 63, M] {
+            for b in [0u64, 3, 10_000, 1 << 40, M] {
+                for c in [0u64, 1, 3, 10_000, 1 << 32, M] {
+                    let r = mul_div_floor(a, b, c).map(q).unwrap_or_else(|| "null".into());
+                    divs.push(format!("{{\"a\": {}, \"b\": {}, \"c\": {}, \"quotient\": {r}}}", q(a), q(b), q(c)));
+                }
+            }
+        }
+
+        let sections = [
+            section("matchedForTake", matched),
+            section("fee", fees),
+            section("payouts", pays),
+            section("ratioLe", ratios),
+            section("mulDivFloor", divs),
+        ];
+        format!("{{\n{}\n}}\n", sections.join(",\n"))
+    }
+
+    fn wide_floor(a: u64, b: u64, c: u64) -> u64 {
+        mul_div_floor(a, b, c).unwrap()
+    }
+
+    /// programs/offers/math-vectors.json is exactly what this module computes for its inputs;
+    /// tests/offers/math-vectors.test.ts checks the TypeScript mirror against the same file.
+    /// `UPDATE_MATH_VECTORS=1 cargo test -p offers` rewrites it after a deliberate change.
+    #[test]
+    fn vectors_file_matches_rust() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/math-vectors.json");
+        let text = render_vectors();
+        if std::env::var_os("UPDATE_MATH_VECTORS").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(committed == text, "{path} differs from what math.rs computes; rerun with UPDATE_MATH_VECTORS=1 if the change is deliberate");
+    }
 }

@@ -1,0 +1,131 @@
+/**
+ * The offers program's money and timing rules in TypeScript, for the service's pre-checks
+ * (graphql/writes/service.ts), the read API's derived fields (indexer/derive/offers.ts,
+ * graphql/read/service.ts) and the worker's selection (graphql/worker/worker.ts). The arithmetic
+ * mirrors programs/offers/src/math.rs (integers only, every rounding down, exact 128-bit
+ * products); the contract rules mirror create_offer.rs, take_offer.rs and close_offer.rs.
+ *
+ * programs/offers/math-vectors.json is the one table both sides are tested against: a Rust test
+ * (math.rs `vectors_file_matches_rust`) recomputes every row with math.rs, and
+ * tests/offers/math-vectors.test.ts recomputes it with this module.
+ */
+import { LAUNCH_LIMITS, type LimitsArgs } from "./offers";
+
+export const U64_MAX = 18_446_744_073_709_551_615n;
+const BPS = 10_000n;
+
+/** kit::wide::mul_div_floor: `floor(a * b / c)`, null when `c == 0` or the quotient exceeds u64. */
+export function mulDivFloor(a: bigint, b: bigint, c: bigint): bigint | null {
+  if (c === 0n) return null;
+  const q = (a * b) / c;
+  return q > U64_MAX ? null : q;
+}
+
+/** math::ratio_le: `a * b <= c * d`, exactly. */
+export function ratioLe(a: bigint, b: bigint, c: bigint, d: bigint): boolean {
+  return a * b <= c * d;
+}
+
+/**
+ * math::matched_for_take: creator stake matched by a take, `floor(take * creatorTotal /
+ * takerTarget)`, except that the take filling the offer gets all creator stake still unallocated.
+ */
+export function matchedForTake(take: bigint, creatorTotal: bigint, takerTarget: bigint, takerFilled: bigint, creatorAllocated: bigint): bigint {
+  if (takerFilled + take === takerTarget) return creatorTotal - creatorAllocated;
+  return mulDivFloor(take, creatorTotal, takerTarget) ?? 0n;
+}
+
+/** math::fee: the fee on a winner's profit, `floor(feeBps * profit / 10000)`. */
+export function fee(feeBps: number | bigint, profit: bigint): bigint {
+  return mulDivFloor(BigInt(feeBps), profit, BPS) ?? 0n;
+}
+
+/**
+ * math::payouts: a settled position's [creator, taker, fee to treasury]; `creatorWins` null is
+ * a void contract (stakes back, no fee).
+ */
+export function payouts(creatorWins: boolean | null, feeBps: number | bigint, creatorMatched: bigint, takerAmount: bigint): [bigint, bigint, bigint] {
+  if (creatorWins === null) return [creatorMatched, takerAmount, 0n];
+  if (creatorWins) {
+    const f = fee(feeBps, takerAmount);
+    return [creatorMatched + takerAmount - f, 0n, f];
+  }
+  const f = fee(feeBps, creatorMatched);
+  return [0n, takerAmount + creatorMatched - f, f];
+}
+
+/** What a taker receives if the taker's side wins: stake + matched - fee on the matched profit. */
+export function takerWinReturn(takerAmount: bigint, creatorMatched: bigint, feeBps: number | bigint): bigint {
+  return payouts(false, feeBps, creatorMatched, takerAmount)[1];
+}
+
+/**
+ * What a creator receives if the creator's side wins: the matched stake and every take, less the
+ * fee on each position's take (the sum of `payouts(true, ..)[0]` over the offer's positions).
+ */
+export function creatorWinReturn(o: { creatorAllocated: bigint; takerFilled: bigint }, positionTakes: bigint[], feeBps: number | bigint): bigint {
+  return o.creatorAllocated + o.takerFilled - positionTakes.reduce((sum, t) => sum + fee(feeBps, t), 0n);
+}
+
+/** close_offer: the creator stake no take matched, refunded when the offer closes. */
+export function unmatchedStake(o: { creatorTotal: bigint; creatorAllocated: bigint }): bigint {
+  return o.creatorTotal - o.creatorAllocated;
+}
+
+/** create_offer: the odds `creatorTotal : takerTarget` against the configured range (target > 0). */
+export function oddsRefusal(total: bigint, target: bigint, l: Pick<LimitsArgs, "minimumOddsNumerator" | "minimumOddsDenominator" | "maximumOddsNumerator" | "maximumOddsDenominator">): "OddsBelowMinimum" | "OddsAboveMaximum" | null {
+  if (!ratioLe(l.minimumOddsNumerator, target, total, l.minimumOddsDenominator)) return "OddsBelowMinimum";
+  if (!ratioLe(total, l.maximumOddsDenominator, l.maximumOddsNumerator, target)) return "OddsAboveMaximum";
+  return null;
+}
+
+// ---- contract timing ---------------------------------------------------------------------
+
+/** A contract as the rules need it: the chain account or a store row, times in unix seconds. */
+export interface ContractTiming { status: string; cutoffAt: bigint | number }
+
+/**
+ * Why a contract takes no more offers or takes at `now`, in the program's order (create_offer,
+ * take_offer): not Open, then the cutoff (`now >= cutoffAt`: the cutoff second itself is past).
+ */
+export function contractRefusal(c: ContractTiming, now: bigint | number): "ContractNotOpen" | "CutoffPassed" | null {
+  if (c.status !== "Open") return "ContractNotOpen";
+  if (BigInt(now) >= BigInt(c.cutoffAt)) return "CutoffPassed";
+  return null;
+}
+
+export function contractAcceptsOffers(c: ContractTiming, now: bigint | number): boolean {
+  return contractRefusal(c, now) === null;
+}
+
+/** close_offer: the creator may close any time; anyone once the contract accepts no offers. */
+export function mayClose(isCreator: boolean, c: ContractTiming, now: bigint | number): boolean {
+  return isCreator || !contractAcceptsOffers(c, now);
+}
+
+/**
+ * The cutoff rule as a store filter on `cutoff_at` (unix seconds): `[operator, value]` that
+ * selects contracts whose cutoff has passed at `now` (`passed`) or not yet (`ahead`).
+ */
+export function cutoffFilter(which: "passed" | "ahead", now: bigint | number): ["<=" | ">", number] {
+  return [which === "passed" ? "<=" : ">", Number(now)];
+}
+
+// ---- warning ratio -----------------------------------------------------------------------
+
+export interface WarningRatio { numerator: bigint; denominator: bigint }
+
+/** The launch setting, for a store that has not indexed the Config yet. */
+export const LAUNCH_WARNING_RATIO: WarningRatio = { numerator: LAUNCH_LIMITS.warningRatioNumerator, denominator: LAUNCH_LIMITS.warningRatioDenominator };
+
+/**
+ * `warning` when creator:target is beyond the warning ratio either way (creator/target > n/d or
+ * target/creator > n/d), else `normal`; exactly at the ratio is normal. The program stores the
+ * ratio in its Config and does not enforce it.
+ */
+export function termsGuardrail(creatorTotal: bigint, takerTarget: bigint, w: WarningRatio = LAUNCH_WARNING_RATIO): "normal" | "warning" {
+  if (w.denominator <= 0n || w.numerator <= 0n) return "normal";
+  if (!ratioLe(creatorTotal, w.denominator, w.numerator, takerTarget)) return "warning";
+  if (!ratioLe(takerTarget, w.denominator, w.numerator, creatorTotal)) return "warning";
+  return "normal";
+}
