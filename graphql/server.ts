@@ -11,6 +11,8 @@ import { createYoga } from "graphql-yoga";
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import type { Custody } from "./custody/custody";
+import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./observability/http";
+import { Observability } from "./observability/observability";
 import { addReadQueries, type ReadContext } from "./read/graphql";
 import { embedRoutes, readRoutes } from "./read/rest";
 import type { ReadService } from "./read/service";
@@ -27,7 +29,10 @@ export interface AppDeps {
   /** Without it the write routes and mutations answer 503. */
   writes?: WriteService | null;
   graphiql?: boolean;
+  /** Unexpected errors; default: logged by `obs` with the request id. */
   log?: (e: unknown) => void;
+  /** Logger, metrics, lag and readiness of this service instance (default: a fresh one, no chain watched). */
+  obs?: Observability;
   /** Anonymous GraphQL queries share ReadService's cache; 0 turns that off. */
   responseCacheTtlMs?: number;
 }
@@ -67,8 +72,11 @@ function maskError(error: unknown, message: string): Error {
   return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 
-export function createApp(d: AppDeps): Hono {
+export function createApp(deps: AppDeps): Hono {
+  const obs = deps.obs ?? new Observability();
+  const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
   const app = new Hono({ strict: false });
+  observeRequests(app, obs);
   if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
@@ -115,11 +123,15 @@ export function createApp(d: AppDeps): Hono {
     if (body instanceof UncacheableResponse) return new Response(body.body, { status: body.status, headers: { "content-type": body.contentType ?? "application/json" } });
     return new Response(body, { status: 200, headers: { "content-type": "application/json; charset=utf-8" } });
   });
-  app.get("/healthz", async (c) => c.json({ ok: true, indexedSlot: await d.read.indexedSlot() }));
+  // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get
+  // traffic is /readyz (store, chain, indexer lag).
+  // indexedSlot is informative only: a store outage must not get a live process restarted.
+  app.get("/healthz", async (c) => c.json({ ok: true, indexedSlot: await d.read.indexedSlot().catch(() => null) }));
+  observabilityRoutes(app, obs, () => d.read.indexedSlot());
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((e, c) => {
     d.log?.(e);
-    return c.json({ error: "temporarily unavailable; retry with backoff" }, 503);
+    return c.json({ error: "temporarily unavailable; retry with backoff" }, 503, { "retry-after": String(RETRY_AFTER_SECONDS) });
   });
   return app;
 }

@@ -21,6 +21,9 @@
  * The per-user bound on the service wallet (graphql/writes/wallet-guard.ts; 0 switches one off):
  * --write-burst / WRITE_BURST (60), --writes-per-hour / WRITES_PER_HOUR (60),
  * --max-open-offers / MAX_OPEN_OFFERS (20), --max-open-positions / MAX_OPEN_POSITIONS (100).
+ *
+ * Observability (README "Observability"): JSON logs on stdout at LOG_LEVEL (info), GET /metrics,
+ * GET /readyz failing above --max-lag-slots / MAX_LAG_SLOTS (150) of indexer lag.
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
@@ -39,6 +42,7 @@ import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../graphql/read/service";
 import { seed } from "./seed";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../graphql/writes/wallet-guard";
+import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../graphql/observability/observability";
 
 const opts = new Command()
   .option("--port <n>", "API port", process.env.PORT ?? "8080")
@@ -55,10 +59,11 @@ const opts = new Command()
   .option("--writes-per-hour <n>", "writes per hour per user after the burst (0: no rate limit)", process.env.WRITES_PER_HOUR ?? String(DEFAULT_WALLET_LIMITS.writesPerHour))
   .option("--max-open-offers <n>", "offers per user not yet settled and reclaimed (0: no cap)", process.env.MAX_OPEN_OFFERS ?? String(DEFAULT_WALLET_LIMITS.maxOpenOffers))
   .option("--max-open-positions <n>", "positions per user not yet settled and reclaimed (0: no cap)", process.env.MAX_OPEN_POSITIONS ?? String(DEFAULT_WALLET_LIMITS.maxOpenPositions))
+  .option("--max-lag-slots <n>", "GET /readyz fails when the indexer is more slots behind the chain", process.env.MAX_LAG_SLOTS ?? String(DEFAULT_MAX_LAG_SLOTS))
   .parse()
   .opts<{
     port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean; rpc?: string; ws?: string; init: boolean;
-    writeBurst: string; writesPerHour: string; maxOpenOffers: string; maxOpenPositions: string;
+    writeBurst: string; writesPerHour: string; maxOpenOffers: string; maxOpenPositions: string; maxLagSlots: string;
   }>();
 
 function count(v: string, flag: string): number {
@@ -71,7 +76,9 @@ const walletLimits: WalletLimits = {
   writeBurst: count(opts.writeBurst, "--write-burst"), writesPerHour: count(opts.writesPerHour, "--writes-per-hour"),
   maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"), maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),
 };
-const workerLog = { log: (msg: string, extra?: Record<string, unknown>) => console.error(msg, extra ?? "") };
+/** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
+const obs = new Observability({ processMetrics: true, maxLagSlots: count(opts.maxLagSlots, "--max-lag-slots") });
+const workerLog = { log: (msg: string, extra?: Record<string, unknown>) => obs.log.warn(extra ?? {}, msg) };
 
 /** The operator endpoint of scripts/admin.ts (loopback only), announced in <data>/admin.json. */
 function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Parameters<typeof adminApp>[2]) {
@@ -85,13 +92,13 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 /** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
 function serverApp(parts: AppParts) {
   const read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}` });
-  return createApp({ read, custody: parts.custody, writes: parts.writes, log: (e) => console.error("api:", e) });
+  return createApp({ read, custody: parts.custody, writes: parts.writes, obs: parts.obs });
 }
 
 /** The settlement worker every `workerMs`, and the hourly pruning of idempotency keys; returns their stop. */
 function background(s: Pick<ServiceParts, "worker" | "writes">, workerMs: number): () => void {
   s.worker.start(workerMs);
-  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => console.error("prune:", e)), 3_600_000);
+  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => obs.log.error({ err: e }, "idempotency prune failed")), 3_600_000);
   return () => clearInterval(prune);
 }
 
@@ -116,7 +123,7 @@ async function mainRpc(rpc: string) {
   const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
-  const s = await startClusterStack({ rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog });
+  const s = await startClusterStack({ rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog, observability: obs });
   const stopBackground = background(s, 5_000);
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() });
   console.log(`
@@ -125,6 +132,7 @@ Service up against ${rpc} (store ${storeUrl})
   REST      ${s.url}${OFFERS_BASE}
   embed     ${s.url}${EMBED_BASE}/polls/<slug-or-address>
   GraphQL   ${s.url}/graphql
+  metrics   ${s.url}/metrics   readiness ${s.url}/readyz
   operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
 `);
   onStop(async () => {
@@ -143,7 +151,7 @@ async function main() {
   // The in-process chain starts empty each time, so the store does too.
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   if (!opts.store) for (const f of [storeUrl, `${storeUrl}-wal`, `${storeUrl}-shm`]) rmSync(f, { force: true });
-  const s = await startLocalStack({ storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog });
+  const s = await startLocalStack({ storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog, observability: obs });
   // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
   const follow = setInterval(async () => {
     const wall = BigInt(Math.floor(Date.now() / 1000));
@@ -161,6 +169,7 @@ Local stack up (${opts.engine}, store ${storeUrl})
   REST      ${api}
   embed     ${s.url}${EMBED_BASE}/polls/<slug-or-address>
   GraphQL   ${s.url}/graphql   (GraphiQL in a browser)
+  metrics   ${s.url}/metrics   readiness ${s.url}/readyz
   operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
 `);
   if (demo) {

@@ -45,6 +45,7 @@ import { cutoffFilter } from "../../idl/client/offers-rules";
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { Submitter, describeFailure, type SubmitterOptions } from "../chain/submitter";
 import type { CustodyDatabase } from "../custody/schema";
+import type { Observability } from "../observability/observability";
 import { WorkerFailures, type BackoffOptions, type WorkKind } from "./failures";
 
 export { WorkerFailures, type WorkKind } from "./failures";
@@ -98,6 +99,8 @@ export interface WorkerDeps {
    */
   prepare?: (item: WorkItem, ixs: TransactionInstruction[]) => TransactionInstruction[] | Promise<TransactionInstruction[]>;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** Counts and logs passes (graphql/observability). */
+  obs?: Observability;
   /** Every submission result of the worker (graphql/chain/submitter.ts), e.g. for metrics. */
   onSubmitResult?: SubmitterOptions["onResult"];
 }
@@ -158,7 +161,10 @@ export class SettlementWorker {
 
   /** One pass; concurrent calls share the pass in progress. */
   runOnce(): Promise<WorkerReport> {
-    if (!this.running) this.running = this.pass().finally(() => (this.running = null));
+    if (!this.running) {
+      const started = performance.now();
+      this.running = this.pass().then((r) => (this.deps.obs?.workerPass(r, (performance.now() - started) / 1000), r)).finally(() => (this.running = null));
+    }
     return this.running;
   }
 

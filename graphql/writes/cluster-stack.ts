@@ -19,7 +19,7 @@ import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { RpcGateway } from "../chain/rpc-gateway";
 import { initializeChain, offersClientFor, poolsClientFor, readConfig, type LocalChain } from "../chain/local";
 import type { ServiceKey } from "../custody/crypto";
-import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
+import { defaultApp, listen, observabilityOf, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export interface ClusterStackOptions extends ServicePartsOptions {
   rpcUrl: string;
@@ -51,14 +51,15 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
   const commitment = opts.commitment ?? "confirmed";
   const gateway = new RpcGateway(opts.rpcUrl, commitment);
   const service = opts.service;
+  const obs = observabilityOf(opts);
   const store = await openStore(opts.storeUrl ?? ":memory:");
   const name = `rpc:${opts.rpcUrl}`;
   const writer = await StoreWriter.open(store, name);
   const source = new RpcSource({
     url: opts.rpcUrl, wsUrl: opts.wsUrl, programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID], commitment, name,
-    known: writer.knownAccounts(), reconcileMs: opts.reconcileMs, onError: (e) => console.error("rpc source:", e),
+    known: writer.knownAccounts(), reconcileMs: opts.reconcileMs, onError: (e) => obs.log.error({ err: e }, "rpc source"),
   });
-  await source.start(await writer.checkpoint(), (b) => writer.apply(b));
+  await source.start(await writer.checkpoint(), obs.indexerSink(writer));
   let chain: ClusterStack["chain"];
   if (opts.init) chain = { gateway, ...(await initializeChain(gateway, { service })) };
   else {
@@ -67,13 +68,15 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     if (!config.authority.equals(service.publicKey)) throw new Error(`the offers Config's authority is ${config.authority.toBase58()}, not the service`);
     chain = { gateway, service, mint: config.mint, treasury: config.treasury, client, pools: poolsClientFor(service.publicKey) };
   }
-  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker })) };
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker, obs })) };
+  obs.watchChain({ headSlot: () => gateway.connection.getSlot(commitment), caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
   const http = await listen(opts.app ? await opts.app(parts) : defaultApp(parts), opts.port);
   return {
     ...parts, server: http.server, url: http.url,
     async stop() {
       parts.worker.stop();
       await http.close();
+      await obs.close();
       await source.stop();
       await store.close();
     },

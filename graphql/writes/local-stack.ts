@@ -18,7 +18,7 @@ import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../chain/local";
 import type { EngineName } from "../chain/engines";
 import type { ServiceKey } from "../custody/crypto";
-import { defaultApp, listen, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
+import { defaultApp, listen, observabilityOf, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 
@@ -47,6 +47,7 @@ export interface LocalStack extends ServiceParts {
 }
 
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const obs = observabilityOf(opts);
   const store = await openStore(opts.storeUrl ?? ":memory:");
   const writer = await StoreWriter.open(store, "bankrun");
   let source!: BankrunSource;
@@ -55,11 +56,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     service, engine: opts.engine, feeBps: opts.feeBps, limits: opts.limits,
     beforeInit: async (gateway) => {
       source = new BankrunSource({ getAccount: (a: PublicKey) => gateway.getAccount(a), getSlot: () => gateway.getSlot() }, { programs: [OFFERS_PROGRAM_ID.toBase58(), POOLS_PROGRAM_ID.toBase58()] });
-      await source.start(await writer.checkpoint(), (b) => writer.apply(b));
+      await source.start(await writer.checkpoint(), obs.indexerSink(writer));
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },
   });
-  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker })) };
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker, obs })) };
+  obs.watchChain({ headSlot: async () => Number(await chain.gateway.getSlot()), caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
   const app = opts.app ? await opts.app(parts) : defaultApp(parts);
   const http = await listen(app, opts.port);
   return {
@@ -67,6 +69,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     async stop() {
       parts.worker.stop();
       await http.close();
+      await obs.close();
       await source.stop();
       await store.close();
     },

@@ -21,12 +21,15 @@ import type { WalletLimits } from "./wallet-guard";
 import { createApp } from "../server";
 import { ReadService } from "../read/service";
 import { SettlementWorker, type WorkerDeps } from "../worker/worker";
+import { Observability, type ObservabilityOptions } from "../observability/observability";
 
 export interface ServiceParts {
   custody: Custody;
   writes: WriteService;
   admin: AdminOps;
   worker: SettlementWorker;
+  /** Logger, metrics, lag and readiness of this instance (graphql/observability). */
+  obs: Observability;
 }
 
 /** What an app builder gets: the store, the chain's gateway and the service parts. */
@@ -45,20 +48,27 @@ export interface ServicePartsOptions {
   walletClockMs?: () => number;
   /** Settlement worker options (batch, retryBatch, backoff, clock, prepare, log). */
   worker?: Partial<Pick<WorkerDeps, "batch" | "retryBatch" | "maxFailuresPerPass" | "backoff" | "clock" | "prepare" | "log" | "reclaim">>;
+  /** Log level and destination, lag threshold, process metrics; or a ready instance. */
+  observability?: ObservabilityOptions | Observability;
 }
 
-export async function serviceParts(o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey } & ServicePartsOptions): Promise<ServiceParts> {
+export function observabilityOf(o: ServicePartsOptions): Observability {
+  return o.observability instanceof Observability ? o.observability : new Observability(o.observability);
+}
+
+export async function serviceParts(o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<ServicePartsOptions, "observability">): Promise<ServiceParts> {
+  const { obs } = o;
   const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
-  const writes = new WriteService({ custody, gateway: o.gateway, payer: o.service, walletLimits: o.walletLimits, walletClockMs: o.walletClockMs });
+  const writes = new WriteService({ custody, gateway: o.gateway, payer: o.service, walletLimits: o.walletLimits, walletClockMs: o.walletClockMs, onSubmitResult: obs.txResults("writes") });
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
-  const worker = new SettlementWorker({ ...o.worker, db: o.store.db, gateway: o.gateway, payer: o.service, client: o.client, treasury: o.treasury });
-  return { custody, writes, admin, worker };
+  const worker = new SettlementWorker({ ...o.worker, db: o.store.db, gateway: o.gateway, payer: o.service, client: o.client, treasury: o.treasury, obs, onSubmitResult: obs.txResults("worker") });
+  return { custody, writes, admin, worker, obs };
 }
 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */
 export function defaultApp(p: AppParts): Hono {
   const read = new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0 });
-  return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false });
+  return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs });
 }
 
 /** Serves `app` on loopback (`port` 0: any free one). */

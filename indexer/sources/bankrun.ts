@@ -40,6 +40,9 @@ export class BankrunSource implements AccountSource {
   /** Successful transactions with logs of an indexed program (the chain's history). */
   private readonly history: TxEvent[] = [];
   private queue: Promise<void> = Promise.resolve();
+  /** Transactions the chain reported, and those handled without error (a failed apply is lost: no reconcile here). */
+  private received = 0;
+  private handled = 0;
 
   constructor(readonly reader: LocalChainReader, opts: { programs: (string | PublicKey)[]; name?: string }) {
     this.programs = new Set(opts.programs.map((p) => p.toString()));
@@ -53,7 +56,8 @@ export class BankrunSource implements AccountSource {
 
   /** Called by the chain after each processed transaction; resolves once the batch is applied. */
   onTransaction(tx: ProcessedTx): Promise<void> {
-    const run = this.queue.then(() => this.handle(tx));
+    this.received++;
+    const run = this.queue.then(() => this.handle(tx)).then(() => void this.handled++);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -117,6 +121,14 @@ export class BankrunSource implements AccountSource {
   async stop(): Promise<void> {
     await this.queue;
     this.sink = null;
+  }
+
+  /**
+   * The chain reports every transaction here before the next one runs, so with none in flight
+   * and none lost the store holds everything up to the current slot.
+   */
+  async caughtUpTo(_slot: number): Promise<boolean> {
+    return this.sink !== null && this.handled === this.received;
   }
 
   /** Waits until every transaction seen so far is delivered. */

@@ -303,6 +303,23 @@ export class RpcSource implements AccountSource {
     });
   }
 
+  /**
+   * Whether every transaction of the programs up to `slot` was applied: each program's
+   * signatures after its history cursor (one getSignaturesForAddress per program) are all
+   * delivered, or newer than `slot`. A transaction the live stream missed keeps this false until
+   * a reconcile reads it.
+   */
+  async caughtUpTo(slot: number): Promise<boolean> {
+    if (!this.sink || this.stopped) return false;
+    const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
+    for (const program of this.programs) {
+      const listed = await this.connection.getSignaturesForAddress(program, { until: this.cursors.get(program.toBase58()), limit: 1000, minContextSlot: slot }, finality);
+      if (listed.length === 1000) return false;
+      if (listed.some((s) => s.slot <= slot && !this.seenLive.has(s.signature))) return false;
+    }
+    return true;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);

@@ -55,6 +55,11 @@ export interface AccountSource {
   /** Delivers live batches after `from` until stop() is called. */
   start(from: Checkpoint | null, sink: BatchSink): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Whether, while started, every transaction of the programs up to `slot` has been applied
+   * through the sink (the service's lag monitor: graphql/observability/lag.ts).
+   */
+  caughtUpTo?(slot: number): Promise<boolean>;
 }
 
 /** (slot, writeVersion) lexicographic comparison. */

@@ -1,0 +1,81 @@
+/**
+ * The indexer's lag against solana-test-validator: the head slot comes from getSlot, the synced
+ * slot from the RPC source's check that every program transaction up to the head was applied.
+ * On a quiet chain the lag stays small although the stored checkpoint stands still; once the
+ * source stops, the lag grows with the chain and /readyz answers 503 naming the indexer.
+ * Skipped without the validator binary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Keypair } from "@solana/web3.js";
+import { RpcEngine } from "../harness/rpc-engine";
+import { TestValidator, validatorBinary } from "../harness/validator";
+import { startClusterStack, type ClusterStack } from "../../graphql/writes/cluster-stack";
+import { UNIT, contract, createBody, get, makeUser, post } from "../writes/helpers";
+import { eventually } from "../harness/wait";
+
+const binary = validatorBinary();
+
+function gauge(text: string, name: string, labels = ""): number | null {
+  const m = new RegExp(`^${name}${labels ? `\\{${labels}\\}` : ""} (\\S+)$`, "m").exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+describe.skipIf(!binary)("observability on solana-test-validator", () => {
+  let validator: TestValidator;
+  let s: ClusterStack;
+
+  beforeAll(async () => {
+    const service = Keypair.generate();
+    validator = await TestValidator.start({ upgradeAuthority: service });
+    await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
+    s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0, observability: { maxLagSlots: 20, sampleMs: 500 } });
+  }, 240_000);
+
+  afterAll(async () => {
+    await s?.stop();
+    await validator?.stop();
+  });
+
+  const metrics = async () => (await fetch(`${s.url}/metrics`)).text();
+  const readyz = async () => {
+    const r = await fetch(`${s.url}/readyz`);
+    return { status: r.status, body: (await r.json()) as { failing: string[]; checks: Record<string, Record<string, number | boolean>> } };
+  };
+
+  it("keeps the lag small on a busy and on a quiet chain, and counts the write's transaction", async () => {
+    const alice = await makeUser(s, 100n * UNIT);
+    const created = await post(s, "/", createBody(await contract(s, 600n)), alice.token);
+    expect(created.status, created.text).toBe(200);
+    expect(gauge(await metrics(), "offers_tx_sent_total", 'path="writes"')).toBe(1);
+
+    await eventually(async () => expect((await get(s, `/${created.body.offerAddress as string}`)).status).toBe(200));
+    const ready = await readyz();
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.indexer.lagSlots).toBeLessThanOrEqual(20);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const checkpoint = gauge(await metrics(), "offers_indexer_checkpoint_slot")!;
+
+    // Nothing happens on chain for a few seconds: the head moves on, the checkpoint does not,
+    // and the lag stays within a couple of samples' worth of slots.
+    await new Promise((r) => setTimeout(r, 5_000));
+    const m = await metrics();
+    const head = gauge(m, "offers_chain_head_slot")!;
+    expect(head).toBeGreaterThan(checkpoint + 5);
+    expect(gauge(m, "offers_indexer_checkpoint_slot")).toBe(checkpoint);
+    expect(gauge(m, "offers_indexer_synced_slot")).toBeGreaterThan(checkpoint);
+    expect(gauge(m, "offers_indexer_lag_slots")).toBeLessThanOrEqual(10);
+    expect((await readyz()).status).toBe(200);
+  });
+
+  it("answers 503 naming the indexer once the source stops and the chain moves on", async () => {
+    await s.source.stop();
+    const r = await eventually(async () => {
+      const r = await readyz();
+      expect(r.status).toBe(503);
+      return r;
+    }, 30_000, 500);
+    expect(r.body.failing).toEqual(["indexer"]);
+    expect(r.body.checks.indexer.lagSlots).toBeGreaterThan(20);
+    expect(gauge(await metrics(), "offers_indexer_lag_slots")).toBeGreaterThan(20);
+  });
+});
