@@ -4,9 +4,16 @@
  * program's Rust sources, so the layout has one source of truth.
  *
  * The sources follow a small convention (see programs/offers/src/state.rs): `/// @account`,
- * `/// @type` and `/// @event` before `#[repr(C)]` structs; `/// @instruction <name>` and
- * `/// @accounts <name[:mut][,signer]> ...` before an instruction's argument struct; error enums
- * with `/// message` above `Name = code,`.
+ * `/// @type` and `/// @event` before `#[repr(C)]` structs; `/// @instruction <name>`,
+ * `/// @accounts <name[:mut][,signer]> ...` and `/// @pda <account>: <seed> ...` before an
+ * instruction's argument struct; error enums with `/// message` above `Name = code,`.
+ *
+ * PDA seeds go into the IDL so that Anchor resolves those accounts by itself and Codama renders
+ * PDA helpers. A `@pda` seed is `"text"` (its UTF-8 bytes), `other_account` (its address),
+ * `other_account.field` (a pubkey field of that account's data) or `args.field` (an argument,
+ * encoded as the program reads it: a u64 as 8 bytes LE, a byte array as is). The program's
+ * singletons need no line: an account named `config`, `vault` or `program_data` is always the
+ * canonical one (see SINGLETON_SEEDS), as in addresses.rs.
  *
  *   tsx scripts/gen-idl.ts            write the files
  *   tsx scripts/gen-idl.ts --check    exit 1 if any written file would change
@@ -25,9 +32,59 @@ const WELL_KNOWN: Record<string, string> = {
   system_program: "11111111111111111111111111111111",
 };
 
+const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
+
 type IdlType = string | { array: [IdlType, number] } | { defined: { name: string } };
 interface Field { name: string; type: IdlType }
-interface StructDef { name: string; docs: string[]; tag: string; arg?: string; fields: Field[] }
+interface StructDef { name: string; docs: string[]; tag: string; arg?: string; fields: Field[]; accounts?: string; pdas?: string[] }
+
+type IdlSeed = { kind: "const"; value: number[] } | { kind: "arg"; path: string } | { kind: "account"; path: string; account?: string };
+interface IdlPda { seeds: IdlSeed[]; program?: IdlSeed }
+
+/**
+ * Seeds of the accounts every program has at one canonical address (kit::setup): the config,
+ * the vault whose token owner it is, and the program's ProgramData under the upgradeable loader.
+ * addresses.rs pins the same addresses, derived from these seeds.
+ */
+const SINGLETON_SEEDS = {
+  config: (_id: PublicKey) => [Buffer.from("config")],
+  vault: (_id: PublicKey) => [Buffer.from("vault")],
+  program_data: (id: PublicKey) => [id.toBuffer()],
+};
+function singletonPda(name: string, id: PublicKey): IdlPda | undefined {
+  const seeds = SINGLETON_SEEDS[name as keyof typeof SINGLETON_SEEDS]?.(id);
+  if (!seeds) return undefined;
+  const pda: IdlPda = { seeds: seeds.map((b) => ({ kind: "const", value: [...b] })) };
+  if (name === "program_data") pda.program = { kind: "const", value: [...LOADER_V3.toBytes()] };
+  return pda;
+}
+
+/**
+ * One `@pda <account>: <seed> ...` line of an instruction, checked against its accounts, its
+ * argument struct and the account structs, so that a typo fails here and not in a client.
+ */
+function parsePda(line: string, ix: StructDef, accountNames: string[], state: StructDef[]): [string, IdlPda] {
+  const m = /^(\w+):\s*(.+)$/.exec(line);
+  if (!m) throw new Error(`gen-idl: ${ix.arg}: bad @pda line "${line}"`);
+  const [, account, rest] = m;
+  if (!accountNames.includes(account)) throw new Error(`gen-idl: ${ix.arg}: @pda of unknown account ${account}`);
+  const seeds = [...rest.matchAll(/"[^"]*"|\S+/g)].map(([tok]): IdlSeed => {
+    if (tok.startsWith('"')) return { kind: "const", value: [...Buffer.from(tok.slice(1, -1), "utf8")] };
+    const [head, field, ...more] = tok.split(".");
+    if (more.length) throw new Error(`gen-idl: ${ix.arg}: seed ${tok} is nested too deep`);
+    if (head === "args") {
+      if (!ix.fields.some((f) => f.name === field)) throw new Error(`gen-idl: ${ix.arg}: seed ${tok} names no argument`);
+      return { kind: "arg", path: field };
+    }
+    if (!accountNames.includes(head) || head === account) throw new Error(`gen-idl: ${ix.arg}: seed ${tok} names no other account of the instruction`);
+    if (field === undefined) return { kind: "account", path: head };
+    // Account data: the account's type is the @account struct named like it (offer -> Offer).
+    const type = state.find((s) => s.tag === "account" && s.name === pascal(head));
+    if (type?.fields.find((f) => f.name === field)?.type !== "pubkey") throw new Error(`gen-idl: ${ix.arg}: seed ${tok} is no pubkey field of an account ${pascal(head)}`);
+    return { kind: "account", path: tok, account: type.name };
+  });
+  return [account, { seeds }];
+}
 
 export function discriminator(prefix: string, name: string): number[] {
   return [...createHash("sha256").update(`${prefix}:${name}`).digest().subarray(0, 8)];
@@ -58,7 +115,9 @@ function parseStructs(src: string): StructDef[] {
     const docs = lines.filter((l) => !l.startsWith("@"));
     const fields = [...m[3].matchAll(/pub (\w+):\s*([^,]+),/g)].map((f) => ({ name: f[1], type: rustType(f[2]) }));
     const def: StructDef = { name: m[2], docs, tag, arg, fields };
-    if (accountsLine) (def as StructDef & { accounts: string }).accounts = accountsLine.slice("@accounts".length).trim();
+    if (accountsLine) def.accounts = accountsLine.slice("@accounts".length).trim();
+    const pdas = lines.filter((l) => l.startsWith("@pda ")).map((l) => l.slice("@pda ".length).trim());
+    if (pdas.length) def.pdas = pdas;
     out.push(def);
   }
   return out;
@@ -88,6 +147,7 @@ export function buildIdl(program: string, address: string) {
   const ixs = parseStructs(read("instructions/mod.rs")).filter((s) => s.tag === "instruction");
   const errors = [...parseErrors(readFileSync(join(root, "programs/kit/src/accounts.rs"), "utf8")), ...parseErrors(read("error.rs"))];
   const description = /description = "([^"]+)"/.exec(readFileSync(join(root, "programs", program, "Cargo.toml"), "utf8"))?.[1] ?? "";
+  const programId = new PublicKey(address);
 
   const asType = (s: StructDef) => ({
     name: s.name,
@@ -98,14 +158,18 @@ export function buildIdl(program: string, address: string) {
     address,
     metadata: { name: program, version: "0.1.0", spec: "0.1.0", description },
     instructions: ixs.map((ix) => {
-      const accounts = ((ix as StructDef & { accounts?: string }).accounts ?? "").split(/\s+/).filter(Boolean).map((a) => {
-        const [name, flags = ""] = a.split(":");
+      const list = (ix.accounts ?? "").split(/\s+/).filter(Boolean).map((a) => a.split(":") as [string, string?]);
+      const names = list.map(([name]) => name);
+      const pdas = new Map((ix.pdas ?? []).map((l) => parsePda(l, ix, names, state)));
+      const accounts = list.map(([name, flags = ""]) => {
         const f = flags.split(",");
+        const pda = pdas.get(name) ?? singletonPda(name, programId);
         return {
           name,
           ...(f.includes("mut") ? { writable: true } : {}),
           ...(f.includes("signer") ? { signer: true } : {}),
           ...(WELL_KNOWN[name] ? { address: WELL_KNOWN[name] } : {}),
+          ...(pda ? { pda } : {}),
         };
       });
       return { name: ix.arg!, docs: ix.docs, discriminator: discriminator("global", ix.arg!), accounts, args: ix.fields };
@@ -148,9 +212,9 @@ export function buildIdl(program: string, address: string) {
  */
 function addressesRs(address: string): string {
   const id = new PublicKey(address);
-  const [config, configBump] = PublicKey.findProgramAddressSync([Buffer.from("config")], id);
-  const [vault, vaultBump] = PublicKey.findProgramAddressSync([Buffer.from("vault")], id);
-  const [programData] = PublicKey.findProgramAddressSync([id.toBuffer()], new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111"));
+  const [config, configBump] = PublicKey.findProgramAddressSync(SINGLETON_SEEDS.config(id), id);
+  const [vault, vaultBump] = PublicKey.findProgramAddressSync(SINGLETON_SEEDS.vault(id), id);
+  const [programData] = PublicKey.findProgramAddressSync(SINGLETON_SEEDS.program_data(id), LOADER_V3);
   const arr = (k: PublicKey) => `Address::new_from_array([${[...k.toBytes()].join(", ")}])`;
   return [
     "//! Generated by scripts/gen-idl.ts from the program id in Anchor.toml; do not edit.",

@@ -5,7 +5,7 @@
  */
 import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { programDataAddress } from "./common";
+import { ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bn, programDataAddress, u64le } from "./common";
 import { offersIdl, type Offers } from "../offers";
 
 /** The IDL with camelCased names, as Anchor's TypeScript client uses it. */
@@ -45,13 +45,6 @@ export const LAUNCH_LIMITS: LimitsArgs = {
 };
 export const LAUNCH_FEE_BPS = 1000;
 
-const bn = (v: bigint | number) => new BN(v.toString());
-const u64le = (v: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(v);
-  return b;
-};
-
 /** UUID string -> 16 bytes, and back. */
 export function uuidBytes(uuid: string): number[] {
   const hex = uuid.replace(/-/g, "");
@@ -63,16 +56,9 @@ export function bytesUuid(bytes: ArrayLike<number>): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export class OffersPda {
-  constructor(readonly programId: PublicKey = OFFERS_PROGRAM_ID) {}
-  private find(seeds: (Buffer | Uint8Array)[]) {
-    return PublicKey.findProgramAddressSync(seeds, this.programId);
-  }
-  config() {
-    return this.find([Buffer.from("config")]);
-  }
-  vault() {
-    return this.find([Buffer.from("vault")]);
+export class OffersPda extends ProgramPdas {
+  constructor(programId: PublicKey = OFFERS_PROGRAM_ID) {
+    super(programId);
   }
   contract(templateId: string, eventId: string) {
     return this.find([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))]);
@@ -83,10 +69,6 @@ export class OffersPda {
   }
   position(offer: PublicKey, taker: PublicKey) {
     return this.find([Buffer.from("position"), offer.toBuffer(), taker.toBuffer()]);
-  }
-  /** A user's claimable balance (payouts its recorded token account could not receive). */
-  claim(owner: PublicKey) {
-    return this.find([Buffer.from("claim"), owner.toBuffer()]);
   }
 }
 
@@ -323,8 +305,7 @@ export class OffersClient {
   }
 }
 
-export const TOKEN_PROGRAM = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
-export const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
+export { TOKEN_PROGRAM, SYSTEM_PROGRAM };
 
 /** Decoded accounts, with u64/i64 as bigint and enums as names. */
 export interface ConfigAccount {

@@ -5,16 +5,19 @@
  */
 import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
-import { programDataAddress } from "./common";
+import { ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bn, programDataAddress, u64le } from "./common";
 import { poolsIdl, type Pools } from "../pools";
 
 export const POOLS_IDL: Pools = poolsIdl;
 export const POOLS_PROGRAM_ID = new PublicKey(poolsIdl.address);
-export const TOKEN_PROGRAM = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
-export const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
+export { TOKEN_PROGRAM, SYSTEM_PROGRAM };
 
 /** Limits of the program (bytes of UTF-8). */
 export const POOL_LIMITS = { maxOutcomes: 8, question: 160, criteria: 280, coverUrl: 128, label: 24 } as const;
+/** A new pool closes at most this long after its creation. */
+export const MAX_OPEN_SECONDS = 31_622_400n;
+/** A scheduled resolution is at most this long after closesAt. */
+export const MAX_RESOLUTION_DELAY_SECONDS = 2_592_000n;
 /** Participants may dispute a proposed outcome for this long. */
 export const DISPUTE_WINDOW_SECONDS = 86_400n;
 /** The creator must propose within this long after max(closesAt, resolutionAt); then anyone may escalate. */
@@ -29,12 +32,6 @@ export const NO_OUTCOME = 255;
 /** `authorityResolve` with this outcome cancels the pool. */
 export const CANCEL_OUTCOME = 255;
 
-const bn = (v: bigint | number) => new BN(v.toString());
-const u64le = (v: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(v);
-  return b;
-};
 /** UTF-8 text into a fixed field (the program checks the length; longer text is cut to `size` here only when it must not fit, so oversize requests still reach the program). */
 function field(text: string, size: number): { len: number; bytes: number[] } {
   const b = Buffer.from(text, "utf8");
@@ -43,26 +40,15 @@ function field(text: string, size: number): { len: number; bytes: number[] } {
   return { len: b.length, bytes: [...out] };
 }
 
-export class PoolsPda {
-  constructor(readonly programId: PublicKey = POOLS_PROGRAM_ID) {}
-  private find(seeds: (Buffer | Uint8Array)[]) {
-    return PublicKey.findProgramAddressSync(seeds, this.programId);
-  }
-  config() {
-    return this.find([Buffer.from("config")]);
-  }
-  vault() {
-    return this.find([Buffer.from("vault")]);
+export class PoolsPda extends ProgramPdas {
+  constructor(programId: PublicKey = POOLS_PROGRAM_ID) {
+    super(programId);
   }
   pool(creator: PublicKey, nonce: bigint) {
     return this.find([Buffer.from("pool"), creator.toBuffer(), u64le(nonce)]);
   }
   participant(pool: PublicKey, user: PublicKey) {
     return this.find([Buffer.from("participant"), pool.toBuffer(), user.toBuffer()]);
-  }
-  /** What the vault owes `owner` when a payout could not reach its token account. */
-  claim(owner: PublicKey) {
-    return this.find([Buffer.from("claim"), owner.toBuffer()]);
   }
 }
 

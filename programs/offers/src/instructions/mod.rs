@@ -1,6 +1,8 @@
 //! Instructions: argument layouts (Borsh-identical, after the 8-byte discriminator) and the
-//! dispatcher. `@instruction` / `@accounts` lines are read by `scripts/gen-idl.ts`; an account
-//! is `name`, `name:mut`, `name:signer` or `name:mut,signer`, in the order the handler takes them.
+//! dispatcher. `@instruction` / `@accounts` / `@pda` lines are read by `scripts/gen-idl.ts`; an
+//! account is `name`, `name:mut`, `name:signer` or `name:mut,signer`, in the order the handler
+//! takes them; `@pda name: seeds` gives the seeds of a PDA account the handler creates or
+//! derives (config, vault and program_data need none: the script knows the singletons).
 
 mod claim;
 mod config;
@@ -38,6 +40,7 @@ pub struct UpdateConfigArgs {
 /// Publishes a contract (service authority only) at its canonical PDA.
 /// @instruction create_contract
 /// @accounts authority:signer payer:mut,signer config contract:mut system_program
+/// @pda contract: "contract" args.template_id args.event_id
 #[repr(C)]
 pub struct CreateContractArgs {
     pub template_id: [u8; 16],
@@ -65,6 +68,7 @@ pub struct VoidExpiredContractArgs {}
 /// `["offer", contract, creator, nonce]` with the canonical `bump`.
 /// @instruction create_offer
 /// @accounts payer:mut,signer creator:signer creator_token:mut config contract offer:mut vault:mut token_program system_program
+/// @pda offer: "offer" contract creator args.nonce
 #[repr(C)]
 pub struct CreateOfferArgs {
     pub nonce: PodU64,
@@ -79,6 +83,7 @@ pub struct CreateOfferArgs {
 /// Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position.
 /// @instruction take_offer
 /// @accounts payer:mut,signer taker:signer taker_token:mut config contract offer:mut position:mut vault:mut token_program system_program
+/// @pda position: "position" offer taker
 #[repr(C)]
 pub struct TakeOfferArgs {
     pub amount: PodU64,
@@ -91,6 +96,7 @@ pub struct TakeOfferArgs {
 /// (`["claim", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`).
 /// @instruction close_offer
 /// @accounts caller:signer config contract offer:mut vault:mut creator_token:mut token_program payer:mut,signer creator_claim:mut system_program
+/// @pda creator_claim: "claim" offer.creator
 #[repr(C)]
 pub struct CloseOfferArgs {
     pub expected_revision: PodU64,
@@ -102,6 +108,8 @@ pub struct CloseOfferArgs {
 /// paid normally.
 /// @instruction settle_position
 /// @accounts config contract offer:mut position:mut vault:mut creator_token:mut taker_token:mut treasury:mut token_program payer:mut,signer creator_claim:mut taker_claim:mut system_program
+/// @pda creator_claim: "claim" offer.creator
+/// @pda taker_claim: "claim" position.taker
 #[repr(C)]
 pub struct SettlePositionArgs {
     pub creator_claim_bump: u8,
@@ -126,6 +134,7 @@ pub struct CloseOfferAccountArgs {}
 /// holds, and closes the claim (its rent goes back to whoever paid it).
 /// @instruction withdraw_claim
 /// @accounts owner:signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
+/// @pda claim: "claim" owner
 #[repr(C)]
 pub struct WithdrawClaimArgs {}
 

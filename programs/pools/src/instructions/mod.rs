@@ -1,5 +1,6 @@
 //! Instructions: argument layouts (Borsh-identical, after the 8-byte discriminator) and the
-//! dispatcher. `@instruction` / `@accounts` lines are read by `scripts/gen-idl.ts`.
+//! dispatcher. `@instruction` / `@accounts` / `@pda` lines are read by `scripts/gen-idl.ts` (see
+//! programs/offers/src/instructions/mod.rs for their form).
 
 mod claim;
 mod config;
@@ -31,6 +32,7 @@ pub struct UpdateConfigArgs {
 /// Creates a pool (any user). Two outcomes with both labels empty get "For" and "Against".
 /// @instruction create_pool
 /// @accounts payer:mut,signer creator:signer config pool:mut system_program
+/// @pda pool: "pool" creator args.nonce
 #[repr(C)]
 pub struct CreatePoolArgs {
     pub nonce: PodU64,
@@ -51,6 +53,7 @@ pub struct CreatePoolArgs {
 /// A funded pick on one outcome; creates the participant record on the user's first pick.
 /// @instruction place_pick
 /// @accounts payer:mut,signer user:signer user_token:mut config pool:mut participant:mut vault:mut token_program system_program
+/// @pda participant: "participant" pool user
 #[repr(C)]
 pub struct PlacePickArgs {
     pub outcome: u8,
@@ -71,6 +74,7 @@ pub struct ProposeOutcomeArgs {
 /// another one (a dispute). Weighted by the voter's total stake, for display only.
 /// @instruction cast_vote
 /// @accounts voter:signer pool:mut participant:mut
+/// @pda participant: "participant" pool voter
 #[repr(C)]
 pub struct CastVoteArgs {
     pub outcome: u8,
@@ -103,6 +107,7 @@ pub struct CancelPoolArgs {}
 /// payout the recorded token account cannot receive goes to the user's Claim (payer pays its rent).
 /// @instruction settle_participant
 /// @accounts config pool:mut participant:mut vault:mut user_token:mut treasury:mut token_program payer:mut,signer user_claim:mut system_program
+/// @pda user_claim: "claim" participant.user
 #[repr(C)]
 pub struct SettleParticipantArgs {
     pub claim_bump: u8,
@@ -112,6 +117,7 @@ pub struct SettleParticipantArgs {
 /// refund the recorded token account cannot receive goes to the user's Claim.
 /// @instruction refund_participant
 /// @accounts config pool:mut participant:mut vault:mut user_token:mut token_program payer:mut,signer user_claim:mut system_program
+/// @pda user_claim: "claim" participant.user
 #[repr(C)]
 pub struct RefundParticipantArgs {
     pub claim_bump: u8,
@@ -121,6 +127,7 @@ pub struct RefundParticipantArgs {
 /// closed and its rent returns to whoever paid it.
 /// @instruction withdraw_claim
 /// @accounts owner:signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
+/// @pda claim: "claim" owner
 #[repr(C)]
 pub struct WithdrawClaimArgs {}
 
