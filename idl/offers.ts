@@ -245,6 +245,53 @@ export type Offers = {
       ]
     },
     {
+      "name": "setTreasury",
+      "docs": [
+        "Names a new fee treasury (service authority only): a token account of the config's mint,",
+        "not the vault. A treasury that can no longer receive (closed by its owner, or frozen by the",
+        "mint's freeze authority) makes every settlement that owes a fee fail; this is the way out."
+      ],
+      "discriminator": [
+        57,
+        97,
+        196,
+        95,
+        195,
+        206,
+        106,
+        136
+      ],
+      "accounts": [
+        {
+          "name": "authority",
+          "signer": true
+        },
+        {
+          "name": "config",
+          "writable": true,
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  99,
+                  111,
+                  110,
+                  102,
+                  105,
+                  103
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "treasury"
+        }
+      ],
+      "args": []
+    },
+    {
       "name": "createContract",
       "docs": [
         "Publishes a contract (service authority only) at its canonical PDA."
@@ -1019,7 +1066,8 @@ export type Offers = {
       "name": "withdrawClaim",
       "docs": [
         "Pays the whole of the owner's claim to a token account of the service's mint that the owner",
-        "holds, and closes the claim (its rent goes back to whoever paid it)."
+        "holds, and closes the claim (its rent goes back to whoever paid it, or to the owner when that",
+        "account can no longer take it)."
       ],
       "discriminator": [
         116,
@@ -1034,6 +1082,7 @@ export type Offers = {
       "accounts": [
         {
           "name": "owner",
+          "writable": true,
           "signer": true
         },
         {
@@ -1453,7 +1502,7 @@ export type Offers = {
     {
       "code": 6041,
       "name": "invalidSchedule",
-      "msg": "Cutoff must be in the future and before the resolution deadline"
+      "msg": "Cutoff must be in the future (at most 366 days ahead) and before the resolution deadline (at most 30 days after the cutoff)"
     },
     {
       "code": 6042,
@@ -2239,6 +2288,53 @@ export const offersIdl: Offers = {
       ]
     },
     {
+      "name": "setTreasury",
+      "docs": [
+        "Names a new fee treasury (service authority only): a token account of the config's mint,",
+        "not the vault. A treasury that can no longer receive (closed by its owner, or frozen by the",
+        "mint's freeze authority) makes every settlement that owes a fee fail; this is the way out."
+      ],
+      "discriminator": [
+        57,
+        97,
+        196,
+        95,
+        195,
+        206,
+        106,
+        136
+      ],
+      "accounts": [
+        {
+          "name": "authority",
+          "signer": true
+        },
+        {
+          "name": "config",
+          "writable": true,
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  99,
+                  111,
+                  110,
+                  102,
+                  105,
+                  103
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "treasury"
+        }
+      ],
+      "args": []
+    },
+    {
       "name": "createContract",
       "docs": [
         "Publishes a contract (service authority only) at its canonical PDA."
@@ -3013,7 +3109,8 @@ export const offersIdl: Offers = {
       "name": "withdrawClaim",
       "docs": [
         "Pays the whole of the owner's claim to a token account of the service's mint that the owner",
-        "holds, and closes the claim (its rent goes back to whoever paid it)."
+        "holds, and closes the claim (its rent goes back to whoever paid it, or to the owner when that",
+        "account can no longer take it)."
       ],
       "discriminator": [
         116,
@@ -3028,6 +3125,7 @@ export const offersIdl: Offers = {
       "accounts": [
         {
           "name": "owner",
+          "writable": true,
           "signer": true
         },
         {
@@ -3447,7 +3545,7 @@ export const offersIdl: Offers = {
     {
       "code": 6041,
       "name": "invalidSchedule",
-      "msg": "Cutoff must be in the future and before the resolution deadline"
+      "msg": "Cutoff must be in the future (at most 366 days ahead) and before the resolution deadline (at most 30 days after the cutoff)"
     },
     {
       "code": 6042,

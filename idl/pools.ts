@@ -221,6 +221,53 @@ export type Pools = {
       ]
     },
     {
+      "name": "setTreasury",
+      "docs": [
+        "Names a new fee treasury (service authority only): a token account of the config's mint,",
+        "not the vault. A treasury that can no longer receive (closed by its owner, or frozen by the",
+        "mint's freeze authority) makes every settlement that owes a fee fail; this is the way out."
+      ],
+      "discriminator": [
+        57,
+        97,
+        196,
+        95,
+        195,
+        206,
+        106,
+        136
+      ],
+      "accounts": [
+        {
+          "name": "authority",
+          "signer": true
+        },
+        {
+          "name": "config",
+          "writable": true,
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  99,
+                  111,
+                  110,
+                  102,
+                  105,
+                  103
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "treasury"
+        }
+      ],
+      "args": []
+    },
+    {
       "name": "createPool",
       "docs": [
         "Creates a pool (any user). Two outcomes with both labels empty get \"For\" and \"Against\"."
@@ -929,7 +976,8 @@ export type Pools = {
       "name": "withdrawClaim",
       "docs": [
         "The owner takes its whole claim to a token account of the mint it owns; the Claim account is",
-        "closed and its rent returns to whoever paid it."
+        "closed and its rent returns to whoever paid it (to the owner when that account can no longer",
+        "take it)."
       ],
       "discriminator": [
         116,
@@ -944,6 +992,7 @@ export type Pools = {
       "accounts": [
         {
           "name": "owner",
+          "writable": true,
           "signer": true
         },
         {
@@ -2265,6 +2314,53 @@ export const poolsIdl: Pools = {
       ]
     },
     {
+      "name": "setTreasury",
+      "docs": [
+        "Names a new fee treasury (service authority only): a token account of the config's mint,",
+        "not the vault. A treasury that can no longer receive (closed by its owner, or frozen by the",
+        "mint's freeze authority) makes every settlement that owes a fee fail; this is the way out."
+      ],
+      "discriminator": [
+        57,
+        97,
+        196,
+        95,
+        195,
+        206,
+        106,
+        136
+      ],
+      "accounts": [
+        {
+          "name": "authority",
+          "signer": true
+        },
+        {
+          "name": "config",
+          "writable": true,
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  99,
+                  111,
+                  110,
+                  102,
+                  105,
+                  103
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "treasury"
+        }
+      ],
+      "args": []
+    },
+    {
       "name": "createPool",
       "docs": [
         "Creates a pool (any user). Two outcomes with both labels empty get \"For\" and \"Against\"."
@@ -2973,7 +3069,8 @@ export const poolsIdl: Pools = {
       "name": "withdrawClaim",
       "docs": [
         "The owner takes its whole claim to a token account of the mint it owns; the Claim account is",
-        "closed and its rent returns to whoever paid it."
+        "closed and its rent returns to whoever paid it (to the owner when that account can no longer",
+        "take it)."
       ],
       "discriminator": [
         116,
@@ -2988,6 +3085,7 @@ export const poolsIdl: Pools = {
       "accounts": [
         {
           "name": "owner",
+          "writable": true,
           "signer": true
         },
         {

@@ -138,6 +138,8 @@ program.command("resolve-contract <address> <result>").action((contract: string,
   return exec({ op: "resolve-contract", contract, result: result as "sideA" });
 });
 program.command("offers-enabled <enabled>").option("--fee-bps <n>").action((enabled: string, o: { feeBps?: string }) => exec({ op: "offers-enabled", enabled: enabled === "true", feeBps: o.feeBps ? Number(o.feeBps) : undefined }));
+program.command("set-treasury <tokenAccount>").description("name a new fee treasury in both programs (a token account of the mint), e.g. when the old one was closed or frozen")
+  .action((treasury: string) => exec({ op: "set-treasury", treasury }));
 program.command("advance-clock <seconds>").action((seconds: string) => exec({ op: "advance-clock", seconds: Number(seconds) }));
 program.command("run-worker").action(() => exec({ op: "run-worker" }));
 const worker = program.command("worker").description("the settlement worker");

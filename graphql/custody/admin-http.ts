@@ -23,6 +23,7 @@ export type AdminCommand =
   | { op: "create-contract"; title: string; description?: string; event: string; sport: string; competition: string; startsAt?: number; cutoffAt?: number; resolutionDeadline?: number; cutoffIn?: number; deadlineAfter?: number; sideALabel: string; sideBLabel: string; visuals?: { src: string; alt: string }[] }
   | { op: "resolve-contract"; contract: string; result: "sideA" | "sideB" | "void" }
   | { op: "offers-enabled"; enabled: boolean; feeBps?: number }
+  | { op: "set-treasury"; treasury: string }
   | { op: "advance-clock"; seconds: number }
   | { op: "run-worker" }
   | { op: "worker-failures"; kind?: string; limit?: number }
@@ -69,6 +70,8 @@ export async function runAdminCommand(ops: AdminOps, cmd: AdminCommand, extra: {
     }
     case "resolve-contract":
       return { signature: await ops.resolveContract(new PublicKey(cmd.contract), cmd.result) };
+    case "set-treasury":
+      return { signature: await ops.setTreasury(new PublicKey(cmd.treasury)), treasury: cmd.treasury };
     case "offers-enabled":
       await ops.setOffersEnabled(cmd.enabled, cmd.feeBps);
       return { offersEnabled: cmd.enabled };

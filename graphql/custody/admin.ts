@@ -10,7 +10,7 @@ import type { Database } from "../../indexer/store/schema";
 import { upsertContractCatalog, upsertProfile } from "../../indexer/store/catalog";
 import type { OffersClient } from "../../idl/client/offers";
 import type { ChainGateway } from "../chain/gateway";
-import { mintTo, readConfig } from "../chain/local";
+import { mintTo, poolsClientFor, readConfig } from "../chain/local";
 import { sendAndConfirm } from "../chain/submitter";
 import type { Custody, User } from "./custody";
 
@@ -82,5 +82,16 @@ export class AdminOps {
   async setOffersEnabled(enabled: boolean, feeBps?: number): Promise<void> {
     const cfg = await readConfig(this.gateway, this.client);
     await sendAndConfirm(this.gateway, [await this.client.updateConfig({ authority: this.service.publicKey, feeBps: feeBps ?? cfg.feeBps, offersEnabled: enabled, limits: cfg.limits })], [this.service]);
+  }
+
+  /**
+   * Names a new fee treasury in both programs (a token account of the mint, not the vault): the
+   * way out when the old one can no longer receive (closed, or frozen by the mint's freeze
+   * authority), which blocks every settlement that owes a fee. One transaction, both Configs.
+   */
+  async setTreasury(treasury: PublicKey): Promise<string> {
+    const authority = this.service.publicKey;
+    const ixs = [await this.client.setTreasury({ authority, treasury }), await poolsClientFor(authority).setTreasury({ authority, treasury })];
+    return sendAndConfirm(this.gateway, ixs, [this.service]);
   }
 }

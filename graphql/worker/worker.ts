@@ -40,7 +40,7 @@ import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js
 import { PublicKey as Pk } from "@solana/web3.js";
 import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { Database } from "../../indexer/store/schema";
-import { decodeContract, decodeOffer, decodePosition, offersAccountKind, type OffersClient } from "../../idl/client/offers";
+import { decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind, type OffersClient } from "../../idl/client/offers";
 import { cutoffFilter } from "../../idl/client/offers-rules";
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { Submitter, describeFailure, type SubmitterOptions } from "../chain/submitter";
@@ -79,6 +79,7 @@ export interface WorkerDeps {
   gateway: ChainGateway;
   payer: Keypair;
   client: OffersClient;
+  /** The treasury at start; each settlement uses the one the Config names at that moment. */
   treasury: PublicKey;
   /** Close settled accounts to reclaim rent (default true). */
   reclaim?: boolean;
@@ -151,6 +152,16 @@ export class SettlementWorker {
       case "sent": return { ok: false, reason: "not confirmed" };
       default: return { ok: false, reason: describeFailure(r) };
     }
+  }
+
+  /**
+   * The fee treasury the Config names now: the authority may move it (set_treasury) when the
+   * old one can no longer receive, and settlements must follow without a restart.
+   */
+  private async treasury(): Promise<PublicKey> {
+    const a = await this.deps.gateway.getAccount(this.deps.client.pda.config()[0]);
+    if (!a || !a.owner.equals(this.deps.client.program.programId) || offersAccountKind(a.data) !== "config") return this.deps.treasury;
+    return decodeConfig(a.data).treasury;
   }
 
   private async data(address: PublicKey, kind: "contract" | "offer" | "position"): Promise<Buffer | null> {
@@ -237,7 +248,7 @@ export class SettlementWorker {
           const od = await this.data(p.offer, "offer");
           if (!od) return null;
           const o = decodeOffer(od);
-          return [await client.settlePosition({ contract: o.contract, offer: p.offer, position: new Pk(address), creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: this.deps.treasury, creator: o.creator, taker: p.taker })];
+          return [await client.settlePosition({ contract: o.contract, offer: p.offer, position: new Pk(address), creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: await this.treasury(), creator: o.creator, taker: p.taker })];
         },
       },
     ];

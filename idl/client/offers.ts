@@ -125,6 +125,11 @@ export class OffersClient {
       .instruction();
   }
 
+  /** Names a new fee treasury (authority only), e.g. when the old one was closed or frozen. */
+  setTreasury(a: { authority: PublicKey; treasury: PublicKey; config?: PublicKey }) {
+    return this.program.methods.setTreasury().accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury }).instruction();
+  }
+
   createContract(a: { authority: PublicKey; payer: PublicKey; templateId: string; eventId: string; cutoffAt: bigint; resolutionDeadline: bigint; config?: PublicKey }) {
     const [contract, bump] = this.pda.contract(a.templateId, a.eventId);
     return this.program.methods

@@ -100,6 +100,11 @@ export class PoolsClient {
     return this.program.methods.updateConfig(a.feeBps).accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] }).instruction();
   }
 
+  /** Names a new fee treasury (authority only), e.g. when the old one was closed or frozen. */
+  setTreasury(a: { authority: PublicKey; treasury: PublicKey; config?: PublicKey }) {
+    return this.program.methods.setTreasury().accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury }).instruction();
+  }
+
   createPool(a: CreatePoolInput & { bump?: number }) {
     const [pool, canonicalBump] = this.pda.pool(a.creator, a.nonce);
     const bump = a.bump ?? canonicalBump;

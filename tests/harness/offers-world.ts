@@ -25,7 +25,8 @@ export class OffersWorld {
     readonly mint: TestMint,
     readonly client: OffersClient,
     readonly authority: Keypair,
-    readonly treasury: PublicKey,
+    /** The config's fee treasury; `setTreasury` moves it. */
+    public treasury: PublicKey,
   ) {}
 
   /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */

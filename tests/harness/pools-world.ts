@@ -19,7 +19,7 @@ export class PoolsWorld {
   readonly pools: PublicKey[] = [];
   private nonce = 0n;
 
-  private constructor(readonly chain: TestChain, readonly mint: TestMint, readonly client: PoolsClient, readonly authority: Keypair, readonly treasury: PublicKey) {}
+  private constructor(readonly chain: TestChain, readonly mint: TestMint, readonly client: PoolsClient, readonly authority: Keypair, public treasury: PublicKey) {}
 
   static async create(opts: { chain?: TestChain; feeBps?: number } = {}): Promise<PoolsWorld> {
     const chain = opts.chain ?? (await TestChain.start([{ name: "pools", programId: POOLS_PROGRAM_ID }]));

@@ -514,6 +514,8 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
       switch (name) {
         case "initializeConfig": return { accounts: { ...common, deployer: A.publicKey, authority: A.publicKey, treasury: aMain.address }, args: { feeBps: 0, offersEnabled: 1, limits: LIM } };
         case "updateConfig": return { accounts: { ...common, authority: A.publicKey }, args: { feeBps: 0, offersEnabled: 1, limits: LIM } };
+        // The attacker names its own token account as the fee treasury.
+        case "setTreasury": return { accounts: { ...common, authority: A.publicKey, treasury: aMain.address }, args: {} };
         case "createContract": {
           const [t, e] = [randomUUID(), randomUUID()];
           const addr = w.pda([Buffer.from("contract"), Buffer.from(uuidBytes(t)), Buffer.from(uuidBytes(e))]);

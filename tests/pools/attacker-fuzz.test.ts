@@ -547,6 +547,8 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
       switch (name) {
         case "initializeConfig": return { accounts: { ...common, deployer: A.publicKey, authority: A.publicKey, treasury: aMain.address }, args: { feeBps: 0 } };
         case "updateConfig": return { accounts: { ...common, authority: A.publicKey }, args: { feeBps: rng.int(0, 10_000) } };
+        // The attacker names its own token account as the fee treasury.
+        case "setTreasury": return { accounts: { ...common, authority: A.publicKey, treasury: aMain.address }, args: {} };
         case "createPool": {
           const nonce = rng.chance(0.5) ? nextNonce(A.publicKey) : BigInt(rng.int(0, 4));
           const { pool, args } = createPoolArgs(A.publicKey, nonce, rng.int(2, 8), w.now + rng.big(1n, 5_000n), 0n);

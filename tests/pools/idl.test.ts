@@ -18,7 +18,7 @@ describe("pools IDL", () => {
 
   it("lists every instruction, account, event and error of the program", () => {
     expect(POOLS_IDL.instructions.map((i) => i.name)).toEqual([
-      "initializeConfig", "updateConfig", "createPool", "placePick", "proposeOutcome", "castVote", "resolvePool", "authorityResolve", "cancelPool",
+      "initializeConfig", "updateConfig", "setTreasury", "createPool", "placePick", "proposeOutcome", "castVote", "resolvePool", "authorityResolve", "cancelPool",
       "settleParticipant", "refundParticipant", "withdrawClaim",
     ]);
     expect(POOLS_IDL.accounts.map((a) => a.name)).toEqual(["config", "pool", "participant", "claim"]);

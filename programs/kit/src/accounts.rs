@@ -126,6 +126,17 @@ pub fn close(acc: &AccountView, receiver: &AccountView) -> Result<(), ProgramErr
     acc.close()
 }
 
+/// Closes `acc` into `receiver` when the runtime will accept the credit, else into `fallback`.
+/// A rent payer recorded long ago may since have become a program (runtimes before SIMD-0162
+/// refuse any balance change of an executable account) or an account the credit would leave
+/// rent-paying (refused by every runtime); neither may hold up what the close is for, such as
+/// an owner withdrawing a claim a stranger paid the rent of.
+pub fn close_or_fallback(acc: &AccountView, receiver: &AccountView, fallback: &AccountView) -> Result<(), ProgramError> {
+    let credit = receiver.lamports().saturating_add(acc.lamports());
+    let accepts = !receiver.executable() && crate::cpi::rent_exempt_minimum(receiver.data_len()).map_or(true, |min| credit >= min);
+    close(acc, if accepts { receiver } else { fallback })
+}
+
 /// Reads an SPL token account's (mint, owner, amount) without copying.
 #[inline(always)]
 pub fn token_account<'a>(acc: &'a AccountView, token_program: &Address) -> Result<(&'a Address, &'a Address, u64), ProgramError> {

@@ -53,6 +53,17 @@ fn check_upgrade_authority(program_data: &AccountView, deployer: &AccountView, e
     Ok(())
 }
 
+/// A fee treasury: an initialised, unfrozen SPL token account of `mint`, never the vault (fees
+/// paid into the vault would be owed to nobody).
+#[inline(always)]
+pub fn check_treasury(treasury: &AccountView, mint: &Address, vault: &Address) -> Result<(), ProgramError> {
+    let (treasury_mint, _, _) = acc::token_account(treasury, &cpi::TOKEN_PROGRAM_ID)?;
+    if treasury_mint != mint || treasury.address() == vault {
+        return Err(KitError::AccountMismatch.into());
+    }
+    Ok(())
+}
+
 /// Checks `[deployer, authority, config, vault, mint, treasury, program_data, token_program,
 /// system_program]`: the deployer signs and is the program's upgrade authority; config and vault
 /// are the canonical addresses; the mint is an SPL mint and the treasury a token account of it.
@@ -76,8 +87,7 @@ pub fn create_config_and_vault<'a>(program_id: &Address, accounts: &'a [AccountV
     if !mint.owned_by(&cpi::TOKEN_PROGRAM_ID) || mint.data_len() != 82 {
         return Err(KitError::WrongAccountType.into());
     }
-    let (treasury_mint, _, _) = acc::token_account(treasury, &cpi::TOKEN_PROGRAM_ID)?;
-    acc::same(mint, treasury_mint)?;
+    check_treasury(treasury, mint.address(), &canonical.vault)?;
 
     let cbump = [canonical.config_bump];
     cpi::create_pda(deployer, config, config_size, program_id, &[Seed::from(b"config".as_ref()), Seed::from(cbump.as_ref())])?;

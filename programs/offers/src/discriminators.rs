@@ -3,6 +3,7 @@
 
 pub const IX_INITIALIZE_CONFIG: u64 = 0x46c4bec201157fd0;
 pub const IX_UPDATE_CONFIG: u64 = 0x63db530abffc9e1d;
+pub const IX_SET_TREASURY: u64 = 0x886acec35fc46139;
 pub const IX_CREATE_CONTRACT: u64 = 0x347a58d8b2f430f4;
 pub const IX_RESOLVE_CONTRACT: u64 = 0x96c16dab9f60e239;
 pub const IX_VOID_EXPIRED_CONTRACT: u64 = 0x68f0fc85cd6e4799;

@@ -68,7 +68,7 @@ pub enum OfferError {
     DeadlineNotPassed = 6039,
     /// Settings are inconsistent (fee above 100%, zero denominator, min above max)
     InvalidConfig = 6040,
-    /// Cutoff must be in the future and before the resolution deadline
+    /// Cutoff must be in the future (at most 366 days ahead) and before the resolution deadline (at most 30 days after the cutoff)
     InvalidSchedule = 6041,
     /// Amount must be positive
     ZeroAmount = 6042,

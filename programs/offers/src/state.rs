@@ -7,6 +7,12 @@ use kit::{accounts::AccountData, pod::*, Address};
 pub const SIDE_A: u8 = 1;
 pub const SIDE_B: u8 = 2;
 
+/// A contract's cutoff is at most this far ahead of its creation, and its resolution deadline
+/// at most `MAX_RESOLUTION_WINDOW_SECONDS` after the cutoff: every stake can be voided by anyone
+/// within a bounded time if the authority never resolves.
+pub const MAX_CUTOFF_AHEAD_SECONDS: i64 = 366 * 86_400;
+pub const MAX_RESOLUTION_WINDOW_SECONDS: i64 = 30 * 86_400;
+
 pub const CONTRACT_OPEN: u8 = 0;
 pub const CONTRACT_RESOLVED: u8 = 1;
 pub const CONTRACT_VOIDED: u8 = 2;

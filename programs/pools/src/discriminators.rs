@@ -3,6 +3,7 @@
 
 pub const IX_INITIALIZE_CONFIG: u64 = 0x46c4bec201157fd0;
 pub const IX_UPDATE_CONFIG: u64 = 0x63db530abffc9e1d;
+pub const IX_SET_TREASURY: u64 = 0x886acec35fc46139;
 pub const IX_CREATE_POOL: u64 = 0xbc4068cf8ed192e9;
 pub const IX_PLACE_PICK: u64 = 0x6cb33b9bb003d703;
 pub const IX_PROPOSE_OUTCOME: u64 = 0xf81aecb359374e93;

@@ -96,7 +96,7 @@ export const OFFERS_ERROR__RESOLVE_BEFORE_CUTOFF = 0x1796; // 6038
 export const OFFERS_ERROR__DEADLINE_NOT_PASSED = 0x1797; // 6039
 /** InvalidConfig: Settings are inconsistent (fee above 100%, zero denominator, min above max) */
 export const OFFERS_ERROR__INVALID_CONFIG = 0x1798; // 6040
-/** InvalidSchedule: Cutoff must be in the future and before the resolution deadline */
+/** InvalidSchedule: Cutoff must be in the future (at most 366 days ahead) and before the resolution deadline (at most 30 days after the cutoff) */
 export const OFFERS_ERROR__INVALID_SCHEDULE = 0x1799; // 6041
 /** ZeroAmount: Amount must be positive */
 export const OFFERS_ERROR__ZERO_AMOUNT = 0x179a; // 6042
@@ -174,7 +174,7 @@ if (process.env.NODE_ENV !== "production") {
     [OFFERS_ERROR__INVALID_CONFIG]: `Settings are inconsistent (fee above 100%, zero denominator, min above max)`,
     [OFFERS_ERROR__INVALID_INSTRUCTION_DATA]: `Instruction data is malformed or has the wrong length`,
     [OFFERS_ERROR__INVALID_RESULT]: `Result must be sideA (1), sideB (2) or void (3)`,
-    [OFFERS_ERROR__INVALID_SCHEDULE]: `Cutoff must be in the future and before the resolution deadline`,
+    [OFFERS_ERROR__INVALID_SCHEDULE]: `Cutoff must be in the future (at most 366 days ahead) and before the resolution deadline (at most 30 days after the cutoff)`,
     [OFFERS_ERROR__INVALID_SIDE]: `Side must be sideA (1) or sideB (2)`,
     [OFFERS_ERROR__INVALID_TARGET]: `Taker target must be positive`,
     [OFFERS_ERROR__MINIMUM_TAKE_ABOVE_TARGET]: `Minimum take exceeds the taker target`,

@@ -14,6 +14,7 @@ export * from "./createOffer";
 export * from "./initializeConfig";
 export * from "./resolveContract";
 export * from "./settlePosition";
+export * from "./setTreasury";
 export * from "./takeOffer";
 export * from "./updateConfig";
 export * from "./voidExpiredContract";

@@ -25,10 +25,10 @@ import {
   type InstructionWithAccounts,
   type InstructionWithData,
   type ReadonlyAccount,
-  type ReadonlySignerAccount,
   type ReadonlyUint8Array,
   type TransactionSigner,
   type WritableAccount,
+  type WritableSignerAccount,
 } from "@solana/kit";
 import { findClaimPda, findConfigPda, findVaultPda } from "../pdas";
 import { OFFERS_PROGRAM_ADDRESS } from "../programs";
@@ -64,7 +64,7 @@ export type WithdrawClaimInstruction<
   InstructionWithAccounts<
     [
       TAccountOwner extends string
-        ? ReadonlySignerAccount<TAccountOwner> &
+        ? WritableSignerAccount<TAccountOwner> &
             AccountSignerMeta<TAccountOwner>
         : TAccountOwner,
       TAccountConfig extends string
@@ -173,7 +173,7 @@ export async function getWithdrawClaimInstructionAsync<
 
   // Original accounts.
   const originalAccounts = {
-    owner: { value: input.owner ?? null, isWritable: false },
+    owner: { value: input.owner ?? null, isWritable: true },
     config: { value: input.config ?? null, isWritable: false },
     claim: { value: input.claim ?? null, isWritable: true },
     vault: { value: input.vault ?? null, isWritable: true },
@@ -281,7 +281,7 @@ export function getWithdrawClaimInstruction<
 
   // Original accounts.
   const originalAccounts = {
-    owner: { value: input.owner ?? null, isWritable: false },
+    owner: { value: input.owner ?? null, isWritable: true },
     config: { value: input.config ?? null, isWritable: false },
     claim: { value: input.claim ?? null, isWritable: true },
     vault: { value: input.vault ?? null, isWritable: true },

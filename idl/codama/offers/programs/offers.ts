@@ -25,6 +25,7 @@ import {
   parseInitializeConfigInstruction,
   parseResolveContractInstruction,
   parseSettlePositionInstruction,
+  parseSetTreasuryInstruction,
   parseTakeOfferInstruction,
   parseUpdateConfigInstruction,
   parseVoidExpiredContractInstruction,
@@ -37,6 +38,7 @@ import {
   type ParsedInitializeConfigInstruction,
   type ParsedResolveContractInstruction,
   type ParsedSettlePositionInstruction,
+  type ParsedSetTreasuryInstruction,
   type ParsedTakeOfferInstruction,
   type ParsedUpdateConfigInstruction,
   type ParsedVoidExpiredContractInstruction,
@@ -121,6 +123,7 @@ export function identifyOffersAccount(
 export enum OffersInstruction {
   InitializeConfig,
   UpdateConfig,
+  SetTreasury,
   CreateContract,
   ResolveContract,
   VoidExpiredContract,
@@ -158,6 +161,17 @@ export function identifyOffersInstruction(
     )
   ) {
     return OffersInstruction.UpdateConfig;
+  }
+  if (
+    containsBytes(
+      data,
+      fixEncoderSize(getBytesEncoder(), 8).encode(
+        new Uint8Array([57, 97, 196, 95, 195, 206, 106, 136]),
+      ),
+      0,
+    )
+  ) {
+    return OffersInstruction.SetTreasury;
   }
   if (
     containsBytes(
@@ -284,6 +298,9 @@ export type ParsedOffersInstruction<
       instructionType: OffersInstruction.UpdateConfig;
     } & ParsedUpdateConfigInstruction<TProgram>)
   | ({
+      instructionType: OffersInstruction.SetTreasury;
+    } & ParsedSetTreasuryInstruction<TProgram>)
+  | ({
       instructionType: OffersInstruction.CreateContract;
     } & ParsedCreateContractInstruction<TProgram>)
   | ({
@@ -331,6 +348,13 @@ export function parseOffersInstruction<TProgram extends string>(
       return {
         instructionType: OffersInstruction.UpdateConfig,
         ...parseUpdateConfigInstruction(instruction),
+      };
+    }
+    case OffersInstruction.SetTreasury: {
+      assertIsInstructionWithAccounts(instruction);
+      return {
+        instructionType: OffersInstruction.SetTreasury,
+        ...parseSetTreasuryInstruction(instruction),
       };
     }
     case OffersInstruction.CreateContract: {

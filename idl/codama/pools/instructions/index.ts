@@ -16,5 +16,6 @@ export * from "./proposeOutcome";
 export * from "./refundParticipant";
 export * from "./resolvePool";
 export * from "./settleParticipant";
+export * from "./setTreasury";
 export * from "./updateConfig";
 export * from "./withdrawClaim";

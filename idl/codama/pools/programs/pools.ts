@@ -27,6 +27,7 @@ import {
   parseRefundParticipantInstruction,
   parseResolvePoolInstruction,
   parseSettleParticipantInstruction,
+  parseSetTreasuryInstruction,
   parseUpdateConfigInstruction,
   parseWithdrawClaimInstruction,
   type ParsedAuthorityResolveInstruction,
@@ -39,6 +40,7 @@ import {
   type ParsedRefundParticipantInstruction,
   type ParsedResolvePoolInstruction,
   type ParsedSettleParticipantInstruction,
+  type ParsedSetTreasuryInstruction,
   type ParsedUpdateConfigInstruction,
   type ParsedWithdrawClaimInstruction,
 } from "../instructions";
@@ -109,6 +111,7 @@ export function identifyPoolsAccount(
 export enum PoolsInstruction {
   InitializeConfig,
   UpdateConfig,
+  SetTreasury,
   CreatePool,
   PlacePick,
   ProposeOutcome,
@@ -146,6 +149,17 @@ export function identifyPoolsInstruction(
     )
   ) {
     return PoolsInstruction.UpdateConfig;
+  }
+  if (
+    containsBytes(
+      data,
+      fixEncoderSize(getBytesEncoder(), 8).encode(
+        new Uint8Array([57, 97, 196, 95, 195, 206, 106, 136]),
+      ),
+      0,
+    )
+  ) {
+    return PoolsInstruction.SetTreasury;
   }
   if (
     containsBytes(
@@ -272,6 +286,9 @@ export type ParsedPoolsInstruction<
       instructionType: PoolsInstruction.UpdateConfig;
     } & ParsedUpdateConfigInstruction<TProgram>)
   | ({
+      instructionType: PoolsInstruction.SetTreasury;
+    } & ParsedSetTreasuryInstruction<TProgram>)
+  | ({
       instructionType: PoolsInstruction.CreatePool;
     } & ParsedCreatePoolInstruction<TProgram>)
   | ({
@@ -319,6 +336,13 @@ export function parsePoolsInstruction<TProgram extends string>(
       return {
         instructionType: PoolsInstruction.UpdateConfig,
         ...parseUpdateConfigInstruction(instruction),
+      };
+    }
+    case PoolsInstruction.SetTreasury: {
+      assertIsInstructionWithAccounts(instruction);
+      return {
+        instructionType: PoolsInstruction.SetTreasury,
+        ...parseSetTreasuryInstruction(instruction),
       };
     }
     case PoolsInstruction.CreatePool: {

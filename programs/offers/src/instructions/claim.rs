@@ -132,7 +132,9 @@ pub fn withdraw(program_id: &Address, accounts: &[AccountView], _args: &Withdraw
     let amount = c.amount.get();
     send(&Vault { config, cfg, vault }, destination, amount)?;
     let event = ClaimWithdrawn { owner: *owner.address(), amount: c.amount, timestamp: PodI64::new(time::now()) };
-    acc::close(claim, rent_payer)?;
+    // The rent goes back to whoever paid it, unless that account can no longer take it: then
+    // to the owner, so that no rent payer can hold a withdrawal hostage.
+    acc::close_or_fallback(claim, rent_payer, owner)?;
     kit::log::emit(&disc::EVENT_CLAIM_WITHDRAWN, bytes_of(&event));
     Ok(())
 }

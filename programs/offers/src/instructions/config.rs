@@ -1,4 +1,4 @@
-use super::{InitializeConfigArgs, UpdateConfigArgs};
+use super::{InitializeConfigArgs, SetTreasuryArgs, UpdateConfigArgs};
 use crate::addresses::CANONICAL;
 use crate::{error::OfferError, math::ratio_le, state::{Config, Limits}};
 use kit::{
@@ -63,4 +63,19 @@ pub(crate) fn authorized<'a>(program_id: &Address, authority: &AccountView, conf
         return Err(OfferError::Unauthorized.into());
     }
     Ok(c)
+}
+
+pub fn set_treasury(program_id: &Address, accounts: &[AccountView], _args: &SetTreasuryArgs) -> ProgramResult {
+    let [authority, config, treasury, ..] = accounts else {
+        return Err(KitError::NotEnoughAccounts.into());
+    };
+    acc::signer(authority)?;
+    acc::same(config, &CANONICAL.config)?;
+    let c = acc::load_mut::<Config>(config, program_id)?;
+    if authority.address() != &c.authority {
+        return Err(OfferError::Unauthorized.into());
+    }
+    setup::check_treasury(treasury, &c.mint, &c.vault)?;
+    c.treasury = *treasury.address();
+    Ok(())
 }

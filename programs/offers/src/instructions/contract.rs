@@ -14,7 +14,9 @@ pub fn create(program_id: &Address, accounts: &[AccountView], args: &CreateContr
     acc::program(system_program, &cpi::SYSTEM_PROGRAM_ID)?;
     let now = time::now();
     let (cutoff, deadline) = (args.cutoff_at.get(), args.resolution_deadline.get());
-    if cutoff <= now || deadline <= cutoff {
+    // Upper bounds as for pools: even the authority cannot schedule a contract whose stakes no
+    // one could ever void (a deadline of i64::MAX).
+    if cutoff <= now || deadline <= cutoff || cutoff > now.saturating_add(MAX_CUTOFF_AHEAD_SECONDS) || deadline > cutoff.saturating_add(MAX_RESOLUTION_WINDOW_SECONDS) {
         return Err(OfferError::InvalidSchedule.into());
     }
     let seeds: [&[u8]; 3] = [b"contract", &args.template_id, &args.event_id];

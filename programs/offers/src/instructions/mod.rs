@@ -37,6 +37,14 @@ pub struct UpdateConfigArgs {
     pub limits: Limits,
 }
 
+/// Names a new fee treasury (service authority only): a token account of the config's mint,
+/// not the vault. A treasury that can no longer receive (closed by its owner, or frozen by the
+/// mint's freeze authority) makes every settlement that owes a fee fail; this is the way out.
+/// @instruction set_treasury
+/// @accounts authority:signer config:mut treasury
+#[repr(C)]
+pub struct SetTreasuryArgs {}
+
 /// Publishes a contract (service authority only) at its canonical PDA.
 /// @instruction create_contract
 /// @accounts authority:signer payer:mut,signer config contract:mut system_program
@@ -131,15 +139,17 @@ pub struct ClosePositionArgs {}
 pub struct CloseOfferAccountArgs {}
 
 /// Pays the whole of the owner's claim to a token account of the service's mint that the owner
-/// holds, and closes the claim (its rent goes back to whoever paid it).
+/// holds, and closes the claim (its rent goes back to whoever paid it, or to the owner when that
+/// account can no longer take it).
 /// @instruction withdraw_claim
-/// @accounts owner:signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
+/// @accounts owner:mut,signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
 /// @pda claim: "claim" owner
 #[repr(C)]
 pub struct WithdrawClaimArgs {}
 
 unsafe impl Pod for InitializeConfigArgs {}
 unsafe impl Pod for UpdateConfigArgs {}
+unsafe impl Pod for SetTreasuryArgs {}
 unsafe impl Pod for CreateContractArgs {}
 unsafe impl Pod for ResolveContractArgs {}
 unsafe impl Pod for VoidExpiredContractArgs {}
@@ -178,6 +188,7 @@ pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> 
         disc::IX_VOID_EXPIRED_CONTRACT => contract::void_expired(program_id, accounts, parse(rest)?),
         disc::IX_INITIALIZE_CONFIG => config::initialize(program_id, accounts, parse(rest)?),
         disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
+        disc::IX_SET_TREASURY => config::set_treasury(program_id, accounts, parse(rest)?),
         _ => Err(KitError::InvalidInstructionData.into()),
     }
 }

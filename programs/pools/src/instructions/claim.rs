@@ -72,7 +72,9 @@ pub fn withdraw(program_id: &Address, accounts: &[AccountView], _args: &Withdraw
     let ev = ClaimWithdrawn { owner: c.owner, amount: c.amount, timestamp: PodI64::new(time::now()) };
     pay(vault, destination, config, amount)?;
     // Closed: zeroed, lamports to whoever paid the rent. A later credit creates it afresh.
-    acc::close(claim, rent_payer)?;
+    // The rent goes back to whoever paid it, unless that account can no longer take it: then
+    // to the owner, so that no rent payer can hold a withdrawal hostage.
+    acc::close_or_fallback(claim, rent_payer, owner)?;
     log::emit(&disc::EVENT_CLAIM_WITHDRAWN, bytes_of(&ev));
     Ok(())
 }

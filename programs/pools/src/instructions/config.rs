@@ -1,4 +1,4 @@
-use super::{InitializeConfigArgs, UpdateConfigArgs};
+use super::{InitializeConfigArgs, SetTreasuryArgs, UpdateConfigArgs};
 use crate::addresses::CANONICAL;
 use crate::{error::PoolError, state::{Config, BPS}};
 use kit::{
@@ -36,5 +36,20 @@ pub fn update(program_id: &Address, accounts: &[AccountView], args: &UpdateConfi
         return Err(PoolError::InvalidFee.into());
     }
     c.fee_bps = args.fee_bps;
+    Ok(())
+}
+
+pub fn set_treasury(program_id: &Address, accounts: &[AccountView], _args: &SetTreasuryArgs) -> ProgramResult {
+    let [authority, config, treasury, ..] = accounts else {
+        return Err(KitError::NotEnoughAccounts.into());
+    };
+    acc::signer(authority)?;
+    acc::same(config, &CANONICAL.config)?;
+    let c = acc::load_mut::<Config>(config, program_id)?;
+    if authority.address() != &c.authority {
+        return Err(PoolError::Unauthorized.into());
+    }
+    setup::check_treasury(treasury, &c.mint, &c.vault)?;
+    c.treasury = *treasury.address();
     Ok(())
 }

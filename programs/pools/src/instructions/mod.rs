@@ -29,6 +29,14 @@ pub struct UpdateConfigArgs {
     pub fee_bps: PodU16,
 }
 
+/// Names a new fee treasury (service authority only): a token account of the config's mint,
+/// not the vault. A treasury that can no longer receive (closed by its owner, or frozen by the
+/// mint's freeze authority) makes every settlement that owes a fee fail; this is the way out.
+/// @instruction set_treasury
+/// @accounts authority:signer config:mut treasury
+#[repr(C)]
+pub struct SetTreasuryArgs {}
+
 /// Creates a pool (any user). Two outcomes with both labels empty get "For" and "Against".
 /// @instruction create_pool
 /// @accounts payer:mut,signer creator:signer config pool:mut system_program
@@ -124,15 +132,17 @@ pub struct RefundParticipantArgs {
 }
 
 /// The owner takes its whole claim to a token account of the mint it owns; the Claim account is
-/// closed and its rent returns to whoever paid it.
+/// closed and its rent returns to whoever paid it (to the owner when that account can no longer
+/// take it).
 /// @instruction withdraw_claim
-/// @accounts owner:signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
+/// @accounts owner:mut,signer config claim:mut vault:mut destination:mut rent_payer:mut token_program
 /// @pda claim: "claim" owner
 #[repr(C)]
 pub struct WithdrawClaimArgs {}
 
 unsafe impl Pod for InitializeConfigArgs {}
 unsafe impl Pod for UpdateConfigArgs {}
+unsafe impl Pod for SetTreasuryArgs {}
 unsafe impl Pod for CreatePoolArgs {}
 unsafe impl Pod for PlacePickArgs {}
 unsafe impl Pod for ProposeOutcomeArgs {}
@@ -169,6 +179,7 @@ pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> 
         disc::IX_WITHDRAW_CLAIM => claim::withdraw(program_id, accounts, parse(rest)?),
         disc::IX_INITIALIZE_CONFIG => config::initialize(program_id, accounts, parse(rest)?),
         disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
+        disc::IX_SET_TREASURY => config::set_treasury(program_id, accounts, parse(rest)?),
         _ => Err(KitError::InvalidInstructionData.into()),
     }
 }
