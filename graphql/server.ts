@@ -10,15 +10,15 @@ import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema 
 import { createYoga } from "graphql-yoga";
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
-import type { Custody } from "./custody/custody";
-import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./observability/http";
-import { Observability } from "./observability/observability";
-import { addReadQueries, type ReadContext } from "./read/graphql";
-import { embedRoutes, readRoutes } from "./read/rest";
-import type { ReadService } from "./read/service";
-import { addWriteMutations } from "./writes/graphql";
-import { writeRoutes } from "./writes/rest";
-import type { WriteService } from "./writes/service";
+import type { Custody } from "../service/custody/custody";
+import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
+import { Observability } from "../service/observability/observability";
+import { addReadQueries, type ReadContext } from "./schema/read-schema";
+import { embedRoutes, readRoutes } from "./rest/read-routes";
+import type { ReadService } from "../service/read/read-service";
+import { addWriteMutations } from "./schema/write-schema";
+import { writeRoutes } from "./rest/write-routes";
+import type { WriteService } from "../service/writes/write-service";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";

@@ -1,6 +1,6 @@
 /** The indexer's public surface (the API imports from here). */
 export * from "./store/schema";
-export { openStore, dropPostgresSchema, isPostgresUrl, type Store, type Engine } from "./store/db";
+export { openStore, dropPostgresSchema, isPostgresUrl, type Store, type StoreDialect } from "./store/db";
 export { migrateToLatest } from "./store/migrations";
 export { StoreWriter, type WriterStats } from "./store/writer";
 export * from "./derive";

@@ -34,13 +34,13 @@ import { join, resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { serve } from "@hono/node-server";
 import { openStore } from "../indexer/store/db";
-import { ServiceKey } from "../graphql/custody/crypto";
-import { Custody, loadServiceWallet } from "../graphql/custody/custody";
-import { AdminOps } from "../graphql/custody/admin";
-import { adminApp, runAdminCommand, type AdminCommand } from "../graphql/custody/admin-http";
-import { RpcGateway } from "../graphql/chain/rpc-gateway";
-import { offersClientFor } from "../graphql/chain/local";
-import { startLocalStack, OFFERS_BASE } from "../graphql/writes/local-stack";
+import { ServiceKey } from "../service/custody/crypto";
+import { Custody, loadServiceWallet } from "../service/custody/custody";
+import { AdminOps } from "../service/custody/admin";
+import { adminApp, runAdminCommand, type AdminCommand } from "../graphql/admin-http";
+import { RpcGateway } from "../service/chain/rpc-gateway";
+import { offersClientFor } from "../service/chain/local-chain";
+import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
 
 const program = new Command().name("admin").description("Operator CLI of the offers service").option("--data <dir>", "data directory", "data/local")
   .option("--rpc <url>", "Solana RPC URL (direct mode)").option("--store <url>", "store URL (direct mode): SQLite path or postgres:// URL");

@@ -33,9 +33,9 @@ const o = new Command()
 
 async function localSource(actions: number): Promise<AccountSource> {
   // The local chain of tests and simulations (the compiled programs in bankrun).
-  const { TestChain } = await import("../tests/harness/chain");
-  const { OffersWorld } = await import("../tests/harness/offers-world");
-  const { runScenario } = await import("../tests/indexer/scenario");
+  const { TestChain } = await import("../harness/chain");
+  const { OffersWorld } = await import("../harness/offers-world");
+  const { runScenario } = await import("../harness/indexer-scenario");
   const chain = await TestChain.start();
   const source = new BankrunSource({ getAccount: (a) => chain.account(a), getSlot: () => chain.slot() }, { programs: [OFFERS_PROGRAM] });
   chain.observe((tx) => source.onTransaction(tx));

@@ -14,9 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
-import { startLocalStack } from "../graphql/writes/local-stack";
+import { startLocalStack } from "../stack/local-stack";
 import { createApp } from "../graphql/server";
-import { ReadService } from "../graphql/read/service";
+import { ReadService } from "../service/read/read-service";
 import { seedPools } from "./seed-pools";
 
 const o = new Command().option("--offers <n>", "offers to create", "300").option("--duration <s>", "seconds per run", "10").option("--connections <n>", "concurrent connections", "10").parse()

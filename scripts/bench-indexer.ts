@@ -20,8 +20,8 @@ import { StoreWriter } from "../indexer/store/writer";
 import { BankrunSource } from "../indexer/sources/bankrun";
 import { OFFERS_PROGRAM, decodeAccount } from "../indexer/decode";
 import type { AccountUpdate, Batch } from "../indexer/sources/types";
-import { TestChain } from "../tests/harness/chain";
-import { OffersWorld, UNIT } from "../tests/harness/offers-world";
+import { TestChain } from "../harness/chain";
+import { OffersWorld, UNIT } from "../harness/offers-world";
 
 const opts = new Command()
   .option("--updates <n>", "account updates", "100000")

@@ -7,8 +7,8 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { OffersWorld, UNIT } from "../tests/harness/offers-world";
-import { DEPLOY_DIR, type TxResult } from "../tests/harness/chain";
+import { OffersWorld, UNIT } from "../harness/offers-world";
+import { DEPLOY_DIR, type TxResult } from "../harness/chain";
 import { median, splitComputeUnits, type CuSplit } from "./cu-report";
 
 const SAMPLES = Number(process.env.SAMPLES ?? 20);

@@ -9,8 +9,8 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { PoolsWorld, UNIT } from "../tests/harness/pools-world";
-import { DEPLOY_DIR, type TxResult } from "../tests/harness/chain";
+import { PoolsWorld, UNIT } from "../harness/pools-world";
+import { DEPLOY_DIR, type TxResult } from "../harness/chain";
 import { median, splitComputeUnits, type CuSplit } from "./cu-report";
 
 const SAMPLES = Number(process.env.SAMPLES ?? 20);

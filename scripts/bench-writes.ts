@@ -11,7 +11,7 @@
  * script says which).
  */
 import { Command } from "commander";
-import { startLocalStack, OFFERS_BASE, type LocalStack } from "../graphql/writes/local-stack";
+import { startLocalStack, OFFERS_BASE, type LocalStack } from "../stack/local-stack";
 
 const o = new Command().option("--n <n>", "writes per operation and concurrency level", "300").option("--concurrency <list>", "client concurrency levels", "1,8")
   .option("--async", "RPC-like submission: pending is answered before the chain processes the transaction").parse().opts<{ n: string; concurrency: string; async?: boolean }>();
@@ -28,7 +28,7 @@ const pct = (xs: number[], p: number) => {
 
 async function main() {
   // Latency under load from a few users: the per-user bound on the service wallet
-  // (graphql/writes/wallet-guard.ts) would refuse most of it, so it is off here.
+  // (service/writes/wallet-guard.ts) would refuse most of it, so it is off here.
   const s = await startLocalStack({ storeUrl: ":memory:", walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
   const now = await s.chain.gateway.now();
   const contract = await s.admin.createContract({

@@ -5,8 +5,8 @@
  */
 import type { PublicKey } from "@solana/web3.js";
 import { upsertPoolCatalog } from "../indexer";
-import { PoolOps } from "../graphql/chain/pools-ops";
-import type { LocalStack } from "../graphql/writes/local-stack";
+import { PoolOps } from "../service/chain/pools-ops";
+import type { LocalStack } from "../stack/local-stack";
 
 const UNIT = 1_000_000n;
 const DAY = 86_400n;

@@ -4,7 +4,7 @@
  * one contract already played, resolved and settled so results show too.
  */
 import { randomUUID } from "node:crypto";
-import type { LocalStack } from "../graphql/writes/local-stack";
+import type { LocalStack } from "../stack/local-stack";
 import { seedPools } from "./seed-pools";
 
 const UNIT = 1_000_000n;

@@ -11,7 +11,7 @@ import { Command } from "commander";
 import cliProgress from "cli-progress";
 import { runScenario, type ScenarioSummary } from "./sim/scenario";
 import { runHttpScenario } from "./sim/http-scenario";
-import type { EngineName } from "../tests/harness/chain";
+import type { EngineName } from "../harness/chain";
 
 const cmd = new Command()
   .option("--users <n>", "simulated users", "200")

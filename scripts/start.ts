@@ -18,7 +18,7 @@
  *
  * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
  *
- * The per-user bound on the service wallet (graphql/writes/wallet-guard.ts; 0 switches one off):
+ * The per-user bound on the service wallet (service/writes/wallet-guard.ts; 0 switches one off):
  * --write-burst / WRITE_BURST (60), --writes-per-hour / WRITES_PER_HOUR (60),
  * --max-open-offers / MAX_OPEN_OFFERS (20), --max-open-positions / MAX_OPEN_POSITIONS (100).
  *
@@ -30,19 +30,19 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
-import { ServiceKey } from "../graphql/custody/crypto";
-import { loadServiceWallet } from "../graphql/custody/custody";
-import { adminApp } from "../graphql/custody/admin-http";
-import type { AdminOps } from "../graphql/custody/admin";
-import { startLocalStack } from "../graphql/writes/local-stack";
-import { startClusterStack } from "../graphql/writes/cluster-stack";
-import type { AppParts, ServiceParts } from "../graphql/writes/service-parts";
-import type { EngineName } from "../graphql/chain/engines";
+import { ServiceKey } from "../service/custody/crypto";
+import { loadServiceWallet } from "../service/custody/custody";
+import { adminApp } from "../graphql/admin-http";
+import type { AdminOps } from "../service/custody/admin";
+import { startLocalStack } from "../stack/local-stack";
+import { startClusterStack } from "../stack/cluster-stack";
+import type { AppParts, ServiceParts } from "../stack/service-parts";
+import type { EngineName } from "../harness/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
-import { ReadService } from "../graphql/read/service";
+import { ReadService } from "../service/read/read-service";
 import { seed } from "./seed";
-import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../graphql/writes/wallet-guard";
-import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../graphql/observability/observability";
+import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
+import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../service/observability/observability";
 
 const opts = new Command()
   .option("--port <n>", "API port", process.env.PORT ?? "8080")
@@ -71,7 +71,7 @@ function count(v: string, flag: string): number {
   return Number(v);
 }
 
-/** The per-user bound on the service wallet's fees and rent (graphql/writes/wallet-guard.ts). */
+/** The per-user bound on the service wallet's fees and rent (service/writes/wallet-guard.ts). */
 const walletLimits: WalletLimits = {
   writeBurst: count(opts.writeBurst, "--write-burst"), writesPerHour: count(opts.writesPerHour, "--writes-per-hour"),
   maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"), maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),

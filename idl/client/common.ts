@@ -46,3 +46,10 @@ export class ProgramPdas {
     return this.find([Buffer.from("claim"), owner.toBuffer()]);
   }
 }
+
+/** Custom program error code in an error string ("custom program error: 0x..", "Custom(n)"). */
+export function customCode(s: string | null | undefined): number | null {
+  const m = s ? (/custom program error: 0x([0-9a-f]+)/i.exec(s) ?? /Custom\((\d+)\)/.exec(s) ?? /"Custom":\s*(\d+)/.exec(s)) : null;
+  if (!m) return null;
+  return m[0].toLowerCase().startsWith("custom program") ? parseInt(m[1], 16) : Number(m[1]);
+}

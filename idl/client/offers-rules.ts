@@ -1,7 +1,7 @@
 /**
  * The offers program's money and timing rules in TypeScript, for the service's pre-checks
- * (graphql/writes/service.ts), the read API's derived fields (indexer/derive/offers.ts,
- * graphql/read/service.ts) and the worker's selection (graphql/worker/worker.ts). The arithmetic
+ * (service/writes/write-service.ts), the read API's derived fields (indexer/derive/offers.ts,
+ * service/read/read-service.ts) and the worker's selection (service/worker/worker.ts). The arithmetic
  * mirrors programs/offers/src/math.rs (integers only, every rounding down, exact 128-bit
  * products); the contract rules mirror create_offer.rs, take_offer.rs and close_offer.rs.
  *

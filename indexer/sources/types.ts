@@ -57,7 +57,7 @@ export interface AccountSource {
   stop(): Promise<void>;
   /**
    * Whether, while started, every transaction of the programs up to `slot` has been applied
-   * through the sink (the service's lag monitor: graphql/observability/lag.ts).
+   * through the sink (the service's lag monitor: service/observability/lag.ts).
    */
   caughtUpTo?(slot: number): Promise<boolean>;
 }

@@ -9,11 +9,12 @@ import pg from "pg";
 import type { Database } from "./schema";
 import { migrateToLatest } from "./migrations";
 
-export type Engine = "sqlite" | "postgres";
+/** Which SQL database a store runs on (not to be confused with the SVM engines of harness/engines.ts). */
+export type StoreDialect = "sqlite" | "postgres";
 
 export interface Store {
   db: Kysely<Database>;
-  engine: Engine;
+  engine: StoreDialect;
   url: string;
   /** The raw better-sqlite3 handle (SQLite only), for the hot write path. */
   sqlite?: BetterSqlite3.Database;

@@ -9,9 +9,9 @@
  */
 import { AccountLayout } from "@solana/spl-token";
 import type { PublicKey } from "@solana/web3.js";
-import { startLocalStack, OFFERS_BASE } from "../../graphql/writes/local-stack";
-import type { EngineName } from "../../tests/harness/chain";
-import { Rng } from "../../tests/harness/random";
+import { startLocalStack, OFFERS_BASE } from "../../stack/local-stack";
+import type { EngineName } from "../../harness/chain";
+import { Rng } from "../../harness/random";
 
 const UNIT = 1_000_000n;
 const SPORTS = ["football", "basketball", "tennis", "esports"];

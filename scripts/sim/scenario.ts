@@ -5,10 +5,10 @@
  * settles every position and reclaims rent. Invariants are checked as it goes.
  */
 import type { PublicKey } from "@solana/web3.js";
-import { OffersWorld, UNIT, type User } from "../../tests/harness/offers-world";
-import { TestChain, type EngineName, type TxResult } from "../../tests/harness/chain";
+import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
+import { TestChain, type EngineName, type TxResult } from "../../harness/chain";
 import { OFFERS_ERRORS } from "../../idl/client/offers";
-import { Rng } from "../../tests/harness/random";
+import { Rng } from "../../harness/random";
 
 export interface ScenarioOptions { users: number; actions: number; days: number; seed: number; engine: EngineName; onProgress?: (done: number) => void }
 

@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import { upsertPoolCatalog } from "../../indexer";
-import { PoolOps } from "../../graphql/chain/pools-ops";
+import { PoolOps } from "../../service/chain/pools-ops";
 import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
 import { openStore } from "../../indexer";
-import { ReadService } from "../../graphql/read/service";
+import { ReadService } from "../../service/read/read-service";
 import { createApp, listen } from "../../graphql/server";
 import { makeUser, UNIT, type TestUser } from "../writes/helpers";
 

@@ -1,7 +1,7 @@
 /** The full stack for read-API suites: local chain + indexer + custody + writes + the HTTP app. */
-import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../graphql/writes/local-stack";
+import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
 import { createApp } from "../../graphql/server";
-import { ReadService } from "../../graphql/read/service";
+import { ReadService } from "../../service/read/read-service";
 
 export interface ApiStack extends LocalStack { read: ReadService }
 

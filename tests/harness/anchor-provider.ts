@@ -5,7 +5,7 @@
  */
 import type { PublicKey } from "@solana/web3.js";
 import type { AnchorProvider } from "../../idl/client/anchor";
-import type { TestChain } from "./chain";
+import type { TestChain } from "../../harness/chain";
 
 export function readingProvider(chain: TestChain): AnchorProvider {
   const connection = { getAccountInfo: (address: PublicKey) => chain.account(address) };

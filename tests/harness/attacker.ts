@@ -16,8 +16,8 @@ import {
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction, type AccountInfo } from "@solana/web3.js";
 import type { Idl, Program } from "../../idl/client/anchor";
 import { BN } from "../../idl/client/anchor";
-import type { TestChain, TxResult } from "./chain";
-import type { Rng } from "./random";
+import type { TestChain, TxResult } from "../../harness/chain";
+import type { Rng } from "../../harness/random";
 
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 1510);
 export const FUZZ_ACTIONS = Number(process.env.FUZZ_ACTIONS ?? 1500);
@@ -389,7 +389,7 @@ export const fmtTime = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 // The world both fuzzers share: one program under attack (the other deployed beside it, its
 // accounts part of what the attacker passes around), the service, honest users, the attacker.
 
-import { TestMint } from "./token";
+import { TestMint } from "../../harness/token";
 import { BN as BNv } from "../../idl/client/anchor";
 
 export interface WorldSpec {
@@ -456,7 +456,7 @@ export class AttackerWorld {
   bumpOf(k: PublicKey): number { return this.bumps.get(b58(k)) ?? 255; }
 
   static async create(spec: WorldSpec, rng: Rng, ctx: FuzzContext, tally: Tally, programs: { name: string; programId: PublicKey }[], honestFunds: [bigint, bigint], attackerFunds: bigint): Promise<AttackerWorld> {
-    const { TestChain } = await import("./chain");
+    const { TestChain } = await import("../../harness/chain");
     const chain = await TestChain.start(programs);
     const mint = await TestMint.create(chain);
     const service = await chain.fundedKeypair();

@@ -9,10 +9,10 @@ import { Keypair, type PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
-import { DEPLOY_DIR, TestChain } from "./chain";
-import { LOADER_V3, PROGRAM_DATA_METADATA_SIZE, decodeProgramData, programDataAddress } from "./engines";
-import { OffersWorld } from "./offers-world";
-import { PoolsWorld } from "./pools-world";
+import { DEPLOY_DIR, TestChain } from "../../harness/chain";
+import { LOADER_V3, PROGRAM_DATA_METADATA_SIZE, decodeProgramData, programDataAddress } from "../../harness/engines";
+import { OffersWorld } from "../../harness/offers-world";
+import { PoolsWorld } from "../../harness/pools-world";
 
 const PROGRAMS = [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }];
 

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { OFFERS_ERRORS } from "../../idl/client/offers";
-import type { TxResult } from "./chain";
+import type { TxResult } from "../../harness/chain";
 
 /** Name of the program error a failed transaction ended with ("ok" when it succeeded). */
 export function outcome(r: TxResult, errors: Map<number, { name: string }> = OFFERS_ERRORS): string {

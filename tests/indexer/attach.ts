@@ -1,5 +1,5 @@
 /** Wires the indexer to a TestChain: BankrunSource fed by TestChain's observer hook, writing to a store. */
-import { TestChain } from "../harness/chain";
+import { TestChain } from "../../harness/chain";
 import { BankrunSource } from "../../indexer/sources/bankrun";
 import { StoreWriter } from "../../indexer/store/writer";
 import { openStore, type Store } from "../../indexer/store/db";

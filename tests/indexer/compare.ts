@@ -6,12 +6,12 @@
 import { expect } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import type { Kysely } from "kysely";
-import type { OffersWorld } from "../harness/offers-world";
+import type { OffersWorld } from "../../harness/offers-world";
 import type { Store } from "../../indexer/store/db";
 import type { Database } from "../../indexer/store/schema";
 import type { PoolAccount } from "../../idl/client/pools";
 import { deriveOffer, derivePosition } from "../../indexer/derive";
-import type { ScenarioResult } from "./scenario";
+import type { ScenarioResult } from "../../harness/indexer-scenario";
 
 const iso = (v: bigint) => (v === 0n ? null : new Date(Number(v) * 1000).toISOString());
 

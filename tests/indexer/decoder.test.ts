@@ -3,7 +3,7 @@
  * coder (idl/client/offers.ts decoders) on real accounts of every type, and reject others.
  */
 import { describe, expect, it } from "vitest";
-import { OffersWorld, UNIT } from "../harness/offers-world";
+import { OffersWorld, UNIT } from "../../harness/offers-world";
 import { decodeConfig, decodeContract, decodeOffer, decodePosition } from "../../idl/client/offers";
 import { OFFERS_DECODERS, offersAccountRow, programDataLines, OFFERS_PROGRAM, OFFERS_CONFIG, decodeAccount } from "../../indexer/decode";
 import { Keypair } from "@solana/web3.js";

@@ -1,7 +1,7 @@
 /** The pure derivations the API calls: guardrail, remaining, shares, states, revision. */
 import { describe, expect, it } from "vitest";
 import { canonicalJson, derivePoolAggregate, payloadRevision, poolState, shareBps, termsGuardrail, iso } from "../../indexer/derive";
-import { Rng } from "../harness/random";
+import { Rng } from "../../harness/random";
 import type { PoolsTable } from "../../indexer/store/schema";
 
 const W = { numerator: 5n, denominator: 1n };

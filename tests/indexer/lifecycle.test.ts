@@ -4,11 +4,11 @@
  * directly. Runs on SQLite and on PostgreSQL.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { TestChain } from "../harness/chain";
-import { OffersWorld } from "../harness/offers-world";
+import { TestChain } from "../../harness/chain";
+import { OffersWorld } from "../../harness/offers-world";
 import { attachIndexer } from "./attach";
 import { compareWithChain } from "./compare";
-import { runScenario } from "./scenario";
+import { runScenario } from "../../harness/indexer-scenario";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
 const ACTIONS = Number(process.env.INDEXER_ACTIONS ?? 400);

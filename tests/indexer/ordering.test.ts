@@ -5,9 +5,9 @@
  * rows; the checkpoint is written with the rows. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TestChain } from "../harness/chain";
-import { OffersWorld } from "../harness/offers-world";
-import { Rng } from "../harness/random";
+import { TestChain } from "../../harness/chain";
+import { OffersWorld } from "../../harness/offers-world";
+import { Rng } from "../../harness/random";
 import { BankrunSource } from "../../indexer/sources/bankrun";
 import { mergeBatches } from "../../indexer/sources/replay";
 import { OFFERS_PROGRAM, decodeEvents } from "../../indexer/decode";
@@ -16,7 +16,7 @@ import { StoreWriter } from "../../indexer/store/writer";
 import { tableChecksums } from "../../indexer/store/checksum";
 import type { Batch } from "../../indexer/sources/types";
 import { chainReader } from "./attach";
-import { runScenario } from "./scenario";
+import { runScenario } from "../../harness/indexer-scenario";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
 let batches: Batch[] = [];

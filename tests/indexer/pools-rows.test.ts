@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import { PoolOps } from "../../graphql/chain/pools-ops";
-import { startLocalStack, type LocalStack } from "../../graphql/writes/local-stack";
+import { PoolOps } from "../../service/chain/pools-ops";
+import { startLocalStack, type LocalStack } from "../../stack/local-stack";
 import { makeUser, UNIT, type TestUser } from "../writes/helpers";
 import { comparePoolWithChain } from "./compare";
 import { poolsAccountRow } from "../../indexer/decode";

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, TOKEN_PROGRAM } from "../../idl/client/offers";
-import { OffersWorld, UNIT, type User } from "../harness/offers-world";
+import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { expectError, expectOk, outcome } from "../harness/expect";
 
 let w: OffersWorld;
@@ -123,7 +123,7 @@ describe("substituted accounts", () => {
   });
 
   it("a token account of another mint as the creator's source", async () => {
-    const { TestMint } = await import("../harness/token");
+    const { TestMint } = await import("../../harness/token");
     const fake = await TestMint.create(w.chain);
     const fakeToken = await fake.account(alice.key.publicKey, 100n * UNIT);
     const ix = w.client.createOffer({ payer: w.chain.payer.publicKey, creator: alice.key.publicKey, creatorToken: fakeToken, contract, nonce: 999_003n, side: "sideA", creatorTotal: 5n * UNIT, takerTarget: 5n * UNIT, minimumTake: UNIT, expectedFeeBps: LAUNCH_FEE_BPS });

@@ -23,7 +23,7 @@ import { randomUUID } from "node:crypto";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { Rng } from "../harness/random";
+import { Rng } from "../../harness/random";
 import { type AccountsCoder, AttackerWorld, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM, Tally, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;

@@ -34,8 +34,8 @@ import { randomUUID } from "node:crypto";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { TestChain } from "../harness/chain";
-import { Rng } from "../harness/random";
+import { TestChain } from "../../harness/chain";
+import { Rng } from "../../harness/random";
 import {
   type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
   Tally, allBumps, buildIx, canReceive, decodeAs, fmtTime, u64le,

@@ -15,7 +15,7 @@ import {
 } from "../../idl/client/offers";
 import { asPda, plain, shape, web3Instruction } from "../harness/codama";
 import { expectOk } from "../harness/expect";
-import { OffersWorld, UNIT } from "../harness/offers-world";
+import { OffersWorld, UNIT } from "../../harness/offers-world";
 
 const root = join(import.meta.dirname, "..", "..");
 const addr = (k: { toBase58(): string }) => address(k.toBase58());

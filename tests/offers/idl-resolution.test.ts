@@ -11,10 +11,10 @@ import { bn, programDataAddress, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../idl
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_IDL, OFFERS_PROGRAM_ID, OffersPda, Side, uuidBytes } from "../../idl/client/offers";
 import type { Offers } from "../../idl/offers";
 import { readingProvider } from "../harness/anchor-provider";
-import { TestChain } from "../harness/chain";
+import { TestChain } from "../../harness/chain";
 import { expectOk } from "../harness/expect";
-import { OffersWorld, UNIT } from "../harness/offers-world";
-import { TestMint } from "../harness/token";
+import { OffersWorld, UNIT } from "../../harness/offers-world";
+import { TestMint } from "../../harness/token";
 
 /** Resolved accounts as base58, to compare with the helpers' addresses. */
 const b58 = (keys: Record<string, PublicKey | null | undefined>) => Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, v?.toBase58()]));

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { OFFERS_IDL, offersAccountsCoder } from "../../idl/client/offers";
-import { OffersWorld, UNIT } from "../harness/offers-world";
+import { OffersWorld, UNIT } from "../../harness/offers-world";
 import { expectOk } from "../harness/expect";
 
 const root = join(import.meta.dirname, "..", "..");

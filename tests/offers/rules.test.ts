@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
 import { LAUNCH_LIMITS, LAUNCH_FEE_BPS } from "../../idl/client/offers";
-import { OffersWorld, UNIT, type User } from "../harness/offers-world";
+import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { expectError, expectOk } from "../harness/expect";
 
 let w: OffersWorld;

@@ -12,9 +12,9 @@ import {
   LAUNCH_LIMITS, OffersClient, decodeConfig, offersAccountsCoder, parseOffersEvents, uuidBytes,
 } from "../../idl/client/offers";
 import { programDataAddress, LOADER_V3 } from "../../idl/client/common";
-import { OffersWorld, UNIT, type User } from "../harness/offers-world";
-import { TestChain, type TxResult } from "../harness/chain";
-import { TestMint } from "../harness/token";
+import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
+import { TestChain, type TxResult } from "../../harness/chain";
+import { TestMint } from "../../harness/token";
 import { expectError, expectOk } from "../harness/expect";
 
 let w: OffersWorld;

@@ -9,9 +9,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createThawAccountInstruction } from "@solana/spl-token";
 import { LAUNCH_LIMITS, OFFERS_ERRORS } from "../../idl/client/offers";
-import { OffersWorld, UNIT, type User } from "../harness/offers-world";
-import { DEPLOY_DIR, type TestChain, type TxResult } from "../harness/chain";
-import { TestMint } from "../harness/token";
+import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
+import { DEPLOY_DIR, type TestChain, type TxResult } from "../../harness/chain";
+import { TestMint } from "../../harness/token";
 import { expectError as expectErr, expectOk } from "../harness/expect";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, OFFERS_ERRORS);

@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll } from "vitest";
-import { OffersWorld, UNIT, type User } from "../harness/offers-world";
+import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { parseOffersEvents } from "../../idl/client/offers";
 
 describe("the spec's worked example: stake 8 vs 10, take 5 -> 4 matched", () => {

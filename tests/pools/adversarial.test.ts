@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { POOLS_ERRORS, TOKEN_PROGRAM, SYSTEM_PROGRAM } from "../../idl/client/pools";
-import { PoolsWorld, UNIT, type User } from "../harness/pools-world";
+import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { expectError as expectErr, expectOk, outcome } from "../harness/expect";
 
 let w: PoolsWorld;
@@ -143,7 +143,7 @@ describe("substituted accounts", () => {
     await rejected(settleIx(alice, { pool: fake }), [], "WrongAccountOwner");
   });
   it("a token account of another mint as the source of a pick", async () => {
-    const { TestMint } = await import("../harness/token");
+    const { TestMint } = await import("../../harness/token");
     const other = await TestMint.create(w.chain);
     const tok = await other.account(alice.key.publicKey, 100n * UNIT);
     await rejected(pickIx(alice, { userToken: tok }), [alice.key], "WrongMint");

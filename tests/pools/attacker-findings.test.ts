@@ -30,7 +30,7 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient } from "../../idl/client/offers";
 import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { Rng } from "../harness/random";
+import { Rng } from "../../harness/random";
 import { type AccountsCoder, AttackerWorld, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM, Tally, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;

@@ -35,8 +35,8 @@ import { PublicKey } from "@solana/web3.js";
 import { LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient } from "../../idl/client/offers";
 import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import type { TestChain } from "../harness/chain";
-import { Rng } from "../harness/random";
+import type { TestChain } from "../../harness/chain";
+import { Rng } from "../../harness/random";
 import {
   type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
   Tally, allBumps, buildIx, canReceive, decodeAs, fmtTime, u64le,

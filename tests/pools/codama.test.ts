@@ -12,7 +12,7 @@ import * as codama from "../../idl/codama/pools";
 import { PoolState, decodeClaim, decodeParticipant, decodePool, decodePoolsConfig, poolsAccountsCoder } from "../../idl/client/pools";
 import { asPda, plain, shape, web3Instruction } from "../harness/codama";
 import { expectOk } from "../harness/expect";
-import { PoolsWorld, UNIT } from "../harness/pools-world";
+import { PoolsWorld, UNIT } from "../../harness/pools-world";
 
 const addr = (k: { toBase58(): string }) => address(k.toBase58());
 const text = (bytes: ArrayLike<number>, len: number) => Buffer.from(Array.from(bytes).slice(0, len)).toString("utf8");

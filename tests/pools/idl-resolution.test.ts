@@ -10,10 +10,10 @@ import { bn, programDataAddress, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../idl
 import { POOL_LIMITS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsPda } from "../../idl/client/pools";
 import type { Pools } from "../../idl/pools";
 import { readingProvider } from "../harness/anchor-provider";
-import { TestChain } from "../harness/chain";
+import { TestChain } from "../../harness/chain";
 import { expectOk } from "../harness/expect";
-import { PoolsWorld, UNIT } from "../harness/pools-world";
-import { TestMint } from "../harness/token";
+import { PoolsWorld, UNIT } from "../../harness/pools-world";
+import { TestMint } from "../../harness/token";
 
 const b58 = (keys: Record<string, PublicKey | null | undefined>) => Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, v?.toBase58()]));
 const zeros = (n: number) => Array<number>(n).fill(0);

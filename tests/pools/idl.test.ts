@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { POOLS_IDL, poolsAccountKind, poolsAccountsCoder } from "../../idl/client/pools";
-import { PoolsWorld, UNIT } from "../harness/pools-world";
+import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { expectOk } from "../harness/expect";
 
 const root = join(import.meta.dirname, "..", "..");

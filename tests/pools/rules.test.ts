@@ -1,10 +1,10 @@
 /** Every transition of a pool and every rejection, each with its named error, through the generated client. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
-import { PoolsWorld, UNIT, type User } from "../harness/pools-world";
+import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { expectError as expectErr, expectOk } from "../harness/expect";
 import { POOLS_ERRORS, parsePoolsEvents, poolResolutionAt, poolStateAt, sharesBps } from "../../idl/client/pools";
-import type { TxResult } from "../harness/chain";
+import type { TxResult } from "../../harness/chain";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
 

@@ -15,9 +15,9 @@ import {
   MAX_OPEN_SECONDS, MAX_RESOLUTION_DELAY_SECONDS, PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, POOLS_ERRORS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsClient, SYSTEM_PROGRAM, TOKEN_PROGRAM, decodePool, decodePoolsConfig, parsePoolsEvents,
 } from "../../idl/client/pools";
 import { LOADER_V3, programDataAddress } from "../../idl/client/common";
-import { PoolsWorld, UNIT, type User } from "../harness/pools-world";
-import { TestChain, type TxResult } from "../harness/chain";
-import { TestMint } from "../harness/token";
+import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
+import { TestChain, type TxResult } from "../../harness/chain";
+import { TestMint } from "../../harness/token";
 import { expectError as expectErr, expectOk } from "../harness/expect";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PoolsWorld, UNIT } from "../harness/pools-world";
+import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { expectOk } from "../harness/expect";
 
 describe("pools end to end", () => {

@@ -7,8 +7,8 @@ import { Keypair, PublicKey, SystemProgram, SYSVAR_CLOCK_PUBKEY, SYSVAR_RENT_PUB
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { POOLS_ERRORS, PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, DISPUTE_WINDOW_SECONDS, MAX_OPEN_SECONDS } from "../../idl/client/pools";
-import { PoolsWorld, UNIT, type User } from "../harness/pools-world";
-import { DEPLOY_DIR, type TestChain, type TxResult } from "../harness/chain";
+import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
+import { DEPLOY_DIR, type TestChain, type TxResult } from "../../harness/chain";
 import { createCloseAccountInstruction } from "@solana/spl-token";
 import { expectError as expectErr, expectOk } from "../harness/expect";
 

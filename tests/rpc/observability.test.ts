@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
-import { RpcEngine } from "../harness/rpc-engine";
-import { TestValidator, validatorBinary } from "../harness/validator";
-import { startClusterStack, type ClusterStack } from "../../graphql/writes/cluster-stack";
+import { RpcEngine } from "../../harness/rpc-engine";
+import { TestValidator, validatorBinary } from "../../harness/validator";
+import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
 import { UNIT, contract, createBody, get, makeUser, post } from "../writes/helpers";
 import { eventually } from "../harness/wait";
 

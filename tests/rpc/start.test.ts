@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { RpcEngine } from "../harness/rpc-engine";
-import { TestValidator, validatorBinary } from "../harness/validator";
+import { RpcEngine } from "../../harness/rpc-engine";
+import { TestValidator, validatorBinary } from "../../harness/validator";
 import { until } from "../harness/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");

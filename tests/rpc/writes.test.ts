@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
-import { RpcEngine } from "../harness/rpc-engine";
-import { TestValidator, validatorBinary } from "../harness/validator";
-import { startClusterStack, type ClusterStack } from "../../graphql/writes/cluster-stack";
+import { RpcEngine } from "../../harness/rpc-engine";
+import { TestValidator, validatorBinary } from "../../harness/validator";
+import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
 import { eventually } from "../harness/wait";
 

@@ -15,8 +15,8 @@ import { randomBytes } from "node:crypto";
 import { dropPostgresSchema } from "../../indexer/store/db";
 import { PG_BASE } from "../indexer/stores";
 import { OFFERS_BASE, contract, createBody, makeUser, post, stack } from "../writes/helpers";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { SettlementWorker } from "../../graphql/worker/worker";
+import type { LocalStack } from "../../stack/local-stack";
+import { SettlementWorker } from "../../service/worker/worker";
 import { OFFERS_ERRORS } from "../../idl/client/offers";
 
 const OFFERS_ERROR_NAMES = new Set([...OFFERS_ERRORS.values()].map((e) => e.name));

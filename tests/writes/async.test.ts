@@ -5,7 +5,7 @@
  * answers the mapped program error (409), a replay of the winner its receipt; one position only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalStack } from "../../graphql/writes/local-stack";
+import type { LocalStack } from "../../stack/local-stack";
 import { UNIT, balance, contract, createBody, key, makeUser, post, stack } from "./helpers";
 
 describe("asynchronous submission (RPC-like)", () => {

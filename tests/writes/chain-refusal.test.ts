@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../graphql/writes/local-stack";
+import type { LocalStack } from "../../stack/local-stack";
 import { UNIT, balance, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
 
 describe("refused by the chain, not by the pre-check", () => {

@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair, SystemProgram } from "@solana/web3.js";
 import { ACCOUNT_SIZE, createCloseAccountInstruction, createInitializeAccount3Instruction } from "@solana/spl-token";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { mintTo } from "../../graphql/chain/local";
-import { sendAndConfirm } from "../../graphql/chain/submitter";
+import type { LocalStack } from "../../stack/local-stack";
+import { mintTo } from "../../service/chain/local-chain";
+import { sendAndConfirm } from "../../service/chain/submitter";
 import { TOKEN_PROGRAM, decodeClaim } from "../../idl/client/offers";
 import { until } from "../harness/wait";
 import { UNIT, balance, contract, get, key, makeUser, post, stack } from "./helpers";

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import type { Kysely } from "kysely";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { Custody } from "../../graphql/custody/custody";
-import { WriteService } from "../../graphql/writes/service";
+import type { LocalStack } from "../../stack/local-stack";
+import { Custody } from "../../service/custody/custody";
+import { WriteService } from "../../service/writes/write-service";
 import { UNIT, balance, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
 
 describe("idempotency and races", () => {

@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair, type PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../graphql/writes/local-stack";
+import type { LocalStack } from "../../stack/local-stack";
 import { Hono } from "hono";
 import { OFFERS_BASE, UNIT, balance, contract, createBody, key, makeUser, post, stack, type Res, type TestUser } from "./helpers";
-import { WriteService } from "../../graphql/writes/service";
-import { writeRoutes } from "../../graphql/writes/rest";
-import { RpcGateway } from "../../graphql/chain/rpc-gateway";
+import { WriteService } from "../../service/writes/write-service";
+import { writeRoutes } from "../../graphql/rest/write-routes";
+import { RpcGateway } from "../../service/chain/rpc-gateway";
 import { listen } from "../../graphql/server";
 
 function expectError(r: Res, status: number, message: RegExp) {

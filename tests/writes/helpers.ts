@@ -1,9 +1,9 @@
 /** Helpers of the write suites: the local stack over real HTTP, users with tokens, balances. */
 import { AccountLayout } from "@solana/spl-token";
 import type { PublicKey } from "@solana/web3.js";
-import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../graphql/writes/local-stack";
-import type { ChainGateway } from "../../graphql/chain/gateway";
-import type { User } from "../../graphql/custody/custody";
+import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
+import type { ChainGateway } from "../../service/chain/gateway";
+import type { User } from "../../service/custody/custody";
 
 export const UNIT = 1_000_000n;
 export { OFFERS_BASE };

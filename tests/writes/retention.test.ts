@@ -3,8 +3,8 @@
  * do anything twice: the create's offer address derives from the key, which already exists.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { RETENTION_SECONDS } from "../../graphql/writes/idempotency";
+import type { LocalStack } from "../../stack/local-stack";
+import { RETENTION_SECONDS } from "../../service/writes/idempotency";
 import { UNIT, balance, contract, createBody, makeUser, post, stack, type TestUser } from "./helpers";
 
 describe("idempotency retention", () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../graphql/writes/local-stack";
+import type { LocalStack } from "../../stack/local-stack";
 import { UNIT, contract, createBody, get, key, makeUser, post, stack, type TestUser } from "./helpers";
 
 interface OfferView {

@@ -1,6 +1,6 @@
 /**
  * The service wallet cannot be bled through the API (issue #15, part 2), over real HTTP with the
- * default limits (graphql/writes/wallet-guard.ts): burst 60 writes, 60 writes per hour, 20 offers
+ * default limits (service/writes/wallet-guard.ts): burst 60 writes, 60 writes per hour, 20 offers
  * and 100 positions per user not yet settled and reclaimed.
  *
  * Documented bound, per user: fees <= (writeBurst + writesPerHour * hours) * F with
@@ -19,12 +19,12 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { DEFAULT_WALLET_LIMITS, FEE_BOUND_SIGNATURES_PER_WRITE } from "../../graphql/writes/wallet-guard";
+import type { LocalStack } from "../../stack/local-stack";
+import { DEFAULT_WALLET_LIMITS, FEE_BOUND_SIGNATURES_PER_WRITE } from "../../service/writes/wallet-guard";
 import type { Kysely } from "kysely";
-import { Custody } from "../../graphql/custody/custody";
-import { WriteService } from "../../graphql/writes/service";
-import { ApiError } from "../../graphql/api-error";
+import { Custody } from "../../service/custody/custody";
+import { WriteService } from "../../service/writes/write-service";
+import { ApiError } from "../../service/api-error";
 import { ENGINES, freshStore } from "../indexer/stores";
 import { UNIT, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
 

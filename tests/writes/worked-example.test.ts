@@ -5,7 +5,7 @@
  * refunded to the creator at cutoff; the fee 0.4 goes to the treasury.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalStack } from "../../graphql/writes/local-stack";
+import type { LocalStack } from "../../stack/local-stack";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, stack, type TestUser } from "./helpers";
 
 describe("worked example: create -> take -> cutoff -> resolve -> payout", () => {

@@ -35,9 +35,9 @@ import { promisify } from "node:util";
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { PublicKey, TransactionInstruction } from "@solana/web3.js";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { SettlementWorker, type WorkItem, type WorkerReport } from "../../graphql/worker/worker";
-import { adminApp } from "../../graphql/custody/admin-http";
+import type { LocalStack } from "../../stack/local-stack";
+import { SettlementWorker, type WorkItem, type WorkerReport } from "../../service/worker/worker";
+import { adminApp } from "../../graphql/admin-http";
 import { ENGINES, freshStore } from "../indexer/stores";
 import { UNIT, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
 

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../graphql/writes/local-stack";
-import { SettlementWorker } from "../../graphql/worker/worker";
+import type { LocalStack } from "../../stack/local-stack";
+import { SettlementWorker } from "../../service/worker/worker";
 import { UNIT, balance, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
 
 interface Book { offer: string; creator: TestUser; side: "sideA" | "sideB"; total: bigint; allocated: bigint; feeBps: bigint; positions: Map<string, { taker: TestUser; t: bigint; m: bigint }> }

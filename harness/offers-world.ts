@@ -1,0 +1,160 @@
+/**
+ * An offers deployment on the test chain: mint, treasury, config with the spec's launch
+ * settings, and helpers to make users and contracts and to run every instruction. Suites of the
+ * program, the indexer, the API and the simulations build on it.
+ */
+import { randomUUID } from "node:crypto";
+import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import {
+  LAUNCH_FEE_BPS, LAUNCH_LIMITS, OffersClient, decodeClaim, decodeConfig, decodeContract, decodeOffer, decodePosition,
+  type ClaimAccount, type LimitsArgs, type OfferAccount, type PositionAccount, type ContractAccount, type SideName, type ConfigAccount,
+} from "../idl/client/offers";
+import { TestChain, type TxResult } from "./chain";
+import { TestMint } from "./token";
+
+export const UNIT = 1_000_000n;
+
+export interface User { key: Keypair; token: PublicKey }
+
+export class OffersWorld {
+  readonly users: User[] = [];
+  private nonce = 0n;
+
+  private constructor(
+    readonly chain: TestChain,
+    readonly mint: TestMint,
+    readonly client: OffersClient,
+    readonly authority: Keypair,
+    /** The config's fee treasury; `setTreasury` moves it. */
+    public treasury: PublicKey,
+  ) {}
+
+  /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */
+  static async create(opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {}): Promise<OffersWorld> {
+    const chain = opts.chain ?? (await TestChain.start());
+    const mint = await TestMint.create(chain, 6, opts.freezableMint ? chain.payer.publicKey : null);
+    const authority = await chain.fundedKeypair();
+    const treasury = await mint.account(authority.publicKey);
+    const client = OffersClient.fromProvider(chain.anchorProvider);
+    const w = new OffersWorld(chain, mint, client, authority, treasury);
+    const r = await w.send(
+      [await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS, offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS, deployer: chain.upgradeAuthority.publicKey })],
+      [chain.upgradeAuthority],
+    );
+    if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
+    return w;
+  }
+
+  send(ixs: TransactionInstruction[], signers: Keypair[] = []): Promise<TxResult> {
+    return this.chain.send(ixs, signers);
+  }
+
+  async user(balance = 1_000n * UNIT): Promise<User> {
+    const key = await this.chain.fundedKeypair();
+    const u = { key, token: await this.mint.account(key.publicKey, balance) };
+    this.users.push(u);
+    return u;
+  }
+
+  /** A contract whose cutoff is `cutoffIn` seconds from the chain's now. */
+  async contract(opts: { cutoffIn?: bigint; deadlineAfterCutoff?: bigint } = {}): Promise<PublicKey> {
+    const now = await this.chain.now();
+    const cutoffAt = now + (opts.cutoffIn ?? 3_600n);
+    const [templateId, eventId] = [randomUUID(), randomUUID()];
+    const r = await this.send(
+      [await this.client.createContract({ authority: this.authority.publicKey, payer: this.authority.publicKey, templateId, eventId, cutoffAt, resolutionDeadline: cutoffAt + (opts.deadlineAfterCutoff ?? 86_400n) })],
+      [this.authority],
+    );
+    if (!r.ok) throw new Error(`create_contract failed: ${r.error}`);
+    return this.client.pda.contract(templateId, eventId)[0];
+  }
+
+  nextNonce(): bigint {
+    return ++this.nonce;
+  }
+
+  async createOffer(creator: User, contract: PublicKey, o: { side?: SideName; total: bigint; target: bigint; minTake?: bigint; feeBps?: number; nonce?: bigint }): Promise<{ r: TxResult; offer: PublicKey }> {
+    const nonce = o.nonce ?? this.nextNonce();
+    const ix = await this.client.createOffer({
+      payer: this.chain.payer.publicKey, creator: creator.key.publicKey, creatorToken: creator.token, contract, nonce,
+      side: o.side ?? "sideA", creatorTotal: o.total, takerTarget: o.target, minimumTake: o.minTake ?? UNIT, expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
+    });
+    const r = await this.send([ix], [creator.key]);
+    return { r, offer: this.client.pda.offer(contract, creator.key.publicKey, nonce)[0] };
+  }
+
+  async take(taker: User, offer: PublicKey, amount: bigint, expectedRevision?: bigint): Promise<TxResult> {
+    const o = await this.offer(offer);
+    const ix = await this.client.takeOffer({
+      payer: this.chain.payer.publicKey, taker: taker.key.publicKey, takerToken: taker.token, contract: o.contract, offer, amount,
+      expectedRevision: expectedRevision ?? o.revision,
+    });
+    return this.send([ix], [taker.key]);
+  }
+
+  async close(caller: Keypair, offer: PublicKey, expectedRevision?: bigint): Promise<TxResult> {
+    const o = await this.offer(offer);
+    const ix = await this.client.closeOffer({ caller: caller.publicKey, contract: o.contract, offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: expectedRevision ?? o.revision });
+    return this.send([ix], [caller]);
+  }
+
+  async resolve(contract: PublicKey, result: "sideA" | "sideB" | "void"): Promise<TxResult> {
+    return this.send([await this.client.resolveContract({ authority: this.authority.publicKey, contract, result })], [this.authority]);
+  }
+
+  async settle(position: PublicKey): Promise<TxResult> {
+    const p = await this.position(position);
+    const o = await this.offer(p.offer);
+    const ix = await this.client.settlePosition({ contract: o.contract, offer: p.offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: this.treasury, creator: o.creator, taker: p.taker });
+    return this.send([ix]);
+  }
+
+  /** Closes a finished offer's account (its contract resolved or voided); rent to its payer. */
+  async closeOfferAccount(offer: PublicKey): Promise<TxResult> {
+    const o = await this.offer(offer);
+    return this.send([await this.client.closeOfferAccount({ offer, rentPayer: o.rentPayer, contract: o.contract })]);
+  }
+
+  /** The owner's claim, or null when it has none (an address only pre-funded holds none either). */
+  async claim(owner: PublicKey): Promise<ClaimAccount | null> {
+    const a = await this.chain.account(this.client.pda.claim(owner)[0]);
+    return a && a.owner.equals(this.client.program.programId) ? decodeClaim(a.data) : null;
+  }
+
+  /** The owner withdraws its whole claim to `destination`. */
+  async withdrawClaim(owner: Keypair, destination: PublicKey): Promise<TxResult> {
+    const c = await this.claim(owner.publicKey);
+    const ix = await this.client.withdrawClaim({ owner: owner.publicKey, destination, rentPayer: c?.rentPayer ?? this.chain.payer.publicKey });
+    return this.send([ix], [owner]);
+  }
+
+  positionOf(offer: PublicKey, taker: User): PublicKey {
+    return this.client.pda.position(offer, taker.key.publicKey)[0];
+  }
+
+  private async data(address: PublicKey): Promise<Buffer> {
+    const a = await this.chain.account(address);
+    if (!a) throw new Error(`account ${address.toBase58()} does not exist`);
+    return a.data;
+  }
+  async config(): Promise<ConfigAccount> {
+    return decodeConfig(await this.data(this.client.pda.config()[0]));
+  }
+  async contractAccount(address: PublicKey): Promise<ContractAccount> {
+    return decodeContract(await this.data(address));
+  }
+  async offer(address: PublicKey): Promise<OfferAccount> {
+    return decodeOffer(await this.data(address));
+  }
+  async position(address: PublicKey): Promise<PositionAccount> {
+    return decodePosition(await this.data(address));
+  }
+
+  /** Token balances of every user, the vault and the treasury; their sum never changes. */
+  async balances(): Promise<{ users: bigint[]; vault: bigint; treasury: bigint; total: bigint }> {
+    const users = await Promise.all(this.users.map((u) => this.mint.balance(u.token)));
+    const vault = await this.mint.balance(this.client.pda.vault()[0]);
+    const treasury = await this.mint.balance(this.treasury);
+    return { users, vault, treasury, total: users.reduce((a, b) => a + b, 0n) + vault + treasury };
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Operator actions behind scripts/admin.ts (and the test/bench stacks): users and tokens,
+ * compliance blocks, funding on the local chain, contracts with their catalog metadata, the
+ * offers switch. Chain actions are signed by the service's wallet (the program's authority).
+ */
+import { randomUUID } from "node:crypto";
+import type { Keypair, PublicKey } from "@solana/web3.js";
+import type { Kysely } from "kysely";
+import type { Database } from "../../indexer/store/schema";
+import { upsertContractCatalog, upsertProfile } from "../../indexer/store/catalog";
+import type { OffersClient } from "../../idl/client/offers";
+import type { ChainGateway } from "../chain/gateway";
+import { mintTo, poolsClientFor, readConfig } from "../chain/local-chain";
+import { sendAndConfirm } from "../chain/submitter";
+import type { Custody, User } from "./custody";
+
+export interface ContractInput {
+  title: string;
+  description?: string;
+  event: string;
+  sport: string;
+  competition: string;
+  startsAt: number;
+  cutoffAt: bigint;
+  resolutionDeadline: bigint;
+  sideALabel: string;
+  sideBLabel: string;
+  visuals?: { src: string; alt: string }[];
+  templateId?: string;
+  eventId?: string;
+}
+
+export class AdminOps {
+  constructor(
+    readonly custody: Custody,
+    readonly store: Kysely<Database>,
+    readonly gateway: ChainGateway,
+    readonly service: Keypair,
+    readonly client: OffersClient,
+  ) {}
+
+  async mint(): Promise<PublicKey> {
+    return (await readConfig(this.gateway, this.client)).mint;
+  }
+
+  /** A user with a custodial wallet, its token account and a public profile. */
+  async createUser(name: string, displayName = name, profileImageUrl = ""): Promise<User> {
+    const u = await this.custody.createUser({ name, displayName, gateway: this.gateway, payer: this.service, mint: await this.mint() });
+    await upsertProfile(this.store, { wallet: u.wallet.toBase58(), displayName, profileImageUrl });
+    return u;
+  }
+
+  async user(nameOrId: string): Promise<User> {
+    const u = (await this.custody.userByName(nameOrId)) ?? (await this.custody.userById(nameOrId));
+    if (!u) throw new Error(`no user ${nameOrId}`);
+    return u;
+  }
+
+  /** Local chain only: mints stablecoin to the user's custodial token account. */
+  async fund(nameOrId: string, micros: bigint): Promise<void> {
+    const u = await this.user(nameOrId);
+    await mintTo(this.gateway, this.service, await this.mint(), u.tokenAccount, micros);
+  }
+
+  async createContract(c: ContractInput): Promise<PublicKey> {
+    const templateId = c.templateId ?? randomUUID();
+    const eventId = c.eventId ?? randomUUID();
+    const ix = await this.client.createContract({ authority: this.service.publicKey, payer: this.service.publicKey, templateId, eventId, cutoffAt: c.cutoffAt, resolutionDeadline: c.resolutionDeadline });
+    await sendAndConfirm(this.gateway, [ix], [this.service]);
+    const address = this.client.pda.contract(templateId, eventId)[0];
+    await upsertContractCatalog(this.store, {
+      contract: address.toBase58(), title: c.title, description: c.description, event: c.event, sport: c.sport, competition: c.competition,
+      startsAt: c.startsAt, sideALabel: c.sideALabel, sideBLabel: c.sideBLabel, visuals: c.visuals,
+    });
+    return address;
+  }
+
+  async resolveContract(contract: PublicKey, result: "sideA" | "sideB" | "void"): Promise<string> {
+    return sendAndConfirm(this.gateway, [await this.client.resolveContract({ authority: this.service.publicKey, contract, result })], [this.service]);
+  }
+
+  async setOffersEnabled(enabled: boolean, feeBps?: number): Promise<void> {
+    const cfg = await readConfig(this.gateway, this.client);
+    await sendAndConfirm(this.gateway, [await this.client.updateConfig({ authority: this.service.publicKey, feeBps: feeBps ?? cfg.feeBps, offersEnabled: enabled, limits: cfg.limits })], [this.service]);
+  }
+
+  /**
+   * Names a new fee treasury in both programs (a token account of the mint, not the vault): the
+   * way out when the old one can no longer receive (closed, or frozen by the mint's freeze
+   * authority), which blocks every settlement that owes a fee. One transaction, both Configs.
+   */
+  async setTreasury(treasury: PublicKey): Promise<string> {
+    const authority = this.service.publicKey;
+    const ixs = [await this.client.setTreasury({ authority, treasury }), await poolsClientFor(authority).setTreasury({ authority, treasury })];
+    return sendAndConfirm(this.gateway, ixs, [this.service]);
+  }
+}

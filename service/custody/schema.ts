@@ -1,0 +1,184 @@
+/**
+ * The service's own tables (not chain data): users with their custodial wallets, Personal
+ * Access Tokens, the idempotency records of writes, the per-user write rate buckets
+ * (service/writes/wallet-guard.ts) and the settlement worker's failing items
+ * (service/worker/failures.ts). They live in the same database as the
+ * indexer's store, migrated by their own kysely Migrator (tables `custody_migration*`), so the
+ * indexer's migrations and these never interleave.
+ *
+ * - Secrets are never stored in clear: wallet secret keys are AES-256-GCM ciphertext under the
+ *   service key (./crypto.ts); tokens are stored as SHA-256 hex of the token string.
+ * - Times are integer unix seconds (wall clock of the service).
+ */
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { runMigrator } from "../../indexer/store/migrations";
+
+export interface UsersTable {
+  id: string;
+  /** Unique handle, used by the admin CLI. */
+  name: string;
+  display_name: string;
+  /** Custodial wallet public key (base58). */
+  wallet: string;
+  /** The wallet's token account of the service's stablecoin mint. */
+  token_account: string;
+  /** AES-256-GCM of the 64-byte secret key: base64(iv 12 | tag 16 | ciphertext). */
+  wallet_secret_enc: string;
+  /** 1 when compliance blocks the user from wagering (create/take); close still works. */
+  blocked: number;
+  blocked_reason: string | null;
+  created_at: number;
+}
+
+export interface AccessTokensTable {
+  id: string;
+  user_id: string;
+  /** sha256 hex of the full token string. */
+  token_hash: string;
+  /** Space-separated scopes, e.g. "bet:write". */
+  scopes: string;
+  label: string;
+  created_at: number;
+  /** Unix seconds; null = never expires. */
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+/**
+ * One write request per (user, key). state: "reserved" (checks running, nothing signed yet),
+ * "submitted" (signed and handed to the chain; `signature`, `tx_base64` set), "confirmed",
+ * "failed" (the chain refused it after `pending` was answered; `status_code`/`error` set).
+ */
+export interface IdempotencyTable {
+  user_id: string;
+  idem_key: string;
+  /** "create" | "take" | "close" */
+  operation: string;
+  /** sha256 hex of the canonical request (operation, path address, body without the key). */
+  request_hash: string;
+  state: string;
+  offer_address: string | null;
+  signature: string | null;
+  tx_base64: string | null;
+  /** JSON of the response body answered (with status `pending`). */
+  response_json: string | null;
+  status_code: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * One settlement-worker item whose action keeps failing (service/worker/failures.ts): skipped
+ * until `next_retry_at`, with exponential backoff per item. Times are unix seconds of the
+ * service's wall clock. The row is deleted once the item succeeds or is no longer due.
+ */
+export interface WorkerFailuresTable {
+  /** "void-contract" | "close-offer" | "settle-position" | "reclaim-position" | "reclaim-offer" */
+  kind: string;
+  /** The account acted on (contract, offer or position address). */
+  item: string;
+  attempts: number;
+  first_failed_at: number;
+  last_failed_at: number;
+  next_retry_at: number;
+  /** The program error's name from the IDL when the program refused, else the error text (<= 500 chars). */
+  last_reason: string;
+}
+
+/**
+ * Per-user write rate (service/writes/wallet-guard.ts): GCRA, i.e. a token bucket stored as its
+ * theoretical arrival time in unix milliseconds. Shared by every service process on the store.
+ */
+export interface WriteRateTable {
+  user_id: string;
+  tat_ms: number;
+}
+
+export interface CustodyDatabase {
+  users: UsersTable;
+  access_tokens: AccessTokensTable;
+  idempotency: IdempotencyTable;
+  worker_failures: WorkerFailuresTable;
+  write_rate: WriteRateTable;
+}
+
+const m0001: Migration = {
+  async up(db: Kysely<unknown>) {
+    const s = db.schema;
+    await s.createTable("users")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("name", "text", (c) => c.notNull().unique())
+      .addColumn("display_name", "text", (c) => c.notNull())
+      .addColumn("wallet", "text", (c) => c.notNull().unique())
+      .addColumn("token_account", "text", (c) => c.notNull())
+      .addColumn("wallet_secret_enc", "text", (c) => c.notNull())
+      .addColumn("blocked", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("blocked_reason", "text")
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .execute();
+    await s.createTable("access_tokens")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("token_hash", "text", (c) => c.notNull().unique())
+      .addColumn("scopes", "text", (c) => c.notNull())
+      .addColumn("label", "text", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addColumn("expires_at", "bigint")
+      .addColumn("revoked_at", "bigint")
+      .addColumn("last_used_at", "bigint")
+      .execute();
+    await s.createIndex("access_tokens_user").on("access_tokens").column("user_id").execute();
+    await s.createTable("idempotency")
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("idem_key", "text", (c) => c.notNull())
+      .addColumn("operation", "text", (c) => c.notNull())
+      .addColumn("request_hash", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("offer_address", "text")
+      .addColumn("signature", "text")
+      .addColumn("tx_base64", "text")
+      .addColumn("response_json", "text")
+      .addColumn("status_code", "integer")
+      .addColumn("error", "text")
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addColumn("updated_at", "bigint", (c) => c.notNull())
+      .addPrimaryKeyConstraint("idempotency_pk", ["user_id", "idem_key"])
+      .execute();
+    await s.createIndex("idempotency_state").on("idempotency").columns(["state", "updated_at"]).execute();
+  },
+};
+
+const m0002: Migration = {
+  async up(db: Kysely<unknown>) {
+    const s = db.schema;
+    await s.createTable("worker_failures")
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("item", "text", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("first_failed_at", "bigint", (c) => c.notNull())
+      .addColumn("last_failed_at", "bigint", (c) => c.notNull())
+      .addColumn("next_retry_at", "bigint", (c) => c.notNull())
+      .addColumn("last_reason", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("worker_failures_pk", ["kind", "item"])
+      .execute();
+    await s.createIndex("worker_failures_retry").on("worker_failures").columns(["kind", "next_retry_at"]).execute();
+    await s.createTable("write_rate")
+      .addColumn("user_id", "text", (c) => c.primaryKey())
+      .addColumn("tat_ms", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
+class Provider implements MigrationProvider {
+  async getMigrations() {
+    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002 };
+  }
+}
+
+export async function migrateCustody(db: Kysely<unknown>): Promise<void> {
+  await runMigrator(new Migrator({ db, provider: new Provider(), migrationTableName: "custody_migration", migrationLockTableName: "custody_migration_lock" }));
+}
+
+export { sql };

@@ -1,0 +1,100 @@
+/**
+ * The service's Prometheus metrics (prom-client), in a registry of its own per service instance:
+ * several stacks in one process (the tests) each count their own, and nothing lands in
+ * prom-client's global registry. The HTTP request metrics come from @hono/prometheus
+ * (./http.ts) into the same registry.
+ *
+ * Label values are bounded: routes are patterns, transaction failure reasons are error names
+ * from the programs' IDLs or one of a few failure kinds (txFailureLabel).
+ */
+import { prometheus } from "@hono/prometheus";
+import type { MiddlewareHandler } from "hono";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { SubmitFailure } from "../chain/submitter";
+
+/** Who sent a transaction: the write API (create, take, close, replays) or the settlement worker. */
+export type TxPath = "writes" | "worker";
+
+/**
+ * The `reason` label of a failed transaction (service/chain/submitter.ts classifies it): the
+ * offers program's error name as its IDL has it, `pools:<name>` / `token:<name>` for the pools
+ * program and SPL Token, `program_unknown` for a code no IDL names, else the failure's kind
+ * (`blockhash_expired`, `timeout`, `rpc`, `rejected`).
+ */
+export function txFailureLabel(f: SubmitFailure): string {
+  if (f.kind !== "program") return f.kind;
+  if (!f.name) return "program_unknown";
+  return f.program === "offers" ? f.name : `${f.program}:${f.name}`;
+}
+
+/** A worker pass's report, as far as metrics read it (worker/worker.ts WorkerReport). */
+export interface PassCounts {
+  voided: number; closed: number; settled: number; reclaimedPositions: number; reclaimedOffers: number;
+  skipped: number; failed: number; retried: number; deferred: number;
+}
+
+const PASS_OUTCOMES: [keyof PassCounts, string][] = [
+  ["voided", "voided"], ["closed", "closed"], ["settled", "settled"], ["reclaimedPositions", "reclaimed_positions"],
+  ["reclaimedOffers", "reclaimed_offers"], ["skipped", "skipped"], ["failed", "failed"], ["retried", "retried"],
+];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  /** http_requests_total and http_request_duration_seconds by method, route pattern, status. */
+  readonly httpMiddleware: MiddlewareHandler;
+  readonly txSent: Counter<"path">;
+  readonly txConfirmed: Counter<"path">;
+  readonly txFailed: Counter<"path" | "reason">;
+  readonly workerPasses: Counter;
+  readonly workerPassSeconds: Histogram;
+  readonly workerItems: Counter<"outcome">;
+  readonly workerDeferred: Gauge;
+  readonly indexerBatches: Counter;
+  readonly indexerRows: Counter<"kind">;
+  readonly headSlot: Gauge;
+  readonly syncedSlot: Gauge;
+  readonly checkpointSlot: Gauge;
+  readonly lagSlots: Gauge;
+
+  constructor(o: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    // Off by default: each collection starts an event-loop monitor, one per stack in a test process.
+    if (o.processMetrics) collectDefaultMetrics({ register: this.registry });
+    this.httpMiddleware = prometheus({ registry: this.registry }).registerMetrics;
+    this.txSent = new Counter({ name: "offers_tx_sent_total", help: "Transactions the chain accepted (writes: on acceptance; the worker, which waits, on confirmation)", labelNames: ["path"], registers });
+    this.txConfirmed = new Counter({ name: "offers_tx_confirmed_total", help: "Transactions seen confirmed", labelNames: ["path"], registers });
+    this.txFailed = new Counter({ name: "offers_tx_failed_total", help: "Transactions refused, failed on chain or not confirmed in time, by reason (IDL error name, pools:<name>, token:<name>, program_unknown, blockhash_expired, timeout, rpc, rejected)", labelNames: ["path", "reason"], registers });
+    this.workerPasses = new Counter({ name: "offers_worker_passes_total", help: "Settlement worker passes completed", registers });
+    this.workerPassSeconds = new Histogram({ name: "offers_worker_pass_duration_seconds", help: "Duration of settlement worker passes", buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300], registers });
+    this.workerItems = new Counter({ name: "offers_worker_items_total", help: "Settlement worker work by outcome (voided, closed, settled, reclaimed_positions, reclaimed_offers, skipped, failed, retried)", labelNames: ["outcome"], registers });
+    this.workerDeferred = new Gauge({ name: "offers_worker_deferred_items", help: "Failing worker items waiting out their backoff after the last pass", registers });
+    this.indexerBatches = new Counter({ name: "offers_indexer_batches_total", help: "Batches the indexer applied to the store", registers });
+    this.indexerRows = new Counter({ name: "offers_indexer_rows_total", help: "Rows the indexer applied: accounts (newer versions written) and events (fills, closes, settlements decoded)", labelNames: ["kind"], registers });
+    this.headSlot = new Gauge({ name: "offers_chain_head_slot", help: "The chain's latest slot at the indexer's commitment", registers });
+    this.syncedSlot = new Gauge({ name: "offers_indexer_synced_slot", help: "Highest head slot up to which the indexer had applied every transaction of the programs", registers });
+    this.checkpointSlot = new Gauge({ name: "offers_indexer_checkpoint_slot", help: "Slot of the indexer's last stored checkpoint", registers });
+    this.lagSlots = new Gauge({ name: "offers_indexer_lag_slots", help: "Chain head slot minus the indexer's synced slot", registers });
+    for (const path of ["writes", "worker"]) {
+      this.txSent.inc({ path }, 0);
+      this.txConfirmed.inc({ path }, 0);
+    }
+  }
+
+  workerPass(r: PassCounts, seconds: number): void {
+    this.workerPasses.inc();
+    this.workerPassSeconds.observe(seconds);
+    for (const [k, outcome] of PASS_OUTCOMES) if (r[k]) this.workerItems.inc({ outcome }, r[k]);
+    this.workerDeferred.set(r.deferred);
+  }
+
+  indexerApplied(batches: number, accounts: number, events: number): void {
+    this.indexerBatches.inc(batches);
+    if (accounts) this.indexerRows.inc({ kind: "accounts" }, accounts);
+    if (events) this.indexerRows.inc({ kind: "events" }, events);
+  }
+
+  /** The text exposition format, and its content type. */
+  async expose(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * The write service: create, take and close of the spec, used by both the REST POST routes and
+ * the GraphQL mutations. Every rule is checked against fresh chain state before anything is
+ * signed (so no fee is spent on a request the program would refuse), the transaction is signed
+ * with the service's wallet (fee payer, rent payer) and the caller's custodial key (creator,
+ * taker or closer), and submitted; the answer is `pending` with the signature.
+ *
+ * Statuses: 400 malformed input or a rule of the limits; 401 auth; 403 compliance (caller or
+ * offer creator blocked on create/take; a stranger closing before cutoff); 404 unknown offer or
+ * contract; 409 the state moved (fee, revision, amount, contract/offer no longer open, or a
+ * concurrent request with the same key in flight elsewhere) or the caller holds the most offers
+ * or positions one user may (./wallet-guard.ts); 429 the caller's write rate (with
+ * `retryAfterSeconds`); 503 offers switched off or the chain unreachable. A program error on a
+ * race maps to the same status (./errors.ts).
+ *
+ * The rules the pre-checks apply (matched stake, odds, cutoff, refund) come from
+ * idl/client/offers-rules.ts, the mirror of the program's math; transactions go through the one
+ * submitter (service/chain/submitter.ts).
+ *
+ * The bound on the service's wallet (./wallet-guard.ts): a write that passed every check takes a
+ * token of the caller's write bucket and, for a create or a new position, passes the holdings
+ * cap, under a per-user lock held until the transaction is submitted.
+ *
+ * Idempotency (per caller and key): see ./idempotency.ts.
+ */
+import { createHash } from "node:crypto";
+import type { AccountInfo, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
+import { AccountLayout } from "@solana/spl-token";
+import {
+  OFFERS_PROGRAM_ID, OffersClient, decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind,
+  type ConfigAccount, type ContractAccount, type OfferAccount,
+} from "../../idl/client/offers";
+import { contractRefusal, matchedForTake, mayClose, oddsRefusal, unmatchedStake } from "../../idl/client/offers-rules";
+import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
+import { Submitter, isSubmitFailure, type SubmitterOptions } from "../chain/submitter";
+import type { Custody, Principal } from "../custody/custody";
+import { bearerToken } from "../custody/custody";
+import { CHAIN_UNREACHABLE, submitFailureError } from "./errors";
+import { Idempotency, type Recorder } from "./idempotency";
+import { ApiError } from "../api-error";
+import { parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
+import { WalletGuard, type WalletLimits } from "./wallet-guard";
+
+export interface CreateResponse { signature: string; status: "pending"; offerAddress: string }
+export interface TakeResponse {
+  signature: string; status: "pending"; offerAddress: string; positionAddress: string;
+  takeAmountMicros: string; creatorMatchedMicros: string; expectedRevision: string;
+}
+export interface CloseResponse { signature: string; status: "pending"; offerAddress: string; refundMicros: string; expectedRevision: string }
+
+export interface WriteServiceDeps {
+  custody: Custody;
+  gateway: ChainGateway;
+  /** The service's wallet: fee payer and rent payer. */
+  payer: Keypair;
+  programId?: PublicKey;
+  /** Errors the service could not classify (logged, answered as 503 without detail). */
+  onInternalError?: (e: unknown) => void;
+  /** Per-user bound on the service's fees and rent (./wallet-guard.ts); defaults DEFAULT_WALLET_LIMITS. */
+  walletLimits?: Partial<WalletLimits>;
+  /** The wall clock of the write rate limit in unix milliseconds (default Date.now; tests move it). */
+  walletClockMs?: () => number;
+  /** Every submission result of the writes (service/chain/submitter.ts), e.g. for metrics. */
+  onSubmitResult?: SubmitterOptions["onResult"];
+}
+
+export class WriteService {
+  readonly client: OffersClient;
+  readonly idem: Idempotency;
+  readonly guard: WalletGuard;
+  readonly submitter: Submitter;
+  private readonly payer: Keypair;
+
+  constructor(readonly deps: WriteServiceDeps) {
+    this.payer = deps.payer;
+    const provider = { publicKey: deps.payer.publicKey, wallet: { publicKey: deps.payer.publicKey } };
+    this.client = OffersClient.fromProvider(provider as never, deps.programId ?? OFFERS_PROGRAM_ID);
+    this.submitter = new Submitter(deps.gateway, { onResult: deps.onSubmitResult });
+    this.idem = new Idempotency(deps.custody.db, this.submitter, (userId) => this.userSigners(userId));
+    this.idem.failureError = (f) => submitFailureError(f, (x) => this.deps.onInternalError?.(x));
+    this.guard = new WalletGuard(deps.custody.db, deps.payer.publicKey, deps.walletLimits, this.client, deps.walletClockMs);
+  }
+
+  /** `Authorization` header -> principal with `bet:write`, else 401. */
+  async authorize(authorization: string | null | undefined): Promise<Principal> {
+    const token = bearerToken(authorization);
+    if (!token) throw new ApiError(401, "missing or malformed Authorization: Bearer token");
+    const p = await this.deps.custody.authenticate(token);
+    if (!p) throw new ApiError(401, "invalid, revoked or expired token");
+    if (!p.scopes.has("bet:write")) throw new ApiError(401, "token lacks the bet:write scope");
+    return p;
+  }
+
+  private async userSigners(userId: string): Promise<Keypair[]> {
+    return [this.payer, await this.deps.custody.signer(userId)];
+  }
+
+  // ---- chain reads -------------------------------------------------------------------------
+
+  private async read<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      if (e instanceof ChainUnavailableError) throw new ApiError(503, CHAIN_UNREACHABLE);
+      throw e;
+    }
+  }
+
+  private owned(a: AccountInfo<Buffer> | null, kind: "config" | "contract" | "offer" | "position"): Buffer | null {
+    if (!a || !a.owner.equals(this.client.program.programId) || offersAccountKind(a.data) !== kind) return null;
+    return a.data;
+  }
+
+  private async config(): Promise<ConfigAccount> {
+    const d = this.owned(await this.deps.gateway.getAccount(this.client.pda.config()[0]), "config");
+    if (!d) throw new ApiError(503, "offers are not configured on this chain");
+    return decodeConfig(d);
+  }
+
+  private async tokenBalance(a: AccountInfo<Buffer> | null): Promise<bigint> {
+    if (!a || a.data.length < AccountLayout.span) return 0n;
+    return AccountLayout.decode(a.data).amount;
+  }
+
+  private assertOpenContract(k: ContractAccount, now: bigint) {
+    const refusal = contractRefusal(k, now);
+    if (refusal === "ContractNotOpen") throw new ApiError(409, `the contract is ${k.status} and no longer accepts offers`);
+    if (refusal === "CutoffPassed") throw new ApiError(409, "the contract's cutoff has passed");
+  }
+
+  // ---- create ------------------------------------------------------------------------------
+
+  /** The offer nonce of (user, key): the offer PDA is fixed by the idempotency key. */
+  nonceFor(userId: string, key: string): bigint {
+    const h = createHash("sha256").update("offer-nonce\u0000").update(userId).update("\u0000").update(key).digest();
+    return h.readBigUInt64LE(0);
+  }
+
+  async create(p: Principal, body: unknown): Promise<CreateResponse> {
+    const req = parseCreate(body);
+    const hash = requestHash("create", "", { ...req, contract: req.contract.toBase58(), creatorTotal: String(req.creatorTotal), takerTarget: String(req.takerTarget), minimumTake: String(req.minimumTake), idempotencyKey: undefined });
+    return (await this.idem.run(p.user.id, req.idempotencyKey, "create", hash, async (record) => {
+      if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
+      return this.doCreate(p, req, record);
+    })) as CreateResponse;
+  }
+
+  private async doCreate(p: Principal, req: CreateRequest, record: Recorder): Promise<CreateResponse> {
+    const nonce = this.nonceFor(p.user.id, req.idempotencyKey);
+    const [offer] = this.client.pda.offer(req.contract, p.user.wallet, nonce);
+    const { cfg, contract, token, existing, now } = await this.read(async () => {
+      const cfg = await this.config();
+      const [contract, token, existing] = await this.deps.gateway.getAccounts([req.contract, p.user.tokenAccount, offer]);
+      return { cfg, contract, token, existing, now: await this.deps.gateway.now() };
+    });
+    if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
+    if (req.expectedFeeBps !== cfg.feeBps) throw new ApiError(409, `expectedFeeBps ${req.expectedFeeBps} differs from the current feeBps ${cfg.feeBps}; re-read /contracts`);
+    const kd = this.owned(contract, "contract");
+    if (!kd) throw new ApiError(404, "unknown contract address");
+    this.assertOpenContract(decodeContract(kd), now);
+    const l = cfg.limits;
+    const { creatorTotal: total, takerTarget: target, minimumTake: minTake } = req;
+    if (total < l.minimumCreatorMicros) throw new ApiError(400, `creatorTotalMicros must be at least minimumCreatorMicros ${l.minimumCreatorMicros}`);
+    if (total > l.maximumWagerMicros) throw new ApiError(400, `creatorTotalMicros must be at most maximumWagerMicros ${l.maximumWagerMicros}`);
+    if (target === 0n) throw new ApiError(400, "takerTargetMicros must be positive");
+    if (oddsRefusal(total, target, l) !== null) {
+      throw new ApiError(400, `odds out of range: creatorTotalMicros : takerTargetMicros must be between ${l.minimumOddsNumerator}:${l.minimumOddsDenominator} and ${l.maximumOddsNumerator}:${l.maximumOddsDenominator}`);
+    }
+    if (minTake < l.minimumTakeMicros) throw new ApiError(400, `minimumTakeMicros must be at least ${l.minimumTakeMicros}`);
+    if (minTake > target) throw new ApiError(400, "minimumTakeMicros must not exceed takerTargetMicros");
+    const available = await this.tokenBalance(token);
+    if (available < total) throw new ApiError(400, `insufficient balance: needed ${total} micros, available ${available} micros`);
+    if (existing) throw new ApiError(409, "an offer for this idempotencyKey already exists");
+
+    const user = await this.deps.custody.signer(p.user.id);
+    const ix = await this.client.createOffer({
+      payer: this.payer.publicKey, creator: p.user.wallet, creatorToken: p.user.tokenAccount, contract: req.contract, nonce,
+      side: req.side, creatorTotal: total, takerTarget: target, minimumTake: minTake, expectedFeeBps: req.expectedFeeBps,
+    });
+    return this.guard.serial(p.user.id, async () => {
+      await this.guard.admitCreate(p.user);
+      return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, offerAddress: offer.toBase58() }, record);
+    });
+  }
+
+  /**
+   * Signs, records the signed transaction before each submission (a crash after sending leaves a
+   * resendable row), then submits; the submitter re-signs when the blockhash was not found.
+   */
+  private async submitRecorded<T extends { signature: string }>(ixs: TransactionInstruction[], signers: Keypair[], response: T, record: Recorder): Promise<T> {
+    let out = response;
+    const r = await this.submitter.send(ixs, signers, {
+      feePayer: this.payer.publicKey,
+      beforeSubmit: async (tx, signature) => {
+        out = { ...response, signature };
+        await record({ signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response: out, offerAddress: (out as { offerAddress?: string }).offerAddress ?? null });
+      },
+    });
+    if (isSubmitFailure(r)) throw this.idem.failureError(r);
+    await record("sent");
+    return out;
+  }
+
+  // ---- take --------------------------------------------------------------------------------
+
+  async take(p: Principal, offerAddress: string, body: unknown): Promise<TakeResponse> {
+    const req = parseTake(offerAddress, body);
+    const hash = requestHash("take", req.offer.toBase58(), { amount: String(req.amount), expectedRevision: String(req.expectedRevision) });
+    return (await this.idem.run(p.user.id, req.idempotencyKey, "take", hash, async (record) => {
+      if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
+      return this.doTake(p, req, record);
+    })) as TakeResponse;
+  }
+
+  private async loadOffer(address: PublicKey): Promise<OfferAccount> {
+    const d = this.owned(await this.read(() => this.deps.gateway.getAccount(address)), "offer");
+    if (!d) throw new ApiError(404, "unknown offer address");
+    return decodeOffer(d);
+  }
+
+  private async doTake(p: Principal, req: TakeRequest, record: Recorder): Promise<TakeResponse> {
+    const o = await this.loadOffer(req.offer);
+    const creator = await this.deps.custody.userByWallet(o.creator.toBase58());
+    if (creator?.blocked) throw new ApiError(403, "the offer's creator is blocked from wagering");
+    const [position] = this.client.pda.position(req.offer, p.user.wallet);
+    const { cfg, contract, token, pos, now } = await this.read(async () => {
+      const cfg = await this.config();
+      const [contract, token, pos] = await this.deps.gateway.getAccounts([o.contract, p.user.tokenAccount, position]);
+      return { cfg, contract, token, pos, now: await this.deps.gateway.now() };
+    });
+    if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
+    const kd = this.owned(contract, "contract");
+    if (!kd) throw new ApiError(404, "unknown contract of this offer");
+    if (o.creator.equals(p.user.wallet)) throw new ApiError(400, "you cannot take your own offer");
+    if (req.expectedRevision !== o.revision) throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
+    if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
+    this.assertOpenContract(decodeContract(kd), now);
+    const remaining = o.takerTarget - o.takerFilled;
+    if (req.amount === 0n) throw new ApiError(400, "takeAmountMicros must be positive");
+    if (req.amount > remaining) throw new ApiError(409, `the amount is no longer available: remainingTakerMicros is ${remaining}`);
+    if (req.amount < o.minimumTake && req.amount !== remaining) throw new ApiError(400, `takeAmountMicros must be at least the offer's minimumTakeMicros ${o.minimumTake}, or exactly remainingTakerMicros ${remaining}`);
+    const matched = matchedForTake(req.amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
+    if (matched === 0n) throw new ApiError(400, "takeAmountMicros is too small to be matched with any creator stake");
+    const pd = this.owned(pos, "position");
+    const held = pd ? decodePosition(pd).takerAmount : 0n;
+    if (held + req.amount > cfg.limits.maximumWagerMicros) throw new ApiError(400, `your position on this offer would be ${held + req.amount} micros, above maximumWagerMicros ${cfg.limits.maximumWagerMicros}`);
+    const available = await this.tokenBalance(token);
+    if (available < req.amount) throw new ApiError(400, `insufficient balance: needed ${req.amount} micros, available ${available} micros`);
+
+    const user = await this.deps.custody.signer(p.user.id);
+    const ix = await this.client.takeOffer({
+      payer: this.payer.publicKey, taker: p.user.wallet, takerToken: p.user.tokenAccount, contract: o.contract, offer: req.offer, amount: req.amount, expectedRevision: req.expectedRevision,
+    });
+    return this.guard.serial(p.user.id, async () => {
+      await this.guard.admitTake(p.user, pd === null);
+      return this.submitRecorded([ix], [this.payer, user], {
+        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), positionAddress: position.toBase58(),
+        takeAmountMicros: String(req.amount), creatorMatchedMicros: String(matched), expectedRevision: String(req.expectedRevision),
+      }, record);
+    });
+  }
+
+  // ---- close -------------------------------------------------------------------------------
+
+  async close(p: Principal, offerAddress: string, body: unknown): Promise<CloseResponse> {
+    const req = parseClose(offerAddress, body);
+    const hash = requestHash("close", req.offer.toBase58(), { expectedRevision: String(req.expectedRevision) });
+    return (await this.idem.run(p.user.id, req.idempotencyKey, "close", hash, (record) => this.doClose(p, req, record))) as CloseResponse;
+  }
+
+  private async doClose(p: Principal, req: CloseRequest, record: Recorder): Promise<CloseResponse> {
+    const o = await this.loadOffer(req.offer);
+    const { contract, now } = await this.read(async () => ({ contract: await this.deps.gateway.getAccount(o.contract), now: await this.deps.gateway.now() }));
+    const kd = this.owned(contract, "contract");
+    if (!kd) throw new ApiError(404, "unknown contract of this offer");
+    const k = decodeContract(kd);
+    if (req.expectedRevision !== o.revision) throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
+    if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
+    if (!mayClose(o.creator.equals(p.user.wallet), k, now)) throw new ApiError(403, "only the creator may close an offer before the contract's cutoff");
+    const user = await this.deps.custody.signer(p.user.id);
+    const ix = await this.client.closeOffer({ caller: p.user.wallet, contract: o.contract, offer: req.offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: req.expectedRevision });
+    return this.guard.serial(p.user.id, async () => {
+      await this.guard.admitClose(p.user);
+      return this.submitRecorded([ix], [this.payer, user], {
+        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), refundMicros: String(unmatchedStake(o)), expectedRevision: String(req.expectedRevision),
+      }, record);
+    });
+  }
+}
+
+/** sha256 of the canonical request: operation, path address and normalized fields (sorted). */
+export function requestHash(op: string, address: string, fields: Record<string, unknown>): string {
+  const canon = Object.keys(fields).filter((k) => fields[k] !== undefined).sort().map((k) => [k, String(fields[k])]);
+  return createHash("sha256").update(JSON.stringify([op, address, canon])).digest("hex");
+}
+

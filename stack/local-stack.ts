@@ -1,0 +1,77 @@
+/**
+ * The local stack in one process: the offers program in an in-process SVM (bankrun by default),
+ * the indexer fed after every transaction, the store (SQLite file or PostgreSQL URL), custody,
+ * the write service and the settlement worker, and the HTTP app (the read API's server when
+ * present, with the write routes mounted on it). Used by tests, benchmarks and `scripts/admin.ts
+ * local`.
+ */
+import { Keypair, type PublicKey } from "@solana/web3.js";
+import type { Hono } from "hono";
+import type { ServerType } from "@hono/node-server";
+import type { Kysely } from "kysely";
+import { openStore, type Store } from "../indexer/store/db";
+import { StoreWriter } from "../indexer/store/writer";
+import { BankrunSource } from "../indexer/sources/bankrun";
+import type { Database } from "../indexer/store/schema";
+import { OFFERS_PROGRAM_ID, type LimitsArgs } from "../idl/client/offers";
+import { POOLS_PROGRAM_ID } from "../idl/client/pools";
+import { startLocalChain, type LocalChain } from "../service/chain/local-chain";
+import type { EngineName } from "../harness/engines";
+import type { ServiceKey } from "../service/custody/crypto";
+import { defaultApp, listen, observabilityOf, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
+
+export const OFFERS_BASE = "/api/bets-usdc/offers";
+
+export interface LocalStackOptions extends ServicePartsOptions {
+  storeUrl?: string;
+  engine?: EngineName;
+  feeBps?: number;
+  limits?: LimitsArgs;
+  serviceKey?: ServiceKey;
+  service?: Keypair;
+  /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
+  app?: AppBuilder<Omit<LocalStack, "app" | "server" | "url" | "stop">>;
+  port?: number;
+}
+
+export interface LocalStack extends ServiceParts {
+  chain: LocalChain;
+  store: Store;
+  db: Kysely<Database>;
+  source: BankrunSource;
+  writer: StoreWriter;
+  app: Hono;
+  server: ServerType;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const obs = observabilityOf(opts);
+  const store = await openStore(opts.storeUrl ?? ":memory:");
+  const writer = await StoreWriter.open(store, "bankrun");
+  let source!: BankrunSource;
+  const service = opts.service ?? Keypair.generate();
+  const chain = await startLocalChain({
+    service, engine: opts.engine, feeBps: opts.feeBps, limits: opts.limits,
+    beforeInit: async (gateway) => {
+      source = new BankrunSource({ getAccount: (a: PublicKey) => gateway.getAccount(a), getSlot: () => gateway.getSlot() }, { programs: [OFFERS_PROGRAM_ID.toBase58(), POOLS_PROGRAM_ID.toBase58()] });
+      await source.start(await writer.checkpoint(), obs.indexerSink(writer));
+      gateway.onProcessed((tx) => source.onTransaction(tx));
+    },
+  });
+  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker, obs })) };
+  obs.watchChain({ headSlot: async () => Number(await chain.gateway.getSlot()), caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
+  const app = opts.app ? await opts.app(parts) : defaultApp(parts);
+  const http = await listen(app, opts.port);
+  return {
+    ...parts, app, server: http.server, url: http.url,
+    async stop() {
+      parts.worker.stop();
+      await http.close();
+      await obs.close();
+      await source.stop();
+      await store.close();
+    },
+  };
+}
