@@ -19,6 +19,9 @@ import { createApp } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { seedPools } from "./seed-pools";
 
+// Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
+process.env.LOG_LEVEL ??= "silent";
+
 const o = new Command().option("--offers <n>", "offers to create", "300").option("--duration <s>", "seconds per run", "10").option("--connections <n>", "concurrent connections", "10").parse()
   .opts<{ offers: string; duration: string; connections: string }>();
 const run = promisify(execFile);
@@ -40,6 +43,9 @@ async function main() {
   let read!: ReadService;
   const s = await startLocalStack({
     storeUrl: storeFile,
+    // The data set is one creator's N offers: the per-user wallet bounds (which would stop it at
+    // 20 open offers and 60 writes) are off here; they are not on the read path being measured.
+    walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 },
     app: (parts) => {
       read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: "https://offers.example" });
       return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });

@@ -11,7 +11,10 @@
  * script says which).
  */
 import { Command } from "commander";
-import { startLocalStack, OFFERS_BASE, type LocalStack } from "../stack/local-stack";
+import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
+
+// Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
+process.env.LOG_LEVEL ??= "silent";
 
 const o = new Command().option("--n <n>", "writes per operation and concurrency level", "300").option("--concurrency <list>", "client concurrency levels", "1,8")
   .option("--async", "RPC-like submission: pending is answered before the chain processes the transaction").parse().opts<{ n: string; concurrency: string; async?: boolean }>();

@@ -237,9 +237,19 @@ export interface ClaimAccount { owner: PublicKey; amount: bigint; rentPayer: Pub
 export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
   return big(poolsAccountsCoder.decode("config", data));
 }
+/** A Pool as the Borsh coder reads it (u64/i64 as bigint), before texts and sentinels are resolved. */
+interface RawPool {
+  creator: PublicKey; nonce: bigint; bump: number; version: number; state: number; outcomeCount: number; feeBps: number;
+  questionLen: number; question: number[]; criteriaLen: number; criteria: number[]; coverUrlLen: number; coverUrl: number[];
+  closesAt: bigint; resolutionAt: bigint; voteEndsAt: bigint; escalatedAt: bigint;
+  outcomes: { labelLen: number; label: number[]; totalOi: bigint; wagerCount: number; voteWeight: bigint }[];
+  totalOi: bigint; participantCount: number; voterCount: number; voteWeightTotal: bigint; proposedOutcome: number; escalated: number;
+  disputeCount: number; winningOutcome: number; settledCount: number; paidOut: bigint; feesPaid: bigint; createdAt: bigint; updatedAt: bigint;
+}
+type RawParticipant = Omit<ParticipantAccount, "voted" | "settled" | "voteOutcome"> & { voted: number; settled: number; voteOutcome: number };
 export function decodePool(data: Buffer): PoolAccount {
-  const r = big<Record<string, any>>(poolsAccountsCoder.decode("pool", data));
-  const outcomes = (r.outcomes as any[]).slice(0, r.outcomeCount).map((o, i) => ({
+  const r = big<RawPool>(poolsAccountsCoder.decode("pool", data));
+  const outcomes = r.outcomes.slice(0, r.outcomeCount).map((o, i) => ({
     outcomeIndex: i, label: text(o.label, o.labelLen), totalOi: o.totalOi, wagerCount: o.wagerCount, voteWeight: o.voteWeight,
   }));
   return {
@@ -253,8 +263,8 @@ export function decodePool(data: Buffer): PoolAccount {
   };
 }
 export function decodeParticipant(data: Buffer): ParticipantAccount {
-  const r = big<Record<string, any>>(poolsAccountsCoder.decode("participant", data));
-  return { ...r, voted: r.voted === 1, settled: r.settled === 1, voteOutcome: r.voteOutcome === NO_OUTCOME ? null : r.voteOutcome } as ParticipantAccount;
+  const r = big<RawParticipant>(poolsAccountsCoder.decode("participant", data));
+  return { ...r, voted: r.voted === 1, settled: r.settled === 1, voteOutcome: r.voteOutcome === NO_OUTCOME ? null : r.voteOutcome };
 }
 
 export function decodeClaim(data: Buffer): ClaimAccount {

@@ -12,7 +12,7 @@
  */
 import { PublicKey, type Transaction } from "@solana/web3.js";
 import type { ProgramTestContext } from "solana-bankrun";
-import type { AccountSource, AccountUpdate, Batch, BatchSink, Checkpoint, TxEvent } from "./types";
+import type { AccountSource, AccountUpdate, BatchSink, Checkpoint, TxEvent } from "./types";
 import { newer } from "./types";
 import { utils } from "../../idl/client/anchor";
 

@@ -26,7 +26,7 @@
  * websocket drop, restart from the checkpoint, backfill).
  */
 import { Connection, PublicKey, type Commitment, type ConfirmedSignatureInfo, type KeyedAccountInfo, type Context, type Logs } from "@solana/web3.js";
-import type { AccountSource, AccountUpdate, Batch, BatchSink, Checkpoint, TxEvent } from "./types";
+import type { AccountSource, AccountUpdate, BatchSink, Checkpoint, TxEvent } from "./types";
 
 export interface RpcSourceOptions {
   url: string;

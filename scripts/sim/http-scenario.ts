@@ -13,6 +13,9 @@ import { startLocalStack, OFFERS_BASE } from "../../stack/local-stack";
 import type { EngineName } from "../../harness/chain";
 import { Rng } from "../../harness/random";
 
+// Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
+process.env.LOG_LEVEL ??= "silent";
+
 const UNIT = 1_000_000n;
 const SPORTS = ["football", "basketball", "tennis", "esports"];
 

@@ -24,7 +24,7 @@ export async function getJson(s: { url: string }, path: string, opts: { token?: 
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const r = await fetch(`${s.url}${path}`, { method: opts.method ?? "GET", headers });
   const text = await r.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {

@@ -36,7 +36,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
 
 let dir: string;
 let file: string;
-let batches: Batch[] = [];
+const batches: Batch[] = [];
 let source: BankrunSource;
 
 beforeAll(async () => {

@@ -19,7 +19,7 @@ import { chainReader } from "./attach";
 import { runScenario } from "../../harness/indexer-scenario";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
-let batches: Batch[] = [];
+const batches: Batch[] = [];
 beforeAll(async () => {
   const chain = await TestChain.start();
   const source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM] });

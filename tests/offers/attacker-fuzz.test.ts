@@ -29,7 +29,7 @@
  * FUZZ_SEED / FUZZ_ACTIONS select the run.
  */
 import { describe, expect, it } from "vitest";
-import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";

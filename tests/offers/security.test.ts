@@ -396,7 +396,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     expect(events.map((e) => e.name)).toEqual(["claimCredited", "offerClosed"]);
     expect(events[0].data).toMatchObject({ owner: daveKey, amount: 4n * UNIT, total: 4n * UNIT });
     expect((await w.claim(daveKey))!.amount).toBe(4n * UNIT);
-    let now = await ledger();
+    const now = await ledger();
     expect([now.vault, now.total]).toEqual([start.vault, start.total]);
 
     // Settlement of a void contract: the takers are refunded into their accounts, the creator's
