@@ -1818,8 +1818,8 @@ export type Pools = {
     {
       "name": "claim",
       "docs": [
-        "What the vault owes one user whose token account could not receive a payout or refund",
-        "(closed, frozen, re-owned); PDA [\"claim\", owner]. Closed by `withdraw_claim`."
+        "Tokens owed to a user whose recorded token account could not receive a payout (closed,",
+        "frozen, re-owned); they stay in the vault until the owner withdraws them. PDA [\"claim\", owner]."
       ],
       "type": {
         "kind": "struct",
@@ -2042,7 +2042,8 @@ export type Pools = {
     {
       "name": "claimCredited",
       "docs": [
-        "A payout or refund the user's token account could not receive, kept for the user in its Claim."
+        "A payout that could not be delivered to the recorded token account, credited to the owner's",
+        "Claim instead (`total` is the claim's balance after the credit)."
       ],
       "type": {
         "kind": "struct",
@@ -2069,7 +2070,7 @@ export type Pools = {
     {
       "name": "claimWithdrawn",
       "docs": [
-        "A claim paid out to a token account of its owner (and the Claim account closed)."
+        "A claim paid out to a token account of its owner; the Claim account was closed."
       ],
       "type": {
         "kind": "struct",
@@ -3911,8 +3912,8 @@ export const poolsIdl: Pools = {
     {
       "name": "claim",
       "docs": [
-        "What the vault owes one user whose token account could not receive a payout or refund",
-        "(closed, frozen, re-owned); PDA [\"claim\", owner]. Closed by `withdraw_claim`."
+        "Tokens owed to a user whose recorded token account could not receive a payout (closed,",
+        "frozen, re-owned); they stay in the vault until the owner withdraws them. PDA [\"claim\", owner]."
       ],
       "type": {
         "kind": "struct",
@@ -4135,7 +4136,8 @@ export const poolsIdl: Pools = {
     {
       "name": "claimCredited",
       "docs": [
-        "A payout or refund the user's token account could not receive, kept for the user in its Claim."
+        "A payout that could not be delivered to the recorded token account, credited to the owner's",
+        "Claim instead (`total` is the claim's balance after the credit)."
       ],
       "type": {
         "kind": "struct",
@@ -4162,7 +4164,7 @@ export const poolsIdl: Pools = {
     {
       "name": "claimWithdrawn",
       "docs": [
-        "A claim paid out to a token account of its owner (and the Claim account closed)."
+        "A claim paid out to a token account of its owner; the Claim account was closed."
       ],
       "type": {
         "kind": "struct",

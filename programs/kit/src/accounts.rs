@@ -32,12 +32,7 @@ pub enum KitError {
     AlreadyInitialized = 6009,
 }
 
-impl From<KitError> for ProgramError {
-    #[inline(always)]
-    fn from(e: KitError) -> Self {
-        ProgramError::Custom(e as u32)
-    }
-}
+crate::program_error!(KitError);
 
 /// Account data of a program: an 8-byte Anchor discriminator followed by the [`Pod`] body.
 pub trait AccountData: Pod {

@@ -6,12 +6,19 @@
 #![no_std]
 
 pub mod accounts;
+pub mod claim;
 pub mod cpi;
+pub mod discriminators;
 pub mod log;
 pub mod pda;
 pub mod pod;
+pub mod program;
 pub mod setup;
 pub mod time;
 pub mod wide;
 
 pub use pinocchio::{error::ProgramError, AccountView, Address, ProgramResult};
+
+/// For the macros of [`program`]: programs invoke pinocchio's entrypoint through kit.
+#[doc(hidden)]
+pub use pinocchio;

@@ -57,12 +57,3 @@ pub fn bytes_of<T: Pod>(value: &T) -> &[u8] {
     // SAFETY: Pod types have no padding.
     unsafe { core::slice::from_raw_parts(value as *const T as *const u8, T::LEN) }
 }
-
-/// Instruction arguments after the 8-byte discriminator; the length must match exactly.
-#[inline(always)]
-pub fn args<T: Pod>(data: &[u8]) -> Option<&T> {
-    if data.len() != T::LEN {
-        return None;
-    }
-    T::from_bytes(data)
-}

@@ -1,8 +1,6 @@
 //! Program errors (after the shared account-check errors 6000..6009 of `kit::accounts::KitError`).
 //! The doc comment of each variant is its message in the IDL.
 
-use kit::ProgramError;
-
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OfferError {
@@ -80,9 +78,4 @@ pub enum OfferError {
     ClaimAccountMissing = 6045,
 }
 
-impl From<OfferError> for ProgramError {
-    #[inline(always)]
-    fn from(e: OfferError) -> Self {
-        ProgramError::Custom(e as u32)
-    }
-}
+kit::program_error!(OfferError);

@@ -1,4 +1,5 @@
 //! Anchor-style events, logged with `sol_log_data` (discriminator = sha256("event:<Name>")[..8]).
+//! The claim events are kit's (`kit::claim`).
 
 use kit::{pod::*, Address};
 
@@ -41,28 +42,4 @@ pub struct PositionSettled {
     pub timestamp: PodI64,
 }
 
-/// A payout that could not be delivered to the recorded token account, credited to the owner's
-/// Claim instead (`total` is the claim's balance after the credit).
-/// @event
-#[repr(C)]
-pub struct ClaimCredited {
-    pub owner: Address,
-    pub amount: PodU64,
-    pub total: PodU64,
-    pub timestamp: PodI64,
-}
-
-/// A claim paid out to a token account of its owner; the Claim account was closed.
-/// @event
-#[repr(C)]
-pub struct ClaimWithdrawn {
-    pub owner: Address,
-    pub amount: PodU64,
-    pub timestamp: PodI64,
-}
-
-unsafe impl Pod for OfferTaken {}
-unsafe impl Pod for OfferClosed {}
-unsafe impl Pod for PositionSettled {}
-unsafe impl Pod for ClaimCredited {}
-unsafe impl Pod for ClaimWithdrawn {}
+kit::pod!(OfferTaken, OfferClosed, PositionSettled);

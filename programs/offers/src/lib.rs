@@ -13,14 +13,4 @@ pub mod instructions;
 pub mod math;
 pub mod state;
 
-#[cfg(feature = "bpf-entrypoint")]
-mod entrypoint {
-    use kit::{AccountView, Address, ProgramResult};
-    pinocchio::program_entrypoint!(process);
-    pinocchio::no_allocator!();
-    pinocchio::nostd_panic_handler!();
-
-    fn process(program_id: &Address, accounts: &mut [AccountView], data: &[u8]) -> ProgramResult {
-        crate::instructions::dispatch(program_id, accounts, data)
-    }
-}
+kit::entrypoint!(crate::instructions::dispatch);

@@ -1,8 +1,10 @@
 //! Account layouts. Each `@account` struct is preceded on chain by its 8-byte Anchor
-//! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/offers.json`.
+//! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/offers.json`. The
+//! Claim is kit's (`kit::claim`), the same in both programs.
 
 use crate::discriminators as disc;
-use kit::{accounts::AccountData, pod::*, Address};
+pub use kit::claim::Claim;
+use kit::{pod::*, Address};
 
 pub const SIDE_A: u8 = 1;
 pub const SIDE_B: u8 = 2;
@@ -123,28 +125,10 @@ pub struct Position {
     pub fee: PodU64,
 }
 
-/// Tokens owed to a user whose recorded token account could not receive a payout (closed,
-/// frozen, re-owned); they stay in the vault until the owner withdraws them. PDA ["claim", owner].
-/// @account
-#[repr(C)]
-pub struct Claim {
-    pub owner: Address,
-    pub amount: PodU64,
-    pub rent_payer: Address,
-    pub bump: u8,
-}
-
-macro_rules! account {
-    ($t:ty, $d:expr) => {
-        unsafe impl Pod for $t {}
-        impl AccountData for $t {
-            const DISCRIMINATOR: [u8; 8] = $d;
-        }
-    };
-}
-unsafe impl Pod for Limits {}
-account!(Config, disc::ACCOUNT_CONFIG);
-account!(Contract, disc::ACCOUNT_CONTRACT);
-account!(Offer, disc::ACCOUNT_OFFER);
-account!(Position, disc::ACCOUNT_POSITION);
-account!(Claim, disc::ACCOUNT_CLAIM);
+kit::pod!(Limits);
+kit::settings!(Config);
+kit::account!(
+    Contract = disc::ACCOUNT_CONTRACT,
+    Offer = disc::ACCOUNT_OFFER,
+    Position = disc::ACCOUNT_POSITION,
+);

@@ -1,8 +1,6 @@
 //! Program errors (after the shared account-check errors 6000..6009 of `kit::accounts::KitError`).
 //! The doc comment of each variant is its message in the IDL.
 
-use kit::ProgramError;
-
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PoolError {
@@ -100,9 +98,4 @@ pub enum PoolError {
     ResolutionTooLate = 6055,
 }
 
-impl From<PoolError> for ProgramError {
-    #[inline(always)]
-    fn from(e: PoolError) -> Self {
-        ProgramError::Custom(e as u32)
-    }
-}
+kit::program_error!(PoolError);

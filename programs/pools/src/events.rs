@@ -1,4 +1,5 @@
 //! Anchor-style events, logged with `sol_log_data` (discriminator = sha256("event:<Name>")[..8]).
+//! The claim events are kit's (`kit::claim`).
 
 use kit::{pod::*, Address};
 
@@ -72,30 +73,4 @@ pub struct ParticipantSettled {
     pub timestamp: PodI64,
 }
 
-/// A payout or refund the user's token account could not receive, kept for the user in its Claim.
-/// @event
-#[repr(C)]
-pub struct ClaimCredited {
-    pub owner: Address,
-    pub amount: PodU64,
-    pub total: PodU64,
-    pub timestamp: PodI64,
-}
-
-/// A claim paid out to a token account of its owner (and the Claim account closed).
-/// @event
-#[repr(C)]
-pub struct ClaimWithdrawn {
-    pub owner: Address,
-    pub amount: PodU64,
-    pub timestamp: PodI64,
-}
-
-unsafe impl Pod for PickPlaced {}
-unsafe impl Pod for OutcomeProposed {}
-unsafe impl Pod for PoolEscalated {}
-unsafe impl Pod for ClaimCredited {}
-unsafe impl Pod for ClaimWithdrawn {}
-unsafe impl Pod for VoteCast {}
-unsafe impl Pod for PoolStateChanged {}
-unsafe impl Pod for ParticipantSettled {}
+kit::pod!(PickPlaced, VoteCast, OutcomeProposed, PoolEscalated, PoolStateChanged, ParticipantSettled);

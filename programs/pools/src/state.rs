@@ -1,8 +1,10 @@
 //! Account layouts. Each `@account` struct is preceded on chain by its 8-byte Anchor
-//! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/pools.json`.
+//! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/pools.json`. The
+//! Claim is kit's (`kit::claim`), the same in both programs.
 
 use crate::discriminators as disc;
-use kit::{accounts::AccountData, pod::*, Address};
+pub use kit::claim::Claim;
+use kit::{pod::*, Address};
 
 /// Most outcomes a pool may have (version 4); two-outcome pools are version 3.
 pub const MAX_OUTCOMES: usize = 8;
@@ -123,27 +125,6 @@ pub struct Participant {
     pub created_at: PodI64,
 }
 
-/// What the vault owes one user whose token account could not receive a payout or refund
-/// (closed, frozen, re-owned); PDA ["claim", owner]. Closed by `withdraw_claim`.
-/// @account
-#[repr(C)]
-pub struct Claim {
-    pub owner: Address,
-    pub amount: PodU64,
-    pub rent_payer: Address,
-    pub bump: u8,
-}
-
-macro_rules! account {
-    ($t:ty, $d:expr) => {
-        unsafe impl Pod for $t {}
-        impl AccountData for $t {
-            const DISCRIMINATOR: [u8; 8] = $d;
-        }
-    };
-}
-unsafe impl Pod for Outcome {}
-account!(Config, disc::ACCOUNT_CONFIG);
-account!(Pool, disc::ACCOUNT_POOL);
-account!(Participant, disc::ACCOUNT_PARTICIPANT);
-account!(Claim, disc::ACCOUNT_CLAIM);
+kit::pod!(Outcome);
+kit::settings!(Config);
+kit::account!(Pool = disc::ACCOUNT_POOL, Participant = disc::ACCOUNT_PARTICIPANT);

@@ -12,30 +12,16 @@
 use super::{create_canonical, NewPda, WithdrawClaimArgs};
 use crate::{
     addresses::CANONICAL,
-    config_signer, discriminators as disc,
     error::OfferError,
-    events::{ClaimCredited, ClaimWithdrawn},
     state::{Claim, Config},
 };
 use kit::{
-    accounts::{self as acc, AccountData, KitError},
-    cpi, pod::*, time, AccountView, Address, ProgramResult,
+    accounts::{self as acc, AccountData},
+    claim, cpi, setup, AccountView, Address, ProgramResult,
 };
 
-/// The vault, and the config PDA that signs for it (one argument: upstream BPF has no stack
-/// arguments).
-pub(crate) struct Vault<'a> {
-    pub config: &'a AccountView,
-    pub cfg: &'a Config,
-    pub vault: &'a AccountView,
-}
-
-/// Moves `amount` out of the vault to `to`, signed by the config PDA. Out of line: one copy of
-/// the token CPI for every payout.
-#[inline(never)]
-pub(crate) fn send(v: &Vault, to: &AccountView, amount: u64) -> ProgramResult {
-    cpi::transfer(v.vault, to, v.config, amount, &config_signer!(&v.cfg.bump))
-}
+/// The vault, the Config and the Config PDA that signs for it.
+pub(crate) type Vault<'a> = setup::Vault<'a, Config>;
 
 /// Moves `amount` from a user's token account into the vault, signed by the user (`authority`).
 /// Inlined (out of line it would save 760 bytes of code and cost 9 CU per create and take).
@@ -70,7 +56,7 @@ pub(crate) fn pay(v: &Vault, r: &Rent, to: &Payee, amount: u64) -> ProgramResult
         return Ok(());
     }
     if acc::can_receive(to.token, &v.cfg.mint, to.owner) {
-        return send(v, to.token, amount);
+        return setup::send(v, to.token, amount);
     }
     credit(r, to, amount)
 }
@@ -82,59 +68,15 @@ fn credit(r: &Rent, to: &Payee, amount: u64) -> ProgramResult {
     if to.claim.address() == r.program_id {
         return Err(OfferError::ClaimAccountMissing.into());
     }
-    let c = if to.claim.owned_by(r.program_id) {
-        // Claims exist only at their canonical PDA (created below), one per owner.
-        let c = acc::load_mut::<Claim>(to.claim, r.program_id)?;
-        if &c.owner != to.owner {
-            return Err(KitError::AccountMismatch.into());
-        }
-        c
-    } else {
+    let c = claim::Credit { program_id: r.program_id, payer: r.payer, claim: to.claim, owner: to.owner, bump: to.claim_bump, amount, now: r.now };
+    claim::credit(&c, || {
         acc::signer(r.payer)?;
         acc::writable(to.claim)?;
         acc::program(r.system_program, &cpi::SYSTEM_PROGRAM_ID)?;
-        let seeds: [&[u8]; 2] = [b"claim", to.owner.as_ref()];
-        create_canonical(&NewPda { payer: r.payer, account: to.claim, space: Claim::SIZE, program_id: r.program_id, seeds: &seeds, bump: to.claim_bump })?;
-        let c = acc::init::<Claim>(to.claim)?;
-        c.owner = *to.owner;
-        c.rent_payer = *r.payer.address();
-        c.bump = to.claim_bump;
-        c
-    };
-    let total = c.amount.get().checked_add(amount).ok_or(KitError::ArithmeticOverflow)?;
-    c.amount.set(total);
-    let event = ClaimCredited { owner: *to.owner, amount: PodU64::new(amount), total: c.amount, timestamp: PodI64::new(r.now) };
-    kit::log::emit(&disc::EVENT_CLAIM_CREDITED, bytes_of(&event));
-    Ok(())
+        create_canonical(&NewPda { payer: r.payer, account: to.claim, space: Claim::SIZE, program_id: r.program_id, seeds: &claim::seeds(to.owner), bump: to.claim_bump })
+    })
 }
 
 pub fn withdraw(program_id: &Address, accounts: &[AccountView], _args: &WithdrawClaimArgs) -> ProgramResult {
-    let [owner, config, claim, vault, destination, rent_payer, token_program, ..] = accounts else {
-        return Err(KitError::NotEnoughAccounts.into());
-    };
-    acc::signer(owner)?;
-    acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;
-    acc::same(config, &CANONICAL.config)?;
-    let cfg = acc::load::<Config>(config, program_id)?;
-    acc::same(vault, &cfg.vault)?;
-    let c = acc::load_mut::<Claim>(claim, program_id)?;
-    if &c.owner != owner.address() {
-        return Err(KitError::AccountMismatch.into());
-    }
-    acc::same(rent_payer, &c.rent_payer)?;
-    let (mint, holder, _) = acc::token_account(destination, &cpi::TOKEN_PROGRAM_ID)?;
-    if mint != &cfg.mint {
-        return Err(OfferError::WrongMint.into());
-    }
-    if holder != owner.address() {
-        return Err(OfferError::NotTokenOwner.into());
-    }
-    let amount = c.amount.get();
-    send(&Vault { config, cfg, vault }, destination, amount)?;
-    let event = ClaimWithdrawn { owner: *owner.address(), amount: c.amount, timestamp: PodI64::new(time::now()) };
-    // The rent goes back to whoever paid it, unless that account can no longer take it: then
-    // to the owner, so that no rent payer can hold a withdrawal hostage.
-    acc::close_or_fallback(claim, rent_payer, owner)?;
-    kit::log::emit(&disc::EVENT_CLAIM_WITHDRAWN, bytes_of(&event));
-    Ok(())
+    claim::withdraw::<Config, _>(program_id, accounts, &CANONICAL, OfferError::WrongMint, OfferError::NotTokenOwner)
 }

@@ -1,10 +1,7 @@
 use super::{InitializeConfigArgs, SetTreasuryArgs, UpdateConfigArgs};
 use crate::addresses::CANONICAL;
 use crate::{error::OfferError, math::ratio_le, state::{Config, Limits}};
-use kit::{
-    accounts::{self as acc, AccountData, KitError},
-    setup, AccountView, Address, ProgramError, ProgramResult,
-};
+use kit::{setup, AccountView, Address, ProgramError, ProgramResult};
 
 fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
     let ok = fee_bps <= 10_000
@@ -23,30 +20,15 @@ fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
 
 pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &InitializeConfigArgs) -> ProgramResult {
     validate(args.fee_bps.get(), args.offers_enabled, &args.limits)?;
-    let a = setup::create_config_and_vault(program_id, accounts, Config::SIZE, &CANONICAL)?;
-    let c = acc::init::<Config>(a.config)?;
-    c.authority = *a.authority.address();
-    c.mint = *a.mint.address();
-    c.treasury = *a.treasury.address();
-    c.vault = *a.vault.address();
+    let c = setup::initialize::<Config>(program_id, accounts, &CANONICAL)?;
     c.fee_bps = args.fee_bps;
     c.offers_enabled = args.offers_enabled;
-    c.bump = CANONICAL.config_bump;
-    c.vault_bump = CANONICAL.vault_bump;
     c.limits = args.limits;
     Ok(())
 }
 
 pub fn update(program_id: &Address, accounts: &[AccountView], args: &UpdateConfigArgs) -> ProgramResult {
-    let [authority, config, ..] = accounts else {
-        return Err(KitError::NotEnoughAccounts.into());
-    };
-    acc::signer(authority)?;
-    acc::same(config, &CANONICAL.config)?;
-    let c = acc::load_mut::<Config>(config, program_id)?;
-    if authority.address() != &c.authority {
-        return Err(OfferError::Unauthorized.into());
-    }
+    let c = setup::update::<Config, _>(program_id, accounts, &CANONICAL, OfferError::Unauthorized)?;
     validate(args.fee_bps.get(), args.offers_enabled, &args.limits)?;
     c.fee_bps = args.fee_bps;
     c.offers_enabled = args.offers_enabled;
@@ -56,26 +38,9 @@ pub fn update(program_id: &Address, accounts: &[AccountView], args: &UpdateConfi
 
 /// Loads the (one, canonical) config and checks `authority` signed as its authority.
 pub(crate) fn authorized<'a>(program_id: &Address, authority: &AccountView, config: &'a AccountView) -> Result<&'a Config, ProgramError> {
-    acc::signer(authority)?;
-    acc::same(config, &CANONICAL.config)?;
-    let c = acc::load::<Config>(config, program_id)?;
-    if authority.address() != &c.authority {
-        return Err(OfferError::Unauthorized.into());
-    }
-    Ok(c)
+    setup::authorised::<Config, _>(program_id, authority, config, &CANONICAL.config, OfferError::Unauthorized)
 }
 
 pub fn set_treasury(program_id: &Address, accounts: &[AccountView], _args: &SetTreasuryArgs) -> ProgramResult {
-    let [authority, config, treasury, ..] = accounts else {
-        return Err(KitError::NotEnoughAccounts.into());
-    };
-    acc::signer(authority)?;
-    acc::same(config, &CANONICAL.config)?;
-    let c = acc::load_mut::<Config>(config, program_id)?;
-    if authority.address() != &c.authority {
-        return Err(OfferError::Unauthorized.into());
-    }
-    setup::check_treasury(treasury, &c.mint, &c.vault)?;
-    c.treasury = *treasury.address();
-    Ok(())
+    setup::set_treasury::<Config, _>(program_id, accounts, &CANONICAL, OfferError::Unauthorized)
 }

@@ -14,7 +14,7 @@ mod settle_position;
 mod take_offer;
 
 use crate::{discriminators as disc, state::Limits};
-use kit::{accounts::KitError, pod::*, AccountView, Address, ProgramError, ProgramResult};
+use kit::{pod::*, AccountView, Address, ProgramResult};
 
 /// Creates the settings and the program's token vault at their canonical addresses, once; only
 /// the program's upgrade authority (the deployer, who pays) may, and it names the authority.
@@ -147,50 +147,41 @@ pub struct CloseOfferAccountArgs {}
 #[repr(C)]
 pub struct WithdrawClaimArgs {}
 
-unsafe impl Pod for InitializeConfigArgs {}
-unsafe impl Pod for UpdateConfigArgs {}
-unsafe impl Pod for SetTreasuryArgs {}
-unsafe impl Pod for CreateContractArgs {}
-unsafe impl Pod for ResolveContractArgs {}
-unsafe impl Pod for VoidExpiredContractArgs {}
-unsafe impl Pod for CreateOfferArgs {}
-unsafe impl Pod for TakeOfferArgs {}
-unsafe impl Pod for CloseOfferArgs {}
-unsafe impl Pod for SettlePositionArgs {}
-unsafe impl Pod for ClosePositionArgs {}
-unsafe impl Pod for CloseOfferAccountArgs {}
-unsafe impl Pod for WithdrawClaimArgs {}
-
-#[inline(always)]
-fn parse<T: Pod>(data: &[u8]) -> Result<&T, ProgramError> {
-    args::<T>(data).ok_or_else(|| KitError::InvalidInstructionData.into())
-}
+kit::pod!(
+    InitializeConfigArgs,
+    UpdateConfigArgs,
+    SetTreasuryArgs,
+    CreateContractArgs,
+    ResolveContractArgs,
+    VoidExpiredContractArgs,
+    CreateOfferArgs,
+    TakeOfferArgs,
+    CloseOfferArgs,
+    SettlePositionArgs,
+    ClosePositionArgs,
+    CloseOfferAccountArgs,
+    WithdrawClaimArgs,
+);
 
 // Five register arguments with the returned Result's pointer: inlined into the entrypoint, since
 // upstream BPF has no stack arguments.
 #[inline(always)]
 pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> ProgramResult {
-    if data.len() < 8 {
-        return Err(KitError::InvalidInstructionData.into());
-    }
-    let (tag, rest) = data.split_at(8);
-    let tag = u64::from_le_bytes([tag[0], tag[1], tag[2], tag[3], tag[4], tag[5], tag[6], tag[7]]);
-    match tag {
-        disc::IX_CREATE_OFFER => create_offer::process(program_id, accounts, parse(rest)?),
-        disc::IX_TAKE_OFFER => take_offer::process(program_id, accounts, parse(rest)?),
-        disc::IX_CLOSE_OFFER => close_offer::process(program_id, accounts, parse(rest)?),
-        disc::IX_SETTLE_POSITION => settle_position::process(program_id, accounts, parse(rest)?),
-        disc::IX_CLOSE_POSITION => reclaim::close_position(program_id, accounts, parse(rest)?),
-        disc::IX_CLOSE_OFFER_ACCOUNT => reclaim::close_offer_account(program_id, accounts, parse(rest)?),
-        disc::IX_WITHDRAW_CLAIM => claim::withdraw(program_id, accounts, parse(rest)?),
-        disc::IX_CREATE_CONTRACT => contract::create(program_id, accounts, parse(rest)?),
-        disc::IX_RESOLVE_CONTRACT => contract::resolve(program_id, accounts, parse(rest)?),
-        disc::IX_VOID_EXPIRED_CONTRACT => contract::void_expired(program_id, accounts, parse(rest)?),
-        disc::IX_INITIALIZE_CONFIG => config::initialize(program_id, accounts, parse(rest)?),
-        disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
-        disc::IX_SET_TREASURY => config::set_treasury(program_id, accounts, parse(rest)?),
-        _ => Err(KitError::InvalidInstructionData.into()),
-    }
+    kit::dispatch!(program_id, accounts, data, {
+        disc::IX_CREATE_OFFER => create_offer::process,
+        disc::IX_TAKE_OFFER => take_offer::process,
+        disc::IX_CLOSE_OFFER => close_offer::process,
+        disc::IX_SETTLE_POSITION => settle_position::process,
+        disc::IX_CLOSE_POSITION => reclaim::close_position,
+        disc::IX_CLOSE_OFFER_ACCOUNT => reclaim::close_offer_account,
+        disc::IX_WITHDRAW_CLAIM => claim::withdraw,
+        disc::IX_CREATE_CONTRACT => contract::create,
+        disc::IX_RESOLVE_CONTRACT => contract::resolve,
+        disc::IX_VOID_EXPIRED_CONTRACT => contract::void_expired,
+        disc::IX_INITIALIZE_CONFIG => config::initialize,
+        disc::IX_UPDATE_CONFIG => config::update,
+        disc::IX_SET_TREASURY => config::set_treasury,
+    })
 }
 
 /// An account to create at its canonical PDA (one argument: upstream BPF has no stack arguments).
@@ -209,12 +200,4 @@ pub(crate) struct NewPda<'a> {
 #[inline(never)]
 pub(crate) fn create_canonical(n: &NewPda) -> ProgramResult {
     kit::cpi::create_canonical(n.payer, n.account, n.space, n.program_id, n.seeds, n.bump)
-}
-
-/// Signer seeds of the config PDA, the vault's authority.
-#[macro_export]
-macro_rules! config_signer {
-    ($bump:expr) => {
-        [pinocchio::cpi::Seed::from(b"config".as_ref()), pinocchio::cpi::Seed::from(core::slice::from_ref($bump))]
-    };
 }

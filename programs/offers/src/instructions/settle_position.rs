@@ -1,5 +1,5 @@
 use super::{
-    claim::{pay, send, Payee, Rent, Vault},
+    claim::{pay, Payee, Rent, Vault},
     SettlePositionArgs,
 };
 use crate::{addresses::CANONICAL, discriminators as disc, error::OfferError, events::PositionSettled, math::payouts, state::*};
@@ -42,7 +42,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &SettlePosi
     pay(&v, &r, &Payee { token: taker_token, owner: &p.taker, claim: taker_claim, claim_bump: args.taker_claim_bump }, to_taker)?;
     // The treasury is the service's own account, named by the authority: paid directly.
     if fee > 0 {
-        send(&v, treasury, fee)?;
+        kit::setup::send(&v, treasury, fee)?;
     }
 
     p.status = match creator_wins {

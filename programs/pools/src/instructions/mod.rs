@@ -10,7 +10,7 @@ mod pick;
 mod resolution;
 
 use crate::discriminators as disc;
-use kit::{accounts::KitError, pod::*, AccountView, Address, ProgramError, ProgramResult};
+use kit::{pod::*, AccountView, Address, ProgramError, ProgramResult};
 
 /// Creates the settings and the program's token vault at their canonical addresses, once; only
 /// the program's upgrade authority (the deployer, who pays) may, and it names the authority.
@@ -140,48 +140,39 @@ pub struct RefundParticipantArgs {
 #[repr(C)]
 pub struct WithdrawClaimArgs {}
 
-unsafe impl Pod for InitializeConfigArgs {}
-unsafe impl Pod for UpdateConfigArgs {}
-unsafe impl Pod for SetTreasuryArgs {}
-unsafe impl Pod for CreatePoolArgs {}
-unsafe impl Pod for PlacePickArgs {}
-unsafe impl Pod for ProposeOutcomeArgs {}
-unsafe impl Pod for CastVoteArgs {}
-unsafe impl Pod for ResolvePoolArgs {}
-unsafe impl Pod for AuthorityResolveArgs {}
-unsafe impl Pod for CancelPoolArgs {}
-unsafe impl Pod for SettleParticipantArgs {}
-unsafe impl Pod for RefundParticipantArgs {}
-unsafe impl Pod for WithdrawClaimArgs {}
-
-#[inline(always)]
-fn parse<T: Pod>(data: &[u8]) -> Result<&T, ProgramError> {
-    args::<T>(data).ok_or_else(|| KitError::InvalidInstructionData.into())
-}
+kit::pod!(
+    InitializeConfigArgs,
+    UpdateConfigArgs,
+    SetTreasuryArgs,
+    CreatePoolArgs,
+    PlacePickArgs,
+    ProposeOutcomeArgs,
+    CastVoteArgs,
+    ResolvePoolArgs,
+    AuthorityResolveArgs,
+    CancelPoolArgs,
+    SettleParticipantArgs,
+    RefundParticipantArgs,
+    WithdrawClaimArgs,
+);
 
 #[inline(always)]
 pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> ProgramResult {
-    if data.len() < 8 {
-        return Err(KitError::InvalidInstructionData.into());
-    }
-    let (tag, rest) = data.split_at(8);
-    let tag = u64::from_le_bytes([tag[0], tag[1], tag[2], tag[3], tag[4], tag[5], tag[6], tag[7]]);
-    match tag {
-        disc::IX_PLACE_PICK => pick::process(program_id, accounts, parse(rest)?),
-        disc::IX_CREATE_POOL => create_pool::process(program_id, accounts, parse(rest)?),
-        disc::IX_PROPOSE_OUTCOME => resolution::propose(program_id, accounts, parse(rest)?),
-        disc::IX_CAST_VOTE => resolution::cast(program_id, accounts, parse(rest)?),
-        disc::IX_RESOLVE_POOL => resolution::resolve(program_id, accounts, parse(rest)?),
-        disc::IX_AUTHORITY_RESOLVE => resolution::authority_resolve(program_id, accounts, parse(rest)?),
-        disc::IX_CANCEL_POOL => resolution::cancel(program_id, accounts, parse(rest)?),
-        disc::IX_SETTLE_PARTICIPANT => payout::settle(program_id, accounts, parse(rest)?),
-        disc::IX_REFUND_PARTICIPANT => payout::refund(program_id, accounts, parse(rest)?),
-        disc::IX_WITHDRAW_CLAIM => claim::withdraw(program_id, accounts, parse(rest)?),
-        disc::IX_INITIALIZE_CONFIG => config::initialize(program_id, accounts, parse(rest)?),
-        disc::IX_UPDATE_CONFIG => config::update(program_id, accounts, parse(rest)?),
-        disc::IX_SET_TREASURY => config::set_treasury(program_id, accounts, parse(rest)?),
-        _ => Err(KitError::InvalidInstructionData.into()),
-    }
+    kit::dispatch!(program_id, accounts, data, {
+        disc::IX_PLACE_PICK => pick::process,
+        disc::IX_CREATE_POOL => create_pool::process,
+        disc::IX_PROPOSE_OUTCOME => resolution::propose,
+        disc::IX_CAST_VOTE => resolution::cast,
+        disc::IX_RESOLVE_POOL => resolution::resolve,
+        disc::IX_AUTHORITY_RESOLVE => resolution::authority_resolve,
+        disc::IX_CANCEL_POOL => resolution::cancel,
+        disc::IX_SETTLE_PARTICIPANT => payout::settle,
+        disc::IX_REFUND_PARTICIPANT => payout::refund,
+        disc::IX_WITHDRAW_CLAIM => claim::withdraw,
+        disc::IX_INITIALIZE_CONFIG => config::initialize,
+        disc::IX_UPDATE_CONFIG => config::update,
+        disc::IX_SET_TREASURY => config::set_treasury,
+    })
 }
 
 /// Fails unless `config` is the program's one Config (its canonical PDA), then loads it.

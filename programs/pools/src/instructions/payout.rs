@@ -2,28 +2,20 @@
 //! payee's to close, freeze or re-own, so a payout never depends on it: what it cannot receive is
 //! credited to the payee's Claim instead, and the instruction succeeds.
 
-use super::{claim, emit_state, RefundParticipantArgs, SettleParticipantArgs};
-use crate::{addresses::CANONICAL, discriminators as disc, error::PoolError, events::ParticipantSettled, state::*};
+use super::{emit_state, RefundParticipantArgs, SettleParticipantArgs};
+use crate::{discriminators as disc, error::PoolError, events::ParticipantSettled, state::*};
 use kit::{
     accounts::{self as acc, KitError},
-    cpi, log, pod::*, time, wide, AccountView, Address, ProgramResult,
+    claim, cpi, log, pod::*,
+    setup::{send, Vault},
+    time, wide, AccountView, Address, ProgramResult,
 };
-use pinocchio::cpi::Seed;
-
-/// Moves `amount` out of the vault, signed by the config PDA.
-#[inline(always)]
-pub(crate) fn pay(vault: &AccountView, to: &AccountView, config: &AccountView, amount: u64) -> ProgramResult {
-    let bump = [CANONICAL.config_bump];
-    cpi::transfer(vault, to, config, amount, &[Seed::from(b"config".as_ref()), Seed::from(bump.as_ref())])
-}
 
 /// The accounts a payout to a participant needs (one argument: upstream BPF has no stack arguments).
 struct Payee<'a> {
     program_id: &'a Address,
-    config: &'a AccountView,
-    vault: &'a AccountView,
+    vault: &'a Vault<'a, Config>,
     user_token: &'a AccountView,
-    mint: &'a Address,
     user: &'a Address,
     payer: &'a AccountView,
     claim: &'a AccountView,
@@ -38,10 +30,11 @@ fn pay_participant(t: &Payee, amount: u64) -> ProgramResult {
     if amount == 0 {
         return Ok(());
     }
-    if acc::can_receive(t.user_token, t.mint, t.user) {
-        return pay(t.vault, t.user_token, t.config, amount);
+    if acc::can_receive(t.user_token, &t.vault.cfg.mint, t.user) {
+        return send(t.vault, t.user_token, amount);
     }
-    claim::credit(&claim::Credit { program_id: t.program_id, payer: t.payer, claim: t.claim, owner: t.user, bump: t.claim_bump, amount, now: t.now })
+    let c = claim::Credit { program_id: t.program_id, payer: t.payer, claim: t.claim, owner: t.user, bump: t.claim_bump, amount, now: t.now };
+    claim::credit(&c, || claim::create(&c))
 }
 
 #[inline(never)]
@@ -102,9 +95,10 @@ pub fn settle(program_id: &Address, accounts: &[AccountView], args: &SettleParti
     p.fees_paid.set(fees);
     p.settled_count.set(settled);
     p.updated_at = PodI64::new(now);
-    let payee = Payee { program_id, config, vault, user_token, mint: &cfg.mint, user: &part.user, payer, claim: user_claim, claim_bump: args.claim_bump, now };
+    let v = Vault { config, cfg, vault };
+    let payee = Payee { program_id, vault: &v, user_token, user: &part.user, payer, claim: user_claim, claim_bump: args.claim_bump, now };
     pay_participant(&payee, payout)?;
-    pay(vault, treasury, config, to_treasury)?;
+    send(&v, treasury, to_treasury)?;
     emit_settled(pool.address(), &part.user, payout, fee, now);
     if p.state != POOL_RESOLVED {
         emit_state(pool.address(), p.state, p.winning_outcome, now);
@@ -144,7 +138,8 @@ pub fn refund(program_id: &Address, accounts: &[AccountView], args: &RefundParti
     if settled == p.participant_count.get() {
         p.state = POOL_REFUNDED;
     }
-    let payee = Payee { program_id, config, vault, user_token, mint: &cfg.mint, user: &part.user, payer, claim: user_claim, claim_bump: args.claim_bump, now };
+    let v = Vault { config, cfg, vault };
+    let payee = Payee { program_id, vault: &v, user_token, user: &part.user, payer, claim: user_claim, claim_bump: args.claim_bump, now };
     pay_participant(&payee, amount)?;
     emit_settled(pool.address(), &part.user, amount, 0, now);
     if p.state == POOL_REFUNDED {

@@ -4,6 +4,7 @@
 
 use super::{emit_state, AuthorityResolveArgs, CancelPoolArgs, CastVoteArgs, ProposeOutcomeArgs, ResolvePoolArgs};
 use crate::{
+    addresses::CANONICAL,
     discriminators as disc,
     error::PoolError,
     events::{OutcomeProposed, PoolEscalated, VoteCast},
@@ -11,7 +12,7 @@ use crate::{
 };
 use kit::{
     accounts::{self as acc, KitError},
-    log, pod::*, time, AccountView, Address, ProgramResult,
+    log, pod::*, setup, time, AccountView, Address, ProgramResult,
 };
 
 /// When the creator's time to propose ends: 72 hours after max(closes_at, resolution_at).
@@ -188,11 +189,7 @@ pub fn authority_resolve(program_id: &Address, accounts: &[AccountView], args: &
     let [authority, config, pool, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
-    acc::signer(authority)?;
-    let cfg = super::config(config, program_id)?;
-    if authority.address() != &cfg.authority {
-        return Err(PoolError::Unauthorized.into());
-    }
+    setup::authorised::<Config, _>(program_id, authority, config, &CANONICAL.config, PoolError::Unauthorized)?;
     let p = acc::load_mut::<Pool>(pool, program_id)?;
     if p.state != POOL_RESOLVING || p.escalated == 0 {
         return Err(PoolError::NotEscalated.into());
