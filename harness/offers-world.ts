@@ -6,15 +6,31 @@
 import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import {
-  LAUNCH_FEE_BPS, LAUNCH_LIMITS, OffersClient, decodeClaim, decodeConfig, decodeContract, decodeOffer, decodePosition,
-  type ClaimAccount, type LimitsArgs, type OfferAccount, type PositionAccount, type ContractAccount, type SideName, type ConfigAccount,
+  LAUNCH_FEE_BPS,
+  LAUNCH_LIMITS,
+  OffersClient,
+  decodeClaim,
+  decodeConfig,
+  decodeContract,
+  decodeOffer,
+  decodePosition,
+  type ClaimAccount,
+  type LimitsArgs,
+  type OfferAccount,
+  type PositionAccount,
+  type ContractAccount,
+  type SideName,
+  type ConfigAccount,
 } from "../idl/client/offers";
 import { TestChain, type TxResult } from "./chain";
 import { TestMint } from "./token";
 
 export const UNIT = 1_000_000n;
 
-export interface User { key: Keypair; token: PublicKey }
+export interface User {
+  key: Keypair;
+  token: PublicKey;
+}
 
 export class OffersWorld {
   readonly users: User[] = [];
@@ -30,7 +46,9 @@ export class OffersWorld {
   ) {}
 
   /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */
-  static async create(opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {}): Promise<OffersWorld> {
+  static async create(
+    opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {},
+  ): Promise<OffersWorld> {
     const chain = opts.chain ?? (await TestChain.start());
     const mint = await TestMint.create(chain, 6, opts.freezableMint ? chain.payer.publicKey : null);
     const authority = await chain.fundedKeypair();
@@ -38,7 +56,17 @@ export class OffersWorld {
     const client = OffersClient.fromProvider(chain.anchorProvider);
     const w = new OffersWorld(chain, mint, client, authority, treasury);
     const r = await w.send(
-      [await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS, offersEnabled: opts.offersEnabled ?? true, limits: opts.limits ?? LAUNCH_LIMITS, deployer: chain.upgradeAuthority.publicKey })],
+      [
+        await client.initializeConfig({
+          authority: authority.publicKey,
+          mint: mint.mint,
+          treasury,
+          feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
+          offersEnabled: opts.offersEnabled ?? true,
+          limits: opts.limits ?? LAUNCH_LIMITS,
+          deployer: chain.upgradeAuthority.publicKey,
+        }),
+      ],
       [chain.upgradeAuthority],
     );
     if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
@@ -62,7 +90,16 @@ export class OffersWorld {
     const cutoffAt = now + (opts.cutoffIn ?? 3_600n);
     const [templateId, eventId] = [randomUUID(), randomUUID()];
     const r = await this.send(
-      [await this.client.createContract({ authority: this.authority.publicKey, payer: this.authority.publicKey, templateId, eventId, cutoffAt, resolutionDeadline: cutoffAt + (opts.deadlineAfterCutoff ?? 86_400n) })],
+      [
+        await this.client.createContract({
+          authority: this.authority.publicKey,
+          payer: this.authority.publicKey,
+          templateId,
+          eventId,
+          cutoffAt,
+          resolutionDeadline: cutoffAt + (opts.deadlineAfterCutoff ?? 86_400n),
+        }),
+      ],
       [this.authority],
     );
     if (!r.ok) throw new Error(`create_contract failed: ${r.error}`);
@@ -73,11 +110,23 @@ export class OffersWorld {
     return ++this.nonce;
   }
 
-  async createOffer(creator: User, contract: PublicKey, o: { side?: SideName; total: bigint; target: bigint; minTake?: bigint; feeBps?: number; nonce?: bigint }): Promise<{ r: TxResult; offer: PublicKey }> {
+  async createOffer(
+    creator: User,
+    contract: PublicKey,
+    o: { side?: SideName; total: bigint; target: bigint; minTake?: bigint; feeBps?: number; nonce?: bigint },
+  ): Promise<{ r: TxResult; offer: PublicKey }> {
     const nonce = o.nonce ?? this.nextNonce();
     const ix = await this.client.createOffer({
-      payer: this.chain.payer.publicKey, creator: creator.key.publicKey, creatorToken: creator.token, contract, nonce,
-      side: o.side ?? "sideA", creatorTotal: o.total, takerTarget: o.target, minimumTake: o.minTake ?? UNIT, expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
+      payer: this.chain.payer.publicKey,
+      creator: creator.key.publicKey,
+      creatorToken: creator.token,
+      contract,
+      nonce,
+      side: o.side ?? "sideA",
+      creatorTotal: o.total,
+      takerTarget: o.target,
+      minimumTake: o.minTake ?? UNIT,
+      expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
     });
     const r = await this.send([ix], [creator.key]);
     return { r, offer: this.client.pda.offer(contract, creator.key.publicKey, nonce)[0] };
@@ -86,7 +135,12 @@ export class OffersWorld {
   async take(taker: User, offer: PublicKey, amount: bigint, expectedRevision?: bigint): Promise<TxResult> {
     const o = await this.offer(offer);
     const ix = await this.client.takeOffer({
-      payer: this.chain.payer.publicKey, taker: taker.key.publicKey, takerToken: taker.token, contract: o.contract, offer, amount,
+      payer: this.chain.payer.publicKey,
+      taker: taker.key.publicKey,
+      takerToken: taker.token,
+      contract: o.contract,
+      offer,
+      amount,
       expectedRevision: expectedRevision ?? o.revision,
     });
     return this.send([ix], [taker.key]);
@@ -94,7 +148,14 @@ export class OffersWorld {
 
   async close(caller: Keypair, offer: PublicKey, expectedRevision?: bigint): Promise<TxResult> {
     const o = await this.offer(offer);
-    const ix = await this.client.closeOffer({ caller: caller.publicKey, contract: o.contract, offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: expectedRevision ?? o.revision });
+    const ix = await this.client.closeOffer({
+      caller: caller.publicKey,
+      contract: o.contract,
+      offer,
+      creatorToken: o.creatorToken,
+      creator: o.creator,
+      expectedRevision: expectedRevision ?? o.revision,
+    });
     return this.send([ix], [caller]);
   }
 
@@ -105,7 +166,16 @@ export class OffersWorld {
   async settle(position: PublicKey): Promise<TxResult> {
     const p = await this.position(position);
     const o = await this.offer(p.offer);
-    const ix = await this.client.settlePosition({ contract: o.contract, offer: p.offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: this.treasury, creator: o.creator, taker: p.taker });
+    const ix = await this.client.settlePosition({
+      contract: o.contract,
+      offer: p.offer,
+      position,
+      creatorToken: o.creatorToken,
+      takerToken: p.takerToken,
+      treasury: this.treasury,
+      creator: o.creator,
+      taker: p.taker,
+    });
     return this.send([ix]);
   }
 

@@ -5,21 +5,39 @@
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { createCloseAccountInstruction, createTransferInstruction } from "@solana/spl-token";
 import {
-  POOLS_PROGRAM_ID, PoolsClient, decodeClaim, decodeParticipant, decodePool, decodePoolsConfig, type ClaimAccount, type CreatePoolInput,
-  type ParticipantAccount, type PoolAccount, type PoolsConfigAccount,
+  POOLS_PROGRAM_ID,
+  PoolsClient,
+  decodeClaim,
+  decodeParticipant,
+  decodePool,
+  decodePoolsConfig,
+  type ClaimAccount,
+  type CreatePoolInput,
+  type ParticipantAccount,
+  type PoolAccount,
+  type PoolsConfigAccount,
 } from "../idl/client/pools";
 import { TestChain, type TxResult } from "./chain";
 import { TestMint } from "./token";
 
 export const UNIT = 1_000_000n;
-export interface User { key: Keypair; token: PublicKey }
+export interface User {
+  key: Keypair;
+  token: PublicKey;
+}
 
 export class PoolsWorld {
   readonly users: User[] = [];
   readonly pools: PublicKey[] = [];
   private nonce = 0n;
 
-  private constructor(readonly chain: TestChain, readonly mint: TestMint, readonly client: PoolsClient, readonly authority: Keypair, public treasury: PublicKey) {}
+  private constructor(
+    readonly chain: TestChain,
+    readonly mint: TestMint,
+    readonly client: PoolsClient,
+    readonly authority: Keypair,
+    public treasury: PublicKey,
+  ) {}
 
   static async create(opts: { chain?: TestChain; feeBps?: number } = {}): Promise<PoolsWorld> {
     const chain = opts.chain ?? (await TestChain.start([{ name: "pools", programId: POOLS_PROGRAM_ID }]));
@@ -29,7 +47,13 @@ export class PoolsWorld {
     const client = PoolsClient.fromProvider(chain.anchorProvider);
     const w = new PoolsWorld(chain, mint, client, authority, treasury);
     const deployer = chain.upgradeAuthority;
-    const ix = await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? 500, deployer: deployer.publicKey });
+    const ix = await client.initializeConfig({
+      authority: authority.publicKey,
+      mint: mint.mint,
+      treasury,
+      feeBps: opts.feeBps ?? 500,
+      deployer: deployer.publicKey,
+    });
     const r = await w.send([ix], [deployer]);
     if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
     return w;
@@ -51,10 +75,20 @@ export class PoolsWorld {
   }
 
   /** Creates a pool closing `closesIn` seconds from the chain's now. */
-  async createPool(creator: User, o: Partial<Omit<CreatePoolInput, "payer" | "creator" | "closesAt">> & { closesIn?: bigint; closesAt?: bigint } = {}): Promise<{ r: TxResult; pool: PublicKey }> {
+  async createPool(
+    creator: User,
+    o: Partial<Omit<CreatePoolInput, "payer" | "creator" | "closesAt">> & { closesIn?: bigint; closesAt?: bigint } = {},
+  ): Promise<{ r: TxResult; pool: PublicKey }> {
     const nonce = o.nonce ?? this.nextNonce();
     const closesAt = o.closesAt ?? (await this.chain.now()) + (o.closesIn ?? 3_600n);
-    const ix = await this.client.createPool({ question: "Will it rain tomorrow?", ...o, payer: this.chain.payer.publicKey, creator: creator.key.publicKey, nonce, closesAt });
+    const ix = await this.client.createPool({
+      question: "Will it rain tomorrow?",
+      ...o,
+      payer: this.chain.payer.publicKey,
+      creator: creator.key.publicKey,
+      nonce,
+      closesAt,
+    });
     const r = await this.send([ix], [creator.key]);
     const pool = this.client.pda.pool(creator.key.publicKey, nonce)[0];
     if (r.ok) this.pools.push(pool);

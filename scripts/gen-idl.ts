@@ -22,6 +22,7 @@
  */
 import camelcase from "camelcase";
 import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,11 +38,25 @@ const WELL_KNOWN: Record<string, string> = {
 const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
 
 type IdlType = string | { array: [IdlType, number] } | { defined: { name: string } };
-interface Field { name: string; type: IdlType }
-interface StructDef { name: string; docs: string[]; tag: string; arg?: string; fields: Field[]; accounts?: string; pdas?: string[] }
+interface Field {
+  name: string;
+  type: IdlType;
+}
+interface StructDef {
+  name: string;
+  docs: string[];
+  tag: string;
+  arg?: string;
+  fields: Field[];
+  accounts?: string;
+  pdas?: string[];
+}
 
 type IdlSeed = { kind: "const"; value: number[] } | { kind: "arg"; path: string } | { kind: "account"; path: string; account?: string };
-interface IdlPda { seeds: IdlSeed[]; program?: IdlSeed }
+interface IdlPda {
+  seeds: IdlSeed[];
+  program?: IdlSeed;
+}
 
 /**
  * Seeds of the accounts every program has at one canonical address (kit::setup): the config,
@@ -82,7 +97,8 @@ function parsePda(line: string, ix: StructDef, accountNames: string[], state: St
     if (field === undefined) return { kind: "account", path: head };
     // Account data: the account's type is the @account struct named like it (offer -> Offer).
     const type = state.find((s) => s.tag === "account" && s.name === pascal(head));
-    if (type?.fields.find((f) => f.name === field)?.type !== "pubkey") throw new Error(`gen-idl: ${ix.arg}: seed ${tok} is no pubkey field of an account ${pascal(head)}`);
+    if (type?.fields.find((f) => f.name === field)?.type !== "pubkey")
+      throw new Error(`gen-idl: ${ix.arg}: seed ${tok} is no pubkey field of an account ${pascal(head)}`);
     return { kind: "account", path: tok, account: type.name };
   });
   return [account, { seeds }];
@@ -95,7 +111,12 @@ export function discriminator(prefix: string, name: string): number[] {
 function rustType(t: string): IdlType {
   t = t.trim();
   const prim: Record<string, string> = {
-    u8: "u8", PodU16: "u16", PodU32: "u32", PodU64: "u64", PodI64: "i64", Address: "pubkey",
+    u8: "u8",
+    PodU16: "u16",
+    PodU32: "u32",
+    PodU64: "u64",
+    PodI64: "i64",
+    Address: "pubkey",
   };
   if (prim[t]) return prim[t];
   const arr = /^\[(\w+);\s*(\d+)\]$/.exec(t);
@@ -109,7 +130,10 @@ function parseStructs(src: string): StructDef[] {
   const out: StructDef[] = [];
   const re = /((?:[ \t]*\/\/\/[^\n]*\n)+)(?:[ \t]*#\[[^\n]*\]\n)*[ \t]*pub struct (\w+)\s*\{([^}]*)\}/g;
   for (const m of src.matchAll(re)) {
-    const lines = m[1].split("\n").map((l) => l.replace(/^\s*\/\/\/ ?/, "")).filter((l) => l.length);
+    const lines = m[1]
+      .split("\n")
+      .map((l) => l.replace(/^\s*\/\/\/ ?/, ""))
+      .filter((l) => l.length);
     const tagLine = lines.find((l) => /^@(account|type|event|instruction)\b/.test(l));
     if (!tagLine) continue;
     const [tag, arg] = tagLine.slice(1).split(/\s+/, 2);
@@ -131,7 +155,10 @@ function parseErrors(src: string): { code: number; name: string; msg: string }[]
 
 /** Anchor's own conversion (convertIdlToCamelCase uses the same package and options). */
 function camel(s: string): string {
-  return s.split(".").map((p) => camelcase(p, { locale: false })).join(".");
+  return s
+    .split(".")
+    .map((p) => camelcase(p, { locale: false }))
+    .join(".");
 }
 function pascal(s: string): string {
   const c = camel(s);
@@ -161,7 +188,10 @@ export function buildIdl(program: string, address: string) {
     address,
     metadata: { name: program, version: "0.1.0", spec: "0.1.0", description },
     instructions: ixs.map((ix) => {
-      const list = (ix.accounts ?? "").split(/\s+/).filter(Boolean).map((a) => a.split(":") as [string, string?]);
+      const list = (ix.accounts ?? "")
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((a) => a.split(":") as [string, string?]);
       const names = list.map(([name]) => name);
       const pdas = new Map((ix.pdas ?? []).map((l) => parsePda(l, ix, names, state)));
       const accounts = list.map(([name, flags = ""]) => {
@@ -256,10 +286,15 @@ function main() {
   // A discriminator is a hash of its name: the names every program has are written once, in kit.
   const common = built[0].discriminators.filter((line) => built.every((b) => b.discriminators.includes(line)));
   const files: [string, string][] = [
-    [join(root, "programs", "kit", "src", "discriminators.rs"), [...DISCRIMINATORS_HEADER, "//! These are the ones every program has; each program's own are in its discriminators.rs.", "", ...common, ""].join("\n")],
+    [
+      join(root, "programs", "kit", "src", "discriminators.rs"),
+      [...DISCRIMINATORS_HEADER, "//! These are the ones every program has; each program's own are in its discriminators.rs.", "", ...common, ""].join("\n"),
+    ],
   ];
   for (const { program, idl, discriminators, ts, addresses } of built) {
-    const rust = [...DISCRIMINATORS_HEADER, "", "pub use kit::discriminators::*;", "", ...discriminators.filter((line) => !common.includes(line)), ""].join("\n");
+    const rust = [...DISCRIMINATORS_HEADER, "", "pub use kit::discriminators::*;", "", ...discriminators.filter((line) => !common.includes(line)), ""].join(
+      "\n",
+    );
     files.push(
       [join(root, "idl", `${program}.json`), JSON.stringify(idl, null, 2) + "\n"],
       [join(root, "idl", `${program}.ts`), ts],
@@ -267,7 +302,12 @@ function main() {
       [join(root, "programs", program, "src", "addresses.rs"), addresses],
     );
   }
-  for (const [path, text] of files) {
+  for (const [path, raw] of files) {
+    // Generated Rust is written as rustfmt (rustfmt.toml) would format it, so the format check
+    // and this generator agree.
+    const text = path.endsWith(".rs")
+      ? execFileSync("rustfmt", ["--edition", "2021", "--emit", "stdout", "--config-path", root], { input: raw, encoding: "utf8" })
+      : raw;
     const old = existsSync(path) ? readFileSync(path, "utf8") : "";
     if (old === text) continue;
     if (check) {

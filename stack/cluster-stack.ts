@@ -56,8 +56,14 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
   const name = `rpc:${opts.rpcUrl}`;
   const writer = await StoreWriter.open(store, name);
   const source = new RpcSource({
-    url: opts.rpcUrl, wsUrl: opts.wsUrl, programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID], commitment, name,
-    known: writer.knownAccounts(), reconcileMs: opts.reconcileMs, onError: (e) => obs.log.error({ err: e }, "rpc source"),
+    url: opts.rpcUrl,
+    wsUrl: opts.wsUrl,
+    programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID],
+    commitment,
+    name,
+    known: writer.knownAccounts(),
+    reconcileMs: opts.reconcileMs,
+    onError: (e) => obs.log.error({ err: e }, "rpc source"),
   });
   await source.start(await writer.checkpoint(), obs.indexerSink(writer));
   let chain: ClusterStack["chain"];
@@ -68,11 +74,35 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     if (!config.authority.equals(service.publicKey)) throw new Error(`the offers Config's authority is ${config.authority.toBase58()}, not the service`);
     chain = { gateway, service, mint: config.mint, treasury: config.treasury, client, pools: poolsClientFor(service.publicKey) };
   }
-  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker, obs })) };
-  obs.watchChain({ headSlot: () => gateway.connection.getSlot(commitment), caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
+  const parts = {
+    chain,
+    store,
+    db: store.db,
+    source,
+    writer,
+    ...(await serviceParts({
+      store,
+      gateway,
+      service,
+      client: chain.client,
+      treasury: chain.treasury,
+      serviceKey: opts.serviceKey,
+      walletLimits: opts.walletLimits,
+      walletClockMs: opts.walletClockMs,
+      worker: opts.worker,
+      obs,
+    })),
+  };
+  obs.watchChain({
+    headSlot: () => gateway.connection.getSlot(commitment),
+    caughtUpTo: (slot) => source.caughtUpTo(slot),
+    checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
+  });
   const http = await listen(opts.app ? await opts.app(parts) : defaultApp(parts), opts.port);
   return {
-    ...parts, server: http.server, url: http.url,
+    ...parts,
+    server: http.server,
+    url: http.url,
     async stop() {
       parts.worker.stop();
       await http.close();

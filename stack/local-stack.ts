@@ -53,19 +53,50 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   let source!: BankrunSource;
   const service = opts.service ?? Keypair.generate();
   const chain = await startLocalChain({
-    service, engine: opts.engine, feeBps: opts.feeBps, limits: opts.limits,
+    service,
+    engine: opts.engine,
+    feeBps: opts.feeBps,
+    limits: opts.limits,
     beforeInit: async (gateway) => {
-      source = new BankrunSource({ getAccount: (a: PublicKey) => gateway.getAccount(a), getSlot: () => gateway.getSlot() }, { programs: [OFFERS_PROGRAM_ID.toBase58(), POOLS_PROGRAM_ID.toBase58()] });
+      source = new BankrunSource(
+        { getAccount: (a: PublicKey) => gateway.getAccount(a), getSlot: () => gateway.getSlot() },
+        { programs: [OFFERS_PROGRAM_ID.toBase58(), POOLS_PROGRAM_ID.toBase58()] },
+      );
       await source.start(await writer.checkpoint(), obs.indexerSink(writer));
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },
   });
-  const parts = { chain, store, db: store.db, source, writer, ...(await serviceParts({ store, gateway: chain.gateway, service, client: chain.client, treasury: chain.treasury, serviceKey: opts.serviceKey, walletLimits: opts.walletLimits, walletClockMs: opts.walletClockMs, worker: opts.worker, obs })) };
-  obs.watchChain({ headSlot: async () => Number(await chain.gateway.getSlot()), caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
+  const parts = {
+    chain,
+    store,
+    db: store.db,
+    source,
+    writer,
+    ...(await serviceParts({
+      store,
+      gateway: chain.gateway,
+      service,
+      client: chain.client,
+      treasury: chain.treasury,
+      serviceKey: opts.serviceKey,
+      walletLimits: opts.walletLimits,
+      walletClockMs: opts.walletClockMs,
+      worker: opts.worker,
+      obs,
+    })),
+  };
+  obs.watchChain({
+    headSlot: async () => Number(await chain.gateway.getSlot()),
+    caughtUpTo: (slot) => source.caughtUpTo(slot),
+    checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
+  });
   const app = opts.app ? await opts.app(parts) : defaultApp(parts);
   const http = await listen(app, opts.port);
   return {
-    ...parts, app, server: http.server, url: http.url,
+    ...parts,
+    app,
+    server: http.server,
+    url: http.url,
     async stop() {
       parts.worker.stop();
       await http.close();

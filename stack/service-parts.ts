@@ -56,12 +56,33 @@ export function observabilityOf(o: ServicePartsOptions): Observability {
   return o.observability instanceof Observability ? o.observability : new Observability(o.observability);
 }
 
-export async function serviceParts(o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<ServicePartsOptions, "observability">): Promise<ServiceParts> {
+export async function serviceParts(
+  o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<
+    ServicePartsOptions,
+    "observability"
+  >,
+): Promise<ServiceParts> {
   const { obs } = o;
   const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
-  const writes = new WriteService({ custody, gateway: o.gateway, payer: o.service, walletLimits: o.walletLimits, walletClockMs: o.walletClockMs, onSubmitResult: obs.txResults("writes") });
+  const writes = new WriteService({
+    custody,
+    gateway: o.gateway,
+    payer: o.service,
+    walletLimits: o.walletLimits,
+    walletClockMs: o.walletClockMs,
+    onSubmitResult: obs.txResults("writes"),
+  });
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
-  const worker = new SettlementWorker({ ...o.worker, db: o.store.db, gateway: o.gateway, payer: o.service, client: o.client, treasury: o.treasury, obs, onSubmitResult: obs.txResults("worker") });
+  const worker = new SettlementWorker({
+    ...o.worker,
+    db: o.store.db,
+    gateway: o.gateway,
+    payer: o.service,
+    client: o.client,
+    treasury: o.treasury,
+    obs,
+    onSubmitResult: obs.txResults("worker"),
+  });
   return { custody, writes, admin, worker, obs };
 }
 

@@ -28,7 +28,14 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
     const service = Keypair.generate();
     validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-    s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0, observability: { maxLagSlots: 20, sampleMs: 500 } });
+    s = await startClusterStack({
+      rpcUrl: validator.rpcUrl,
+      wsUrl: validator.wsUrl,
+      service,
+      init: true,
+      reconcileMs: 0,
+      observability: { maxLagSlots: 20, sampleMs: 500 },
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -54,23 +61,31 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
 
     // Nothing happens on chain: the head moves on, the checkpoint does not, and the synced slot
     // follows the head (slow on a loaded machine, hence waiting for it rather than a fixed time).
-    await eventually(async () => {
-      const m = await metrics();
-      expect(gauge(m, "offers_chain_head_slot")).toBeGreaterThan(checkpoint + 5);
-      expect(gauge(m, "offers_indexer_synced_slot")).toBeGreaterThan(checkpoint + 5);
-      expect(gauge(m, "offers_indexer_lag_slots")).toBeLessThanOrEqual(20);
-      expect(gauge(m, "offers_indexer_checkpoint_slot")).toBe(checkpoint);
-    }, 60_000, 500);
+    await eventually(
+      async () => {
+        const m = await metrics();
+        expect(gauge(m, "offers_chain_head_slot")).toBeGreaterThan(checkpoint + 5);
+        expect(gauge(m, "offers_indexer_synced_slot")).toBeGreaterThan(checkpoint + 5);
+        expect(gauge(m, "offers_indexer_lag_slots")).toBeLessThanOrEqual(20);
+        expect(gauge(m, "offers_indexer_checkpoint_slot")).toBe(checkpoint);
+      },
+      60_000,
+      500,
+    );
     expect((await s.writer.checkpoint())!.slot).toBe(checkpoint);
   });
 
   it("answers 503 naming the indexer once the source stops and the chain moves on", async () => {
     await s.source.stop();
-    const r = await eventually(async () => {
-      const r = await readyz();
-      expect(r.status).toBe(503);
-      return r;
-    }, 30_000, 500);
+    const r = await eventually(
+      async () => {
+        const r = await readyz();
+        expect(r.status).toBe(503);
+        return r;
+      },
+      30_000,
+      500,
+    );
     expect(r.body.failing).toEqual(["indexer"]);
     expect(r.body.checks.indexer.lagSlots).toBeGreaterThan(20);
     expect(gauge(await metrics(), "offers_indexer_lag_slots")).toBeGreaterThan(20);

@@ -51,7 +51,11 @@ describe("write errors", () => {
     expectError(await post(s, "/", body, expired.token), 401, /invalid, revoked or expired/);
     const noScope = await s.custody.issueToken(alice.user.id, { scopes: [] });
     expectError(await post(s, "/", body, noScope.token), 401, /bet:write/);
-    expectError(await post(s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, noScope.token), 401, /bet:write/);
+    expectError(
+      await post(s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, noScope.token),
+      401,
+      /bet:write/,
+    );
     expectError(await post(s, `/${offer}/close`, { expectedRevision: "1", idempotencyKey: key() }, null), 401, /missing/);
   });
 
@@ -67,9 +71,21 @@ describe("write errors", () => {
     expectError(await post(s, "/", createBody(c, { minimumTakeMicros: String(11n * UNIT) }), t), 400, /minimumTakeMicros must not exceed takerTargetMicros/);
     expectError(await post(s, "/", createBody(c, { minimumTakeMicros: "999999" }), t), 400, /minimumTakeMicros must be at least 1000000/);
     expectError(await post(s, "/", createBody(c, { creatorTotalMicros: String(UNIT), takerTargetMicros: String(11n * UNIT) }), t), 400, /odds out of range/);
-    expectError(await post(s, "/", createBody(c, { creatorTotalMicros: String(101n * UNIT), takerTargetMicros: String(10n * UNIT) }), t), 400, /odds out of range/);
-    expectError(await post(s, "/", createBody(c, { creatorTotalMicros: "999999", takerTargetMicros: "999999", minimumTakeMicros: "999999" }), t), 400, /at least minimumCreatorMicros 1000000/);
-    expectError(await post(s, "/", createBody(c, { creatorTotalMicros: String(501n * UNIT), takerTargetMicros: String(501n * UNIT) }), t), 400, /at most maximumWagerMicros 500000000/);
+    expectError(
+      await post(s, "/", createBody(c, { creatorTotalMicros: String(101n * UNIT), takerTargetMicros: String(10n * UNIT) }), t),
+      400,
+      /odds out of range/,
+    );
+    expectError(
+      await post(s, "/", createBody(c, { creatorTotalMicros: "999999", takerTargetMicros: "999999", minimumTakeMicros: "999999" }), t),
+      400,
+      /at least minimumCreatorMicros 1000000/,
+    );
+    expectError(
+      await post(s, "/", createBody(c, { creatorTotalMicros: String(501n * UNIT), takerTargetMicros: String(501n * UNIT) }), t),
+      400,
+      /at most maximumWagerMicros 500000000/,
+    );
     expectError(await post(s, "/", createBody(c, { creatorOutcome: "sideC" }), t), 400, /creatorOutcome/);
     expectError(await post(s, "/", createBody(c, { expectedFeeBps: "1000" }), t), 400, /expectedFeeBps must be an integer/);
     expectError(await post(s, "/", createBody(c, { idempotencyKey: "short" }), t), 400, /idempotencyKey must be a string of 8 to 128/);
@@ -80,33 +96,73 @@ describe("write errors", () => {
     expectError(await post(s, "/", "{not json", t), 400, /valid JSON/);
     expectError(await post(s, "/", "[]", t), 400, /JSON object/);
     expectError(await post(s, "/", createBody(c), t, { "content-type": "text/plain" }), 400, /Content-Type/);
-    expectError(await post(s, "/not-an-address/take", { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, t), 400, /offer address must be a base58/);
+    expectError(
+      await post(s, "/not-an-address/take", { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, t),
+      400,
+      /offer address must be a base58/,
+    );
   });
 
   it("400: insufficient balance says needed and available", async () => {
-    expectError(await post(s, "/", createBody(c, { creatorTotalMicros: String(8n * UNIT) }), poor.token), 400, /insufficient balance: needed 8000000 micros, available 3000000 micros/);
-    expectError(await post(s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, poor.token), 400, /needed 5000000 micros, available 3000000 micros/);
+    expectError(
+      await post(s, "/", createBody(c, { creatorTotalMicros: String(8n * UNIT) }), poor.token),
+      400,
+      /insufficient balance: needed 8000000 micros, available 3000000 micros/,
+    );
+    expectError(
+      await post(s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, poor.token),
+      400,
+      /needed 5000000 micros, available 3000000 micros/,
+    );
   });
 
   it("400: idempotency key reused with another body; self-take; take below minimum; position cap", async () => {
     const k = key();
     const first = await post(s, "/", createBody(c, { idempotencyKey: k }), bob.token);
     expect(first.status, first.text).toBe(200);
-    expectError(await post(s, "/", createBody(c, { idempotencyKey: k, creatorTotalMicros: String(9n * UNIT) }), bob.token), 400, /already used with a different request/);
-    expectError(await post(s, `/${first.body.offerAddress}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: k }, bob.token), 400, /already used with a different request/);
-    expectError(await post(s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, alice.token), 400, /your own offer/);
-    expectError(await post(s, `/${offer}/take`, { takeAmountMicros: "1999999", expectedRevision: "1", idempotencyKey: key() }, bob.token), 400, /at least the offer's minimumTakeMicros 2000000/);
+    expectError(
+      await post(s, "/", createBody(c, { idempotencyKey: k, creatorTotalMicros: String(9n * UNIT) }), bob.token),
+      400,
+      /already used with a different request/,
+    );
+    expectError(
+      await post(s, `/${first.body.offerAddress}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: k }, bob.token),
+      400,
+      /already used with a different request/,
+    );
+    expectError(
+      await post(s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, alice.token),
+      400,
+      /your own offer/,
+    );
+    expectError(
+      await post(s, `/${offer}/take`, { takeAmountMicros: "1999999", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      400,
+      /at least the offer's minimumTakeMicros 2000000/,
+    );
     // Position cap: an offer with a 500-unit target; bob takes 500, then any more would exceed it.
     const big = await post(s, "/", createBody(c, { creatorTotalMicros: String(500n * UNIT), takerTargetMicros: String(600n * UNIT) }), alice.token);
     expect(big.status, big.text).toBe(200);
-    expectError(await post(s, `/${big.body.offerAddress}/take`, { takeAmountMicros: String(501n * UNIT), expectedRevision: "1", idempotencyKey: key() }, bob.token), 400, /above maximumWagerMicros 500000000/);
+    expectError(
+      await post(s, `/${big.body.offerAddress}/take`, { takeAmountMicros: String(501n * UNIT), expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      400,
+      /above maximumWagerMicros 500000000/,
+    );
   });
 
   it("404: unknown offer and unknown contract", async () => {
     const nowhere = Keypair.generate().publicKey.toBase58();
-    expectError(await post(s, `/${nowhere}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, bob.token), 404, /unknown offer address/);
+    expectError(
+      await post(s, `/${nowhere}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      404,
+      /unknown offer address/,
+    );
     expectError(await post(s, `/${nowhere}/close`, { expectedRevision: "1", idempotencyKey: key() }, bob.token), 404, /unknown offer address/);
-    expectError(await post(s, `/${c.toBase58()}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, bob.token), 404, /unknown offer address/);
+    expectError(
+      await post(s, `/${c.toBase58()}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      404,
+      /unknown offer address/,
+    );
     expectError(await post(s, "/", createBody(Keypair.generate().publicKey), bob.token), 404, /unknown contract address/);
   });
 
@@ -114,17 +170,33 @@ describe("write errors", () => {
     expectError(await post(s, "/", createBody(c, { expectedFeeBps: 999 }), bob.token), 409, /expectedFeeBps 999 differs from the current feeBps 1000/);
     const o = await post(s, "/", createBody(c), alice.token);
     const addr = o.body.offerAddress as string;
-    expectError(await post(s, `/${addr}/take`, { takeAmountMicros: "11000000", expectedRevision: "1", idempotencyKey: key() }, bob.token), 409, /no longer available: remainingTakerMicros is 10000000/);
+    expectError(
+      await post(s, `/${addr}/take`, { takeAmountMicros: "11000000", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      409,
+      /no longer available: remainingTakerMicros is 10000000/,
+    );
     expect((await post(s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token)).status).toBe(200);
-    expectError(await post(s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token), 409, /expectedRevision 1, current revision 2/);
+    expectError(
+      await post(s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      409,
+      /expectedRevision 1, current revision 2/,
+    );
     expectError(await post(s, `/${addr}/close`, { expectedRevision: "1", idempotencyKey: key() }, alice.token), 409, /current revision 2/);
     expect((await post(s, `/${addr}/close`, { expectedRevision: "2", idempotencyKey: key() }, alice.token)).status).toBe(200);
-    expectError(await post(s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "3", idempotencyKey: key() }, bob.token), 409, /the offer is Closed/);
+    expectError(
+      await post(s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "3", idempotencyKey: key() }, bob.token),
+      409,
+      /the offer is Closed/,
+    );
     const late = await contract(s, 10n);
     const lo = await post(s, "/", createBody(late), alice.token);
     await s.chain.gateway.advance(11n);
     expectError(await post(s, "/", createBody(late), alice.token), 409, /cutoff has passed/);
-    expectError(await post(s, `/${lo.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token), 409, /cutoff has passed/);
+    expectError(
+      await post(s, `/${lo.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+      409,
+      /cutoff has passed/,
+    );
   });
 
   it("403: a stranger closing before cutoff", async () => {
@@ -137,7 +209,11 @@ describe("write errors", () => {
     await s.admin.setOffersEnabled(false);
     try {
       expectError(await post(s, "/", createBody(c), alice.token), 503, /offers are switched off/);
-      expectError(await post(s, `/${o.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token), 503, /switched off/);
+      expectError(
+        await post(s, `/${o.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, bob.token),
+        503,
+        /switched off/,
+      );
       expect((await post(s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, alice.token)).status).toBe(200);
     } finally {
       await s.admin.setOffersEnabled(true);
@@ -150,10 +226,18 @@ describe("write errors", () => {
     app.route(OFFERS_BASE, writeRoutes(dead));
     const server = await listen(app);
     try {
-      const r = await fetch(`${server.url}${OFFERS_BASE}/`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${alice.token}` }, body: JSON.stringify(createBody(c)) });
+      const r = await fetch(`${server.url}${OFFERS_BASE}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${alice.token}` },
+        body: JSON.stringify(createBody(c)),
+      });
       expect(r.status).toBe(503);
       expect(await r.json()).toEqual({ error: "the chain is temporarily unreachable; retry with the same idempotencyKey" });
-      const t = await fetch(`${server.url}${OFFERS_BASE}/${offer}/take`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bob.token}` }, body: JSON.stringify({ takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }) });
+      const t = await fetch(`${server.url}${OFFERS_BASE}/${offer}/take`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${bob.token}` },
+        body: JSON.stringify({ takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }),
+      });
       expect(t.status).toBe(503);
       expect(Object.keys(await t.json())).toEqual(["error"]);
     } finally {

@@ -10,7 +10,12 @@ import type { LocalStack } from "../../stack/local-stack";
 import { UNIT, contract, createBody, get, key, makeUser, post, stack, type TestUser } from "./helpers";
 
 interface OfferView {
-  address: string; status: string; revision: string; closedAt: string | null; remainingTakerMicros: string; creatorAllocatedMicros: string;
+  address: string;
+  status: string;
+  revision: string;
+  closedAt: string | null;
+  remainingTakerMicros: string;
+  creatorAllocatedMicros: string;
   viewer: { role: string; canTake: boolean; canClose: boolean; position: Record<string, unknown> | null };
 }
 

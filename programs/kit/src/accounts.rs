@@ -43,22 +43,38 @@ pub trait AccountData: Pod {
 
 #[inline(always)]
 pub fn signer(acc: &AccountView) -> Result<(), ProgramError> {
-    if acc.is_signer() { Ok(()) } else { Err(KitError::MissingSignature.into()) }
+    if acc.is_signer() {
+        Ok(())
+    } else {
+        Err(KitError::MissingSignature.into())
+    }
 }
 
 #[inline(always)]
 pub fn writable(acc: &AccountView) -> Result<(), ProgramError> {
-    if acc.is_writable() { Ok(()) } else { Err(KitError::AccountNotWritable.into()) }
+    if acc.is_writable() {
+        Ok(())
+    } else {
+        Err(KitError::AccountNotWritable.into())
+    }
 }
 
 #[inline(always)]
 pub fn same(acc: &AccountView, expected: &Address) -> Result<(), ProgramError> {
-    if acc.address() == expected { Ok(()) } else { Err(KitError::AccountMismatch.into()) }
+    if acc.address() == expected {
+        Ok(())
+    } else {
+        Err(KitError::AccountMismatch.into())
+    }
 }
 
 #[inline(always)]
 pub fn program(acc: &AccountView, id: &Address) -> Result<(), ProgramError> {
-    if acc.address() == id { Ok(()) } else { Err(KitError::WrongProgram.into()) }
+    if acc.address() == id {
+        Ok(())
+    } else {
+        Err(KitError::WrongProgram.into())
+    }
 }
 
 /// Checks owner, size and discriminator; returns a pointer to the body.
@@ -98,7 +114,7 @@ pub fn load_mut<'a, T: AccountData>(acc: &'a AccountView, program_id: &Address) 
 /// Writes the discriminator into a freshly created account and returns its body.
 #[inline(always)]
 #[allow(clippy::mut_from_ref)]
-pub fn init<'a, T: AccountData>(acc: &'a AccountView) -> Result<&'a mut T, ProgramError> {
+pub fn init<T: AccountData>(acc: &AccountView) -> Result<&mut T, ProgramError> {
     let mut view = *acc;
     let data = unsafe { view.borrow_unchecked_mut() };
     if data.len() != T::SIZE {

@@ -104,7 +104,13 @@ pub fn credit<F: FnOnce() -> ProgramResult>(c: &Credit, create: F) -> ProgramRes
 /// the whole claim and closes it, its rent back to whoever paid it, or to the owner when that
 /// account can no longer take it (`close_or_fallback`: no rent payer holds a withdrawal hostage).
 #[inline(always)]
-pub fn withdraw<T: Settings, E: Into<ProgramError>>(program_id: &Address, accounts: &[AccountView], canonical: &Canonical, wrong_mint: E, not_token_owner: E) -> ProgramResult {
+pub fn withdraw<T: Settings, E: Into<ProgramError>>(
+    program_id: &Address,
+    accounts: &[AccountView],
+    canonical: &Canonical,
+    wrong_mint: E,
+    not_token_owner: E,
+) -> ProgramResult {
     let [owner, config, claim, vault, destination, rent_payer, token_program, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };

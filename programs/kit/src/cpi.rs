@@ -1,16 +1,16 @@
 //! Cross-program calls the programs make: account creation and SPL token movements.
 
+use crate::accounts::KitError;
 use pinocchio::{
     cpi::{Seed, Signer},
     error::ProgramError,
     AccountView, Address,
 };
-use crate::accounts::KitError;
 use pinocchio_system::instructions::{Allocate, Assign, CreateAccount, Transfer as SystemTransfer};
 use pinocchio_token::instructions::{InitializeAccount3, Transfer};
 
-pub use pinocchio_token::ID as TOKEN_PROGRAM_ID;
 pub use pinocchio_system::ID as SYSTEM_PROGRAM_ID;
+pub use pinocchio_token::ID as TOKEN_PROGRAM_ID;
 
 /// Creates `new` (a PDA signed by `seeds`, bump included) with `space` bytes owned by `owner`,
 /// rent paid by `payer`. Anyone may send lamports to a PDA before it exists, which makes
@@ -81,7 +81,11 @@ pub fn transfer(from: &AccountView, to: &AccountView, authority: &AccountView, a
         return Ok(());
     }
     let ix = Transfer::new(from, to, authority, amount);
-    if seeds.is_empty() { ix.invoke() } else { ix.invoke_signed(&[Signer::from(seeds)]) }
+    if seeds.is_empty() {
+        ix.invoke()
+    } else {
+        ix.invoke_signed(&[Signer::from(seeds)])
+    }
 }
 
 /// Initialises a token account (already created, owned by the token program).

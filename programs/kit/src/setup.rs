@@ -70,7 +70,12 @@ pub fn check_treasury(treasury: &AccountView, mint: &Address, vault: &Address) -
 /// Then creates the config (`config_size` bytes, owned by `program_id`) and the vault, both
 /// paid by the deployer and safe against pre-funding. The caller writes its config fields.
 #[inline(always)] // upstream BPF passes at most 5 arguments in registers; no stack arguments
-pub fn create_config_and_vault<'a>(program_id: &Address, accounts: &'a [AccountView], config_size: usize, canonical: &Canonical) -> Result<ConfigInit<'a>, ProgramError> {
+pub fn create_config_and_vault<'a>(
+    program_id: &Address,
+    accounts: &'a [AccountView],
+    config_size: usize,
+    canonical: &Canonical,
+) -> Result<ConfigInit<'a>, ProgramError> {
     let [deployer, authority, config, vault, mint, treasury, program_data, token_program, system_program, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
@@ -165,7 +170,13 @@ pub fn initialize<'a, T: Settings>(program_id: &Address, accounts: &'a [AccountV
 /// Fails unless `authority` signed and is the authority of `config`, the canonical Config
 /// (compared with `canonical` before it is loaded); `unauthorized` is the program's own error.
 #[inline(always)]
-pub fn authorised<'a, T: Settings, E: Into<ProgramError>>(program_id: &Address, authority: &AccountView, config: &'a AccountView, canonical: &Address, unauthorized: E) -> Result<&'a T, ProgramError> {
+pub fn authorised<'a, T: Settings, E: Into<ProgramError>>(
+    program_id: &Address,
+    authority: &AccountView,
+    config: &'a AccountView,
+    canonical: &Address,
+    unauthorized: E,
+) -> Result<&'a T, ProgramError> {
     acc::signer(authority)?;
     acc::same(config, canonical)?;
     let c = acc::load::<T>(config, program_id)?;
@@ -178,7 +189,13 @@ pub fn authorised<'a, T: Settings, E: Into<ProgramError>>(program_id: &Address, 
 /// [`authorised`], for an instruction that changes the Config (it must be writable).
 #[inline(always)]
 #[allow(clippy::mut_from_ref)]
-pub fn authorised_mut<'a, T: Settings, E: Into<ProgramError>>(program_id: &Address, authority: &AccountView, config: &'a AccountView, canonical: &Address, unauthorized: E) -> Result<&'a mut T, ProgramError> {
+pub fn authorised_mut<'a, T: Settings, E: Into<ProgramError>>(
+    program_id: &Address,
+    authority: &AccountView,
+    config: &'a AccountView,
+    canonical: &Address,
+    unauthorized: E,
+) -> Result<&'a mut T, ProgramError> {
     acc::signer(authority)?;
     acc::same(config, canonical)?;
     let c = acc::load_mut::<T>(config, program_id)?;
@@ -192,7 +209,12 @@ pub fn authorised_mut<'a, T: Settings, E: Into<ProgramError>>(program_id: &Addre
 /// validates and writes its settings.
 #[inline(always)]
 #[allow(clippy::mut_from_ref)]
-pub fn update<'a, T: Settings, E: Into<ProgramError>>(program_id: &Address, accounts: &'a [AccountView], canonical: &Canonical, unauthorized: E) -> Result<&'a mut T, ProgramError> {
+pub fn update<'a, T: Settings, E: Into<ProgramError>>(
+    program_id: &Address,
+    accounts: &'a [AccountView],
+    canonical: &Canonical,
+    unauthorized: E,
+) -> Result<&'a mut T, ProgramError> {
     let [authority, config, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };
@@ -203,7 +225,12 @@ pub fn update<'a, T: Settings, E: Into<ProgramError>>(program_id: &Address, acco
 /// names a new fee treasury, a sound token account of the Config's mint that is not the vault
 /// ([`check_treasury`]).
 #[inline(always)]
-pub fn set_treasury<T: Settings, E: Into<ProgramError>>(program_id: &Address, accounts: &[AccountView], canonical: &Canonical, unauthorized: E) -> Result<(), ProgramError> {
+pub fn set_treasury<T: Settings, E: Into<ProgramError>>(
+    program_id: &Address,
+    accounts: &[AccountView],
+    canonical: &Canonical,
+    unauthorized: E,
+) -> Result<(), ProgramError> {
     let [authority, config, treasury, ..] = accounts else {
         return Err(KitError::NotEnoughAccounts.into());
     };

@@ -88,7 +88,9 @@ mod tests {
         }
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..100_000 {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
             let (a, b, c) = (x, x.rotate_left(21) >> (x % 40), (x.rotate_left(7) >> (x % 60)) | 1);
             check(a, b, c);
         }

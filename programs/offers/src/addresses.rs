@@ -4,13 +4,21 @@
 use kit::{setup::Canonical, Address};
 
 /// ApNSGfvcux5Ycsuk5z757p3X6cGsyarax2B5HUikFBLb
-pub const PROGRAM_ID: Address = Address::new_from_array([145, 219, 183, 192, 93, 67, 8, 25, 46, 49, 101, 1, 254, 101, 164, 177, 70, 163, 197, 214, 205, 27, 96, 101, 199, 193, 165, 143, 81, 151, 3, 24]);
+pub const PROGRAM_ID: Address = Address::new_from_array([
+    145, 219, 183, 192, 93, 67, 8, 25, 46, 49, 101, 1, 254, 101, 164, 177, 70, 163, 197, 214, 205, 27, 96, 101, 199, 193, 165, 143, 81, 151, 3, 24,
+]);
 
 /// config 4BARqdPPT33vRnWsDNqsVenGV6oAdDm6FSuqkMqjcBAV (bump 254), vault FffBJS8AYkU6o6bG1qGzPfhRz6qm93SrWrHDEQGsch4Z (bump 255), program data 3pb414GoeLCJHRAoey36Ud36dGdtyMhMhrakMcooPy5p
 pub const CANONICAL: Canonical = Canonical {
-    config: Address::new_from_array([47, 45, 135, 136, 87, 159, 116, 57, 235, 209, 187, 57, 100, 137, 18, 96, 1, 63, 160, 167, 98, 237, 140, 201, 229, 61, 189, 248, 5, 161, 200, 38]),
+    config: Address::new_from_array([
+        47, 45, 135, 136, 87, 159, 116, 57, 235, 209, 187, 57, 100, 137, 18, 96, 1, 63, 160, 167, 98, 237, 140, 201, 229, 61, 189, 248, 5, 161, 200, 38,
+    ]),
     config_bump: 254,
-    vault: Address::new_from_array([217, 234, 218, 242, 69, 157, 237, 199, 1, 195, 179, 145, 50, 64, 106, 155, 142, 79, 152, 14, 41, 200, 216, 44, 6, 182, 25, 142, 251, 14, 147, 166]),
+    vault: Address::new_from_array([
+        217, 234, 218, 242, 69, 157, 237, 199, 1, 195, 179, 145, 50, 64, 106, 155, 142, 79, 152, 14, 41, 200, 216, 44, 6, 182, 25, 142, 251, 14, 147, 166,
+    ]),
     vault_bump: 255,
-    program_data: Address::new_from_array([41, 232, 44, 159, 71, 203, 18, 197, 203, 11, 218, 101, 143, 158, 208, 98, 40, 60, 74, 79, 199, 63, 108, 202, 169, 189, 80, 45, 111, 107, 81, 199]),
+    program_data: Address::new_from_array([
+        41, 232, 44, 159, 71, 203, 18, 197, 203, 11, 218, 101, 143, 158, 208, 98, 40, 60, 74, 79, 199, 63, 108, 202, 169, 189, 80, 45, 111, 107, 81, 199,
+    ]),
 };

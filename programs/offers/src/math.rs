@@ -99,7 +99,12 @@ mod tests {
             let m = matched_for_take(take, total, target, filled, allocated);
             matched.push(format!(
                 "{{\"take\": {}, \"creatorTotal\": {}, \"takerTarget\": {}, \"takerFilled\": {}, \"creatorAllocated\": {}, \"matched\": {}}}",
-                q(take), q(total), q(target), q(filled), q(allocated), q(m)
+                q(take),
+                q(total),
+                q(target),
+                q(filled),
+                q(allocated),
+                q(m)
             ));
         };
         // The spec's example, rounding down, and the last take getting the rest.
@@ -162,13 +167,8 @@ mod tests {
             }
         }
 
-        let sections = [
-            section("matchedForTake", matched),
-            section("fee", fees),
-            section("payouts", pays),
-            section("ratioLe", ratios),
-            section("mulDivFloor", divs),
-        ];
+        let sections =
+            [section("matchedForTake", matched), section("fee", fees), section("payouts", pays), section("ratioLe", ratios), section("mulDivFloor", divs)];
         format!("{{\n{}\n}}\n", sections.join(",\n"))
     }
 

@@ -127,8 +127,4 @@ pub struct Position {
 
 kit::pod!(Limits);
 kit::settings!(Config);
-kit::account!(
-    Contract = disc::ACCOUNT_CONTRACT,
-    Offer = disc::ACCOUNT_OFFER,
-    Position = disc::ACCOUNT_POSITION,
-);
+kit::account!(Contract = disc::ACCOUNT_CONTRACT, Offer = disc::ACCOUNT_OFFER, Position = disc::ACCOUNT_POSITION,);

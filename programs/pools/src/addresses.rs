@@ -4,13 +4,21 @@
 use kit::{setup::Canonical, Address};
 
 /// 6gEvAqYoTFhbtDP7j8rWorEsDnGfgr9j7UfiRAo1SxYd
-pub const PROGRAM_ID: Address = Address::new_from_array([84, 87, 210, 101, 242, 248, 245, 128, 34, 93, 233, 157, 137, 209, 104, 186, 108, 215, 141, 214, 33, 69, 185, 23, 15, 92, 41, 114, 194, 140, 191, 206]);
+pub const PROGRAM_ID: Address = Address::new_from_array([
+    84, 87, 210, 101, 242, 248, 245, 128, 34, 93, 233, 157, 137, 209, 104, 186, 108, 215, 141, 214, 33, 69, 185, 23, 15, 92, 41, 114, 194, 140, 191, 206,
+]);
 
 /// config 2wWPViu34bvv9BqUfVVj5EzxeUZ9yDrmgpUnRpuGLyFN (bump 255), vault 4XKyDrQ4QkjKmevkwHxPBXWW3tZcsh2RMwyUMGdwLp8G (bump 255), program data 7QUoBcgevFthq7RFVC823wQ5PRNEUigceDH9pU8xF7z9
 pub const CANONICAL: Canonical = Canonical {
-    config: Address::new_from_array([28, 210, 71, 145, 106, 216, 23, 70, 229, 76, 133, 215, 174, 4, 255, 49, 143, 201, 107, 78, 134, 116, 108, 101, 139, 19, 178, 176, 65, 164, 61, 73]),
+    config: Address::new_from_array([
+        28, 210, 71, 145, 106, 216, 23, 70, 229, 76, 133, 215, 174, 4, 255, 49, 143, 201, 107, 78, 134, 116, 108, 101, 139, 19, 178, 176, 65, 164, 61, 73,
+    ]),
     config_bump: 255,
-    vault: Address::new_from_array([52, 87, 239, 10, 56, 150, 160, 68, 220, 8, 10, 254, 1, 59, 27, 199, 61, 176, 166, 239, 127, 35, 125, 213, 201, 214, 73, 116, 39, 251, 26, 217]),
+    vault: Address::new_from_array([
+        52, 87, 239, 10, 56, 150, 160, 68, 220, 8, 10, 254, 1, 59, 27, 199, 61, 176, 166, 239, 127, 35, 125, 213, 201, 214, 73, 116, 39, 251, 26, 217,
+    ]),
     vault_bump: 255,
-    program_data: Address::new_from_array([95, 41, 232, 212, 204, 230, 223, 250, 180, 159, 194, 96, 227, 158, 233, 3, 116, 61, 10, 252, 244, 109, 76, 76, 50, 220, 47, 81, 135, 137, 118, 10]),
+    program_data: Address::new_from_array([
+        95, 41, 232, 212, 204, 230, 223, 250, 180, 159, 194, 96, 227, 158, 233, 3, 116, 61, 10, 252, 244, 109, 76, 76, 50, 220, 47, 81, 135, 137, 118, 10,
+    ]),
 };

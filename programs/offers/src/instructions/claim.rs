@@ -73,7 +73,14 @@ fn credit(r: &Rent, to: &Payee, amount: u64) -> ProgramResult {
         acc::signer(r.payer)?;
         acc::writable(to.claim)?;
         acc::program(r.system_program, &cpi::SYSTEM_PROGRAM_ID)?;
-        create_canonical(&NewPda { payer: r.payer, account: to.claim, space: Claim::SIZE, program_id: r.program_id, seeds: &claim::seeds(to.owner), bump: to.claim_bump })
+        create_canonical(&NewPda {
+            payer: r.payer,
+            account: to.claim,
+            space: Claim::SIZE,
+            program_id: r.program_id,
+            seeds: &claim::seeds(to.owner),
+            bump: to.claim_bump,
+        })
     })
 }
 

@@ -5,7 +5,9 @@ use super::{
 use crate::{addresses::CANONICAL, discriminators as disc, error::OfferError, events::OfferClosed, state::*};
 use kit::{
     accounts::{self as acc, KitError},
-    cpi, pod::*, time, AccountView, Address, ProgramResult,
+    cpi,
+    pod::*,
+    time, AccountView, Address, ProgramResult,
 };
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOfferArgs) -> ProgramResult {
@@ -42,13 +44,8 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOffer
     o.status = OFFER_CLOSED;
     o.closed_at = PodI64::new(now);
     o.revision.set(o.revision.get() + 1);
-    let event = OfferClosed {
-        offer: *offer.address(),
-        closed_by: *caller.address(),
-        refund: PodU64::new(refund),
-        revision: o.revision,
-        timestamp: PodI64::new(now),
-    };
+    let event =
+        OfferClosed { offer: *offer.address(), closed_by: *caller.address(), refund: PodU64::new(refund), revision: o.revision, timestamp: PodI64::new(now) };
     kit::log::emit(&disc::EVENT_OFFER_CLOSED, bytes_of(&event));
     Ok(())
 }

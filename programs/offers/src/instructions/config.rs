@@ -1,6 +1,10 @@
 use super::{InitializeConfigArgs, SetTreasuryArgs, UpdateConfigArgs};
 use crate::addresses::CANONICAL;
-use crate::{error::OfferError, math::ratio_le, state::{Config, Limits}};
+use crate::{
+    error::OfferError,
+    math::ratio_le,
+    state::{Config, Limits},
+};
 use kit::{setup, AccountView, Address, ProgramError, ProgramResult};
 
 fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
@@ -15,7 +19,11 @@ fn validate(fee_bps: u16, offers_enabled: u8, l: &Limits) -> ProgramResult {
         && l.minimum_odds_numerator.get() > 0
         // minimum odds <= maximum odds
         && ratio_le(l.minimum_odds_numerator.get(), l.maximum_odds_denominator.get(), l.maximum_odds_numerator.get(), l.minimum_odds_denominator.get());
-    if ok { Ok(()) } else { Err(OfferError::InvalidConfig.into()) }
+    if ok {
+        Ok(())
+    } else {
+        Err(OfferError::InvalidConfig.into())
+    }
 }
 
 pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &InitializeConfigArgs) -> ProgramResult {

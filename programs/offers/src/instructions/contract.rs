@@ -1,8 +1,10 @@
-use super::{config::authorized, create_canonical, NewPda, CreateContractArgs, ResolveContractArgs, VoidExpiredContractArgs};
+use super::{config::authorized, create_canonical, CreateContractArgs, NewPda, ResolveContractArgs, VoidExpiredContractArgs};
 use crate::{error::OfferError, state::*};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
-    cpi, pod::PodI64, time, AccountView, Address, ProgramResult,
+    cpi,
+    pod::PodI64,
+    time, AccountView, Address, ProgramResult,
 };
 
 pub fn create(program_id: &Address, accounts: &[AccountView], args: &CreateContractArgs) -> ProgramResult {
@@ -16,7 +18,11 @@ pub fn create(program_id: &Address, accounts: &[AccountView], args: &CreateContr
     let (cutoff, deadline) = (args.cutoff_at.get(), args.resolution_deadline.get());
     // Upper bounds as for pools: even the authority cannot schedule a contract whose stakes no
     // one could ever void (a deadline of i64::MAX).
-    if cutoff <= now || deadline <= cutoff || cutoff > now.saturating_add(MAX_CUTOFF_AHEAD_SECONDS) || deadline > cutoff.saturating_add(MAX_RESOLUTION_WINDOW_SECONDS) {
+    if cutoff <= now
+        || deadline <= cutoff
+        || cutoff > now.saturating_add(MAX_CUTOFF_AHEAD_SECONDS)
+        || deadline > cutoff.saturating_add(MAX_RESOLUTION_WINDOW_SECONDS)
+    {
         return Err(OfferError::InvalidSchedule.into());
     }
     let seeds: [&[u8]; 3] = [b"contract", &args.template_id, &args.event_id];

@@ -1,9 +1,11 @@
 use super::{create_canonical, CreateOfferArgs, NewPda};
-use crate::{error::OfferError, math::ratio_le, state::*};
 use crate::addresses::CANONICAL;
+use crate::{error::OfferError, math::ratio_le, state::*};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
-    cpi, log, pod::*, time, AccountView, Address, ProgramResult,
+    cpi, log,
+    pod::*,
+    time, AccountView, Address, ProgramResult,
 };
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOfferArgs) -> ProgramResult {

@@ -5,9 +5,9 @@
 //! derives (config, vault and program_data need none: the script knows the singletons).
 
 mod claim;
+mod close_offer;
 mod config;
 mod contract;
-mod close_offer;
 mod create_offer;
 mod reclaim;
 mod settle_position;

@@ -5,11 +5,15 @@ use super::{
 use crate::{addresses::CANONICAL, discriminators as disc, error::OfferError, events::PositionSettled, math::payouts, state::*};
 use kit::{
     accounts::{self as acc, KitError},
-    cpi, pod::*, time, AccountView, Address, ProgramResult,
+    cpi,
+    pod::*,
+    time, AccountView, Address, ProgramResult,
 };
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &SettlePositionArgs) -> ProgramResult {
-    let [config, contract, offer, position, vault, creator_token, taker_token, treasury, token_program, payer, creator_claim, taker_claim, system_program, ..] = accounts else {
+    let [config, contract, offer, position, vault, creator_token, taker_token, treasury, token_program, payer, creator_claim, taker_claim, system_program, ..] =
+        accounts
+    else {
         return Err(KitError::NotEnoughAccounts.into());
     };
     acc::program(token_program, &cpi::TOKEN_PROGRAM_ID)?;

@@ -1,9 +1,11 @@
 use super::{create_canonical, NewPda, TakeOfferArgs};
-use crate::{discriminators as disc, error::OfferError, events::OfferTaken, math::matched_for_take, state::*};
 use crate::addresses::CANONICAL;
+use crate::{discriminators as disc, error::OfferError, events::OfferTaken, math::matched_for_take, state::*};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
-    cpi, log, pod::*, time, AccountView, Address, ProgramResult,
+    cpi, log,
+    pod::*,
+    time, AccountView, Address, ProgramResult,
 };
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferArgs) -> ProgramResult {

@@ -1,6 +1,9 @@
 use super::{InitializeConfigArgs, SetTreasuryArgs, UpdateConfigArgs};
 use crate::addresses::CANONICAL;
-use crate::{error::PoolError, state::{Config, BPS}};
+use crate::{
+    error::PoolError,
+    state::{Config, BPS},
+};
 use kit::{setup, AccountView, Address, ProgramResult};
 
 pub fn initialize(program_id: &Address, accounts: &[AccountView], args: &InitializeConfigArgs) -> ProgramResult {

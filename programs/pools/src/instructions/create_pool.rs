@@ -2,7 +2,9 @@ use super::{emit_state, CreatePoolArgs};
 use crate::{error::PoolError, state::*};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
-    cpi, pod::*, time, AccountView, Address, ProgramResult,
+    cpi,
+    pod::*,
+    time, AccountView, Address, ProgramResult,
 };
 
 /// Checks one text field: `len` within the field's size (else `too_long`) and, when `ascii` is

@@ -6,7 +6,8 @@ use super::{emit_state, RefundParticipantArgs, SettleParticipantArgs};
 use crate::{discriminators as disc, error::PoolError, events::ParticipantSettled, state::*};
 use kit::{
     accounts::{self as acc, KitError},
-    claim, cpi, log, pod::*,
+    claim, cpi, log,
+    pod::*,
     setup::{send, Vault},
     time, wide, AccountView, Address, ProgramResult,
 };

@@ -2,7 +2,9 @@ use super::PlacePickArgs;
 use crate::{discriminators as disc, error::PoolError, events::PickPlaced, state::*};
 use kit::{
     accounts::{self as acc, AccountData, KitError},
-    cpi, log, pod::*, time, AccountView, Address, ProgramResult,
+    cpi, log,
+    pod::*,
+    time, AccountView, Address, ProgramResult,
 };
 
 pub fn process(program_id: &Address, accounts: &[AccountView], args: &PlacePickArgs) -> ProgramResult {
@@ -56,7 +58,14 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &PlacePickA
         part
     } else {
         // The one record of (pool, user): canonical bump, not existing yet, pre-funding tolerated.
-        cpi::create_canonical(payer, participant, Participant::SIZE, program_id, &[b"participant", pool.address().as_ref(), user.address().as_ref()], args.participant_bump)?;
+        cpi::create_canonical(
+            payer,
+            participant,
+            Participant::SIZE,
+            program_id,
+            &[b"participant", pool.address().as_ref(), user.address().as_ref()],
+            args.participant_bump,
+        )?;
         let part = acc::init::<Participant>(participant)?;
         part.pool = *pool.address();
         part.user = *user.address();

@@ -12,7 +12,9 @@ use crate::{
 };
 use kit::{
     accounts::{self as acc, KitError},
-    log, pod::*, setup, time, AccountView, Address, ProgramResult,
+    log,
+    pod::*,
+    setup, time, AccountView, Address, ProgramResult,
 };
 
 /// When the creator's time to propose ends: 72 hours after max(closes_at, resolution_at).
@@ -119,7 +121,14 @@ pub fn cast(program_id: &Address, accounts: &[AccountView], args: &CastVoteArgs)
     p.updated_at = PodI64::new(now);
     part.voted = 1;
     part.vote_outcome = args.outcome;
-    let ev = VoteCast { pool: *pool.address(), user: *voter.address(), outcome: args.outcome, dispute: dispute as u8, weight: PodU64::new(weight), timestamp: PodI64::new(now) };
+    let ev = VoteCast {
+        pool: *pool.address(),
+        user: *voter.address(),
+        outcome: args.outcome,
+        dispute: dispute as u8,
+        weight: PodU64::new(weight),
+        timestamp: PodI64::new(now),
+    };
     log::emit(&disc::EVENT_VOTE_CAST, bytes_of(&ev));
     Ok(())
 }
