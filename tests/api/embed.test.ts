@@ -22,7 +22,8 @@ let users: TestUser[];
 let pool: PublicKey;
 
 beforeAll(async () => {
-  s = await apiStack({ embedTtlMs: 300 });
+  // Long enough that a pick made between two reads falls inside it even on a loaded machine.
+  s = await apiStack({ embedTtlMs: 4_000 });
   users = [await makeUser(s), await makeUser(s), await makeUser(s)];
   ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
   const now = await s.chain.gateway.now();
