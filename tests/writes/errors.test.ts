@@ -199,9 +199,9 @@ describe("write errors", () => {
     );
   });
 
-  it("403: a stranger closing before cutoff", async () => {
+  it("409 (not 403, which is compliance): a stranger closing before cutoff", async () => {
     const o = await post(s, "/", createBody(c), alice.token);
-    expectError(await post(s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, bob.token), 403, /only the creator may close/);
+    expectError(await post(s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, bob.token), 409, /only the creator may close/);
   });
 
   it("503: offers switched off refuses create and take; close still works", async () => {
