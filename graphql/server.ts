@@ -16,6 +16,8 @@ import { Observability } from "../service/observability/observability";
 import { addReadQueries, type ReadContext } from "./schema/read-schema";
 import { embedRoutes, readRoutes } from "./rest/read-routes";
 import type { ReadService } from "../service/read/read-service";
+import { resolveViewer, type ReadViewer } from "../service/read/viewer";
+import { ApiError } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
 import { writeRoutes } from "./rest/write-routes";
 import type { WriteService } from "../service/writes/write-service";
@@ -84,11 +86,13 @@ export function createApp(deps: AppDeps): Hono {
   const obs = deps.obs ?? new Observability();
   const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
   const app = new Hono({ strict: false });
+  const custody = d.custody;
+  if (custody) d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
   observeRequests(app, obs);
   if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
-  const yoga = createYoga<Record<string, never>, ReadContext>({
+  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
@@ -106,14 +110,34 @@ export function createApp(deps: AppDeps): Hono {
         blockFieldSuggestion: { enabled: process.env.NODE_ENV === "production" },
       }),
     ],
-    context: ({ request }) => ({ request }),
+    context: ({ request, viewer }) => ({ request, viewer }),
   });
+  /**
+   * One rule for REST and GraphQL: no token is anonymous, a token that is malformed, unknown,
+   * revoked or expired is 401 (UNAUTHENTICATED) for any operation, before anything runs.
+   */
+  const signedIn = async (raw: Request): Promise<Response | { viewer: Promise<ReadViewer | null> }> => {
+    try {
+      return { viewer: Promise.resolve(await resolveViewer(d.custody, raw.headers.get("authorization"))) };
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      const error = { message: e.message, extensions: { code: e.code, status: e.status } };
+      return new Response(JSON.stringify({ errors: [error] }), {
+        status: e.status,
+        headers: { "content-type": "application/json; charset=utf-8", "www-authenticate": "Bearer" },
+      });
+    }
+  };
   app.on(["GET", "POST"], "/graphql", async (c) => {
     // Anonymous queries are answered from ReadService's shared cache (1 s, dropped on a newer
     // indexed slot) before yoga parses anything; signed-in requests, mutations (and anything
     // mentioning the word) and error answers always go through yoga.
     const raw = c.req.raw;
-    if (raw.method !== "POST" || raw.headers.get("authorization") || (d.responseCacheTtlMs ?? 1_000) <= 0) return yoga.fetch(raw, {});
+    if (raw.headers.get("authorization")) {
+      const auth = await signedIn(raw);
+      return auth instanceof Response ? auth : yoga.fetch(raw, auth);
+    }
+    if (raw.method !== "POST" || (d.responseCacheTtlMs ?? 1_000) <= 0) return yoga.fetch(raw, {});
     const text = await raw.text();
     const forward = () => yoga.fetch(new Request(raw.url, { method: "POST", headers: raw.headers, body: text }), {});
     if (text.length > 16_384 || /\bmutation\b/i.test(text)) return forward();

@@ -10,7 +10,7 @@
  *       with --rpc <url> --store <url> against a Solana RPC and a store directly)
  *     create-user <name> [--display-name s] [--image url]
  *     list-users
- *     issue-token <user> [--scope bet:write] [--ttl seconds] [--label s]
+ *     issue-token <user> [--scope bet:write|bet:read ...] [--ttl seconds] [--label s]
  *     list-tokens <user> | revoke-token <tokenId> | revoke-all-tokens <user>
  *     block <user> [--reason s] | unblock <user>
  *     fund <user> <micros>                           (local chain: mints stablecoin)
@@ -27,7 +27,7 @@
  * SERVICE_WALLET (JSON secret key of the service's fee/rent payer and program authority; else
  * sealed in <data>/service-wallet.sealed).
  */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -35,7 +35,7 @@ import type { Kysely } from "kysely";
 import { serve } from "@hono/node-server";
 import { openStore } from "../indexer/store/db";
 import { ServiceKey } from "../service/custody/crypto";
-import { Custody, loadServiceWallet } from "../service/custody/custody";
+import { Custody, SCOPES, loadServiceWallet } from "../service/custody/custody";
 import { AdminOps } from "../service/custody/admin";
 import { adminApp, runAdminCommand, type AdminCommand } from "../graphql/admin-http";
 import { RpcGateway } from "../service/chain/rpc-gateway";
@@ -141,7 +141,7 @@ program
 program.command("list-users").action(() => exec({ op: "list-users" }));
 program
   .command("issue-token <user>")
-  .option("--scope <s...>", "scopes", ["bet:write"])
+  .addOption(new Option("--scope <s...>", "scopes: bet:write (writes and reads), bet:read (reads only)").choices(SCOPES).default(["bet:write"]))
   .option("--ttl <seconds>", "lifetime in seconds (default: none)")
   .option("--label <s>")
   .action((user: string, o: { scope: string[]; ttl?: string; label?: string }) =>

@@ -71,6 +71,8 @@ export async function serviceParts(
     walletLimits: o.walletLimits,
     walletClockMs: o.walletClockMs,
     onSubmitResult: obs.txResults("writes"),
+    indexedOfferStatus: async (address) =>
+      (await o.store.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
   });
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
   const worker = new SettlementWorker({

@@ -5,7 +5,7 @@
 import { Hono, type Context } from "hono";
 import type { Custody } from "../../service/custody/custody";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
-import { browseParams, offerAddress, pageParams } from "../../service/read/params";
+import { browseParams, mineParams, offerAddress, pageParams } from "../../service/read/params";
 import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer } from "../../service/read/viewer";
 
@@ -44,7 +44,7 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
     handle(async (c) => {
       const v = await viewer(c);
       if (!v) throw new ApiError(401, "GET /mine needs a token: Authorization: Bearer <token>");
-      return read.mine(browseParams(c.req.query()), v.wallet);
+      return read.mine(mineParams(c.req.query()), v.wallet);
     }),
   );
   app.get(
@@ -78,11 +78,15 @@ export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => voi
   const app = new Hono({ strict: false });
   // The same aggregate object is served until it changes: serialise it once.
   const serialized = new WeakMap<object, string>();
+  const notFound = (c: Context) => {
+    c.header("Cache-Control", EMBED_CACHE_CONTROL);
+    return c.json({ error: "Poll not found" }, 404);
+  };
   app.get("/polls/:identifier", async (c) => {
     try {
       const data = await read.poolAggregate(c.req.param("identifier") ?? "");
+      if (!data) return notFound(c);
       c.header("Cache-Control", EMBED_CACHE_CONTROL);
-      if (!data) return c.json({ error: "Poll not found" }, 404);
       let body = serialized.get(data);
       if (body === undefined) serialized.set(data, (body = JSON.stringify({ data, error: null })));
       c.header("Content-Type", "application/json");
@@ -93,5 +97,8 @@ export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => voi
       return c.json({ error: "Internal server error" }, 500);
     }
   });
+  // Any other path under /polls/ (none, or more than one segment) names no pool: the same 404.
+  app.get("/polls", notFound);
+  app.get("/polls/*", notFound);
   return app;
 }

@@ -9,8 +9,9 @@
 import { GraphQLError } from "graphql";
 import type { Custody } from "../../service/custody/custody";
 import { ApiError, apiGraphQLError } from "../../service/api-error";
-import { browseParams, offerAddress, type BrowseParams } from "../../service/read/params";
-import type { Contract, Offer, ReadService, Settings, Viewer, ViewerPosition } from "../../service/read/read-service";
+import { browseParams, mineParams, offerAddress, type BrowseParams } from "../../service/read/params";
+import type { Contract, CreatorSettlement, Offer, ReadService, Settings, Viewer, ViewerPosition } from "../../service/read/read-service";
+import { SPORTS } from "../../service/read/sports";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import type { DerivedFill, PoolAggregate } from "../../indexer";
 
@@ -72,12 +73,12 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
   const ContractT = builder.objectRef("Contract").implement({
     fields: (t: AnyBuilder) => ({
       ...Object.fromEntries(
-        ["address", "templateId", "eventId", "title", "description", "event", "sport", "competition", "cutoffAt", "resolutionDeadline", "status"].map((f) => [
-          f,
-          t.exposeString(f),
-        ]),
+        ["address", "templateId", "eventId", "title", "description", "event", "competition", "startsAt", "cutoffAt", "resolutionDeadline", "status"].map(
+          (f) => [f, t.exposeString(f)],
+        ),
       ),
-      startsAt: t.exposeString("startsAt", { nullable: true }),
+      sport: t.exposeString("sport", { description: `One of: ${SPORTS.join(", ")}.` }),
+      result: t.exposeString("result", { nullable: true, description: "sideA or sideB (the side that won) or void; null while the contract has no result." }),
       outcomes: t.field({ type: [Outcome], resolve: (c: Contract) => c.outcomes }),
       visuals: t.field({ type: [Visual], resolve: (c: Contract) => c.visuals }),
     }),
@@ -92,14 +93,53 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
       feeMicros: t.exposeString("feeMicros", { nullable: true }),
     }),
   });
+  const SettlementOutcomeT = builder.objectRef("SettlementOutcome").implement({
+    description: "The offer's settled positions of one status, summed.",
+    fields: (t: AnyBuilder) => ({
+      status: t.exposeString("status", { description: "SettledCreatorWin, SettledTakerWin or Refunded" }),
+      positionCount: t.exposeInt("positionCount"),
+      ...Object.fromEntries(
+        ["takerMicros", "creatorMatchedMicros", "creatorPayoutMicros", "takerPayoutMicros", "feeMicros"].map((f) => [f, t.exposeString(f)]),
+      ),
+    }),
+  });
+  const SettlementT = builder.objectRef("CreatorSettlement").implement({
+    description: "How settlement went for the creator of the offer.",
+    fields: (t: AnyBuilder) => ({
+      settledPositionCount: t.exposeInt("settledPositionCount"),
+      paidOutMicros: t.exposeString("paidOutMicros", { description: "Paid to the creator on positions the creator's side won." }),
+      feeMicros: t.exposeString("feeMicros", { description: "The fee taken from those winnings." }),
+      refundedMicros: t.exposeString("refundedMicros", { description: "Unmatched stake returned at close plus matched stake of voided positions." }),
+      receivedMicros: t.exposeString("receivedMicros", { description: "paidOutMicros + refundedMicros." }),
+      outcomes: t.field({ type: [SettlementOutcomeT], resolve: (x: CreatorSettlement) => x.outcomes }),
+    }),
+  });
   const ViewerT = builder.objectRef("Viewer").implement({
     description: "The offer relative to the caller: role none | creator | taker.",
     fields: (t: AnyBuilder) => ({
       role: t.exposeString("role"),
-      canTake: t.exposeBoolean("canTake"),
+      canTake: t.exposeBoolean("canTake", { description: "A take of at least the minimum (or of the remainder) could pass every check now." }),
+      maxTakeMicros: t.exposeString("maxTakeMicros", { description: "The most the caller may take now; 0 when canTake is false." }),
+      takeLimit: t.exposeString("takeLimit", {
+        description: "remaining (the offer's remainder) or maximumWager (the caller's room under maximumWagerMicros).",
+      }),
+      takeRefusal: t.exposeString("takeRefusal", {
+        nullable: true,
+        description:
+          "Why canTake is false: offerNotOpen, contractClosed, offersDisabled, ownOffer, callerBlocked, creatorBlocked, maximumWager, tooSmallToMatch.",
+      }),
       canClose: t.exposeBoolean("canClose"),
-      returnMicros: t.exposeString("returnMicros", { nullable: true, description: "What the caller receives if their side wins." }),
+      returnMicros: t.exposeString("returnMicros", {
+        nullable: true,
+        description: "Before a result: what the caller receives if their side wins. After: what the caller receives under the result (0 on a loss).",
+      }),
       position: t.field({ type: PositionT, nullable: true, resolve: (v: Viewer) => v.position as ViewerPosition | null }),
+      settlement: t.field({
+        type: SettlementT,
+        nullable: true,
+        description: "The creator's settlement summary (null for others).",
+        resolve: (v: Viewer) => v.settlement,
+      }),
     }),
   });
   const Creator = builder
@@ -231,7 +271,7 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
   const listArgs = (t: AnyBuilder) => ({
     first: t.arg.int({ description: "Page size, 1 to 50 (default 20)." }),
     after: t.arg.string(),
-    sport: t.arg.string(),
+    sport: t.arg.string({ description: `One of: ${SPORTS.join(", ")} (any case).` }),
     query: t.arg.string({ description: "Text search over title, event, competition and side labels." }),
     status: t.arg.string({ description: "Open, Filled, Closed or Settled." }),
     view: t.arg.string({ description: "browse (open offers) or results (Closed and Settled)." }),
@@ -282,13 +322,13 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
     }),
     mine: t.field({
       type: OfferConnection,
-      args: listArgs(t),
+      args: { ...listArgs(t), role: t.arg.string({ description: "creator or taker: only the offers of that role (default both)." }) },
       description: "Offers the caller created or took (needs a token).",
       resolve: (_r: unknown, a: Record<string, unknown>, ctx: ReadContext) =>
         guard(async () => {
           const v = await viewerOf(ctx);
           if (!v) throw new ApiError(401, "mine needs a token: Authorization: Bearer <token>");
-          const p = filters(a);
+          const p = { ...filters(a), role: mineParams({ role: a.role as string | undefined }).role };
           const r = await read.mine(p, v.wallet);
           return toConnection(r.offers, p.offset!, r.pagination.total);
         }),

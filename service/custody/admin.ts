@@ -13,6 +13,7 @@ import type { ChainGateway } from "../chain/gateway";
 import { mintTo, poolsClientFor, readConfig } from "../chain/local-chain";
 import { sendAndConfirm } from "../chain/submitter";
 import type { Custody, User } from "./custody";
+import { SPORTS, sportOf } from "../read/sports";
 
 export interface ContractInput {
   title: string;
@@ -63,6 +64,8 @@ export class AdminOps {
   }
 
   async createContract(c: ContractInput): Promise<PublicKey> {
+    const sport = sportOf(c.sport);
+    if (!sport) throw new Error(`sport must be one of ${SPORTS.join(", ")}`);
     const templateId = c.templateId ?? randomUUID();
     const eventId = c.eventId ?? randomUUID();
     const ix = await this.client.createContract({
@@ -80,7 +83,7 @@ export class AdminOps {
       title: c.title,
       description: c.description,
       event: c.event,
-      sport: c.sport,
+      sport,
       competition: c.competition,
       startsAt: c.startsAt,
       sideALabel: c.sideALabel,

@@ -20,7 +20,8 @@ import type { ChainGateway } from "../chain/gateway";
 import { ServiceKey, sha256Hex } from "./crypto";
 import { migrateCustody, type CustodyDatabase, type UsersTable } from "./schema";
 
-export const SCOPES = ["bet:write"] as const;
+/** bet:write: create, take, close. bet:read: signed-in reads only (any valid token may read). */
+export const SCOPES = ["bet:write", "bet:read"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface User {
@@ -134,6 +135,13 @@ export class Custody {
     return kp;
   }
 
+  /** The wallets of `wallets` whose users are blocked from wagering. */
+  async blockedWallets(wallets: string[]): Promise<Set<string>> {
+    if (wallets.length === 0) return new Set();
+    const rows = await this.db.selectFrom("users").select("wallet").where("wallet", "in", wallets).where("blocked", "=", 1).execute();
+    return new Set(rows.map((r) => r.wallet));
+  }
+
   async setBlocked(userId: string, blocked: boolean, reason: string | null = null): Promise<void> {
     await this.db
       .updateTable("users")
@@ -217,10 +225,10 @@ export class Custody {
   }
 }
 
-/** Parses `Authorization: Bearer <token>`; null when absent or malformed. */
+/** Parses `Authorization: Bearer <token>` (the scheme in any case, RFC 9110); null when absent or malformed. */
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header || header.length > 200) return null;
-  const m = /^Bearer ([^\s]+)$/.exec(header);
+  const m = /^Bearer +([^\s]+) *$/i.exec(header);
   return m ? m[1] : null;
 }
 

@@ -4,6 +4,7 @@
  */
 import { ApiError } from "../api-error";
 import { parseAddress } from "../writes/validate";
+import { SPORTS, sportOf, type Sport } from "./sports";
 
 export const OFFER_STATUSES = ["Open", "Filled", "Closed", "Settled"] as const;
 export type OfferStatus = (typeof OFFER_STATUSES)[number];
@@ -17,7 +18,7 @@ export interface PageParams {
   offset?: number;
 }
 export interface BrowseParams extends PageParams {
-  sport?: string;
+  sport?: Sport;
   query?: string;
   status?: OfferStatus;
   view?: View;
@@ -49,10 +50,25 @@ function text(v: string | undefined, name: string, max: number): string | undefi
   return v;
 }
 
+function sport(v: string | undefined): Sport | undefined {
+  if (v === undefined || v === "") return undefined;
+  const s = sportOf(v);
+  if (!s) throw new ApiError(400, `sport must be one of ${SPORTS.join(", ")} (any case); got ${JSON.stringify(v.slice(0, 40))}`);
+  return s;
+}
+
+export const MINE_ROLES = ["creator", "taker"] as const;
+export type MineRole = (typeof MINE_ROLES)[number];
+
+/** GET /mine: the browse parameters and `role` (creator or taker; both when absent). */
+export function mineParams(q: Record<string, string | undefined>): BrowseParams & { role?: MineRole } {
+  return { ...browseParams(q), role: oneOf(q.role, "role", MINE_ROLES) };
+}
+
 export function browseParams(q: Record<string, string | undefined>): BrowseParams {
   return {
     ...pageParams(q),
-    sport: text(q.sport, "sport", 64),
+    sport: sport(q.sport),
     query: text(q.query, "query", 200),
     status: oneOf(q.status, "status", OFFER_STATUSES),
     view: oneOf(q.view, "view", VIEWS),

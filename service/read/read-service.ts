@@ -24,9 +24,12 @@ import {
   type PositionsTable,
   type ConfigTable,
 } from "../../indexer";
-import { contractAcceptsOffers, creatorWinReturn, cutoffFilter, mayClose, takerWinReturn, type ContractTiming } from "../../idl/client/offers-rules";
+import { cutoffFilter } from "../../idl/client/offers-rules";
 import { ApiError } from "../api-error";
 import type { BrowseParams, PageParams } from "./params";
+import { viewerOf, type ContractResult, type Viewer } from "./offer-viewer";
+
+export type { ContractResult, CreatorSettlement, SettlementOutcome, TakeRefusal, Viewer, ViewerPosition } from "./offer-viewer";
 
 export interface Settings {
   feeBps: number;
@@ -53,32 +56,14 @@ export interface Contract {
   event: string;
   sport: string;
   competition: string;
-  startsAt: string | null;
+  startsAt: string;
   cutoffAt: string;
   resolutionDeadline: string;
   status: string;
+  /** The side that won, or void; null while the contract has no result. */
+  result: ContractResult | null;
   outcomes: { side: "sideA" | "sideB"; label: string }[];
   visuals: { src: string; alt: string }[];
-}
-
-/** The viewer's position on an offer (documented in README "Read API"). */
-export interface ViewerPosition {
-  address: string;
-  takerAmountMicros: string;
-  creatorMatchedMicros: string;
-  status: string;
-  fillCount: number;
-  createdAt: string;
-  settledAt: string | null;
-  payoutMicros: string | null;
-  feeMicros: string | null;
-}
-export interface Viewer {
-  role: "none" | "creator" | "taker";
-  canTake: boolean;
-  canClose: boolean;
-  returnMicros: string | null;
-  position: ViewerPosition | null;
 }
 
 export interface Offer {
@@ -113,7 +98,7 @@ export interface Pagination {
   hasNextPage: boolean;
 }
 
-type ContractRow = ContractsTable & Partial<ContractCatalogTable>;
+type ContractRow = ContractsTable & ContractCatalogTable;
 
 /** Contract and catalog columns joined to an offer row, prefixed k_ (see withContract). */
 interface JoinedContract {
@@ -122,15 +107,16 @@ interface JoinedContract {
   k_cutoff_at: number;
   k_resolution_deadline: number;
   k_status: string;
-  k_title: string | null;
-  k_description: string | null;
-  k_event: string | null;
-  k_sport: string | null;
-  k_competition: string | null;
-  k_starts_at: number | null;
-  k_side_a_label: string | null;
-  k_side_b_label: string | null;
-  k_visuals_json: string | null;
+  k_result: string;
+  k_title: string;
+  k_description: string;
+  k_event: string;
+  k_sport: string;
+  k_competition: string;
+  k_starts_at: number;
+  k_side_a_label: string;
+  k_side_b_label: string;
+  k_visuals_json: string;
 }
 
 function unprefix(r: OffersTable & JoinedContract): ContractRow {
@@ -141,21 +127,23 @@ function unprefix(r: OffersTable & JoinedContract): ContractRow {
     cutoff_at: r.k_cutoff_at,
     resolution_deadline: r.k_resolution_deadline,
     status: r.k_status,
-    result: "",
+    result: r.k_result,
     created_at: 0,
     resolved_at: null,
     slot: 0,
     write_version: 0,
     deleted: 0,
-    title: r.k_title ?? undefined,
-    description: r.k_description ?? undefined,
-    event: r.k_event ?? undefined,
-    sport: r.k_sport ?? undefined,
-    competition: r.k_competition ?? undefined,
-    starts_at: r.k_starts_at ?? undefined,
-    side_a_label: r.k_side_a_label ?? undefined,
-    side_b_label: r.k_side_b_label ?? undefined,
-    visuals_json: r.k_visuals_json ?? undefined,
+    contract: r.contract,
+    title: r.k_title,
+    description: r.k_description,
+    event: r.k_event,
+    sport: r.k_sport,
+    competition: r.k_competition,
+    starts_at: r.k_starts_at,
+    side_a_label: r.k_side_a_label,
+    side_b_label: r.k_side_b_label,
+    visuals_json: r.k_visuals_json,
+    updated_at: 0,
   };
 }
 
@@ -172,6 +160,8 @@ export interface ReadServiceOptions {
   anonymousTtlMs?: number;
   /** How long a chain clock reading is reused (default 250 ms). */
   clockCacheMs?: number;
+  /** Which of these wallets are blocked from wagering (compliance); without it, none. */
+  blockedWallets?: (wallets: string[]) => Promise<Set<string>>;
 }
 
 const shortWallet = (w: string) => `${w.slice(0, 4)}…${w.slice(-4)}`;
@@ -184,8 +174,12 @@ export class ReadService {
   private anonCache = new Map<string, { at: number; value: unknown }>();
   private slotSeen: { at: number; slot: number } | null = null;
 
+  /** Compliance flags for canTake; createApp sets it from custody when the options did not. */
+  blockedWallets: (wallets: string[]) => Promise<Set<string>>;
+
   constructor(private readonly o: ReadServiceOptions) {
     this.db = o.db;
+    this.blockedWallets = o.blockedWallets ?? (async () => new Set());
     this.publicBaseUrl = (o.publicBaseUrl ?? "http://127.0.0.1:8080").replace(/\/$/, "");
   }
 
@@ -257,10 +251,11 @@ export class ReadService {
     return rows.map((r) => toContract(r as ContractRow));
   }
 
+  /** Contracts with their catalog row: a contract the catalog does not describe is never listed. */
   private contractQuery() {
     return this.db
       .selectFrom("contracts")
-      .leftJoin("contract_catalog", "contract_catalog.contract", "contracts.address")
+      .innerJoin("contract_catalog", "contract_catalog.contract", "contracts.address")
       .selectAll("contracts")
       .select([
         "contract_catalog.title",
@@ -290,11 +285,11 @@ export class ReadService {
     let q = this.db
       .selectFrom("offers")
       .innerJoin("contracts", "contracts.address", "offers.contract")
-      .leftJoin("contract_catalog", "contract_catalog.contract", "offers.contract");
+      .innerJoin("contract_catalog", "contract_catalog.contract", "offers.contract");
     if (p.status) q = q.where("offers.status", "=", p.status);
     if (p.view === "browse") q = q.where("offers.status", "=", "Open");
     if (p.view === "results") q = q.where("offers.status", "in", ["Closed", "Settled"]);
-    if (p.sport) q = q.where("contract_catalog.sport", "=", p.sport);
+    if (p.sport) q = q.where(sql`lower(${sql.ref("contract_catalog.sport")})`, "=", p.sport.toLowerCase());
     if (p.query) {
       const like = `%${p.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q = q.where((eb) =>
@@ -331,6 +326,7 @@ export class ReadService {
         "contracts.cutoff_at as k_cutoff_at",
         "contracts.resolution_deadline as k_resolution_deadline",
         "contracts.status as k_status",
+        "contracts.result as k_result",
         "contract_catalog.title as k_title",
         "contract_catalog.description as k_description",
         "contract_catalog.event as k_event",
@@ -343,16 +339,18 @@ export class ReadService {
       ]);
   }
 
-  /** Offers the viewer created or holds a position on, newest first. */
-  async mine(p: BrowseParams, wallet: string): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    const base = this.offerFilter(p).where((eb) =>
-      eb.or([
-        eb("offers.creator", "=", wallet),
-        eb.exists(
-          eb.selectFrom("positions").select("positions.address").whereRef("positions.offer", "=", "offers.address").where("positions.taker", "=", wallet),
-        ),
-      ]),
-    );
+  /**
+   * Offers the viewer created or holds a position on, newest first; `role` narrows it to one of
+   * the two. Each carries the viewer block of its role (settlement summary or position).
+   */
+  async mine(p: BrowseParams & { role?: "creator" | "taker" }, wallet: string): Promise<{ offers: Offer[]; pagination: Pagination }> {
+    const base = this.offerFilter(p).where((eb) => {
+      const created = eb("offers.creator", "=", wallet);
+      const took = eb.exists(
+        eb.selectFrom("positions").select("positions.address").whereRef("positions.offer", "=", "offers.address").where("positions.taker", "=", wallet),
+      );
+      return p.role === "creator" ? created : p.role === "taker" ? took : eb.or([created, took]);
+    });
     const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
     const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
     return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, Number(n)) };
@@ -402,7 +400,7 @@ export class ReadService {
     if (rows.length === 0) return [];
     const config = await this.configRow();
     const contracts = new Map(rows.map((r) => [r.contract, toContract(unprefix(r))]));
-    const [profiles, positions, creatorPositions] = await Promise.all([
+    const [profiles, positions, creatorPositions, blocked] = await Promise.all([
       this.db
         .selectFrom("profiles")
         .selectAll()
@@ -431,6 +429,7 @@ export class ReadService {
             )
             .execute()
         : Promise.resolve([] as PositionsTable[]),
+      this.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(viewerWallet ? [viewerWallet] : [])])]),
     ]);
     const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
 
@@ -438,7 +437,7 @@ export class ReadService {
     const now = await this.now();
     return rows.map((r) => {
       const d = deriveOffer(r, config);
-      const contract = contracts.get(r.contract) ?? missingContract(r.contract);
+      const contract = contracts.get(r.contract)!;
       const labels = sideLabels(d.creatorOutcome, { side_a_label: contract.outcomes[0].label, side_b_label: contract.outcomes[1].label });
       const prof = profileOf.get(r.creator);
       const { contract: _c, creator: _cr, ...fields } = d;
@@ -448,15 +447,18 @@ export class ReadService {
         contract,
         creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
         ...labels,
-        viewer: viewerOf(
-          r,
-          viewerWallet,
-          positionOf.get(r.address) ?? null,
-          creatorPositions.filter((p) => p.offer === r.address),
-          { status: r.k_status, cutoffAt: r.k_cutoff_at },
+        viewer: viewerOf({
+          offer: r,
+          wallet: viewerWallet,
+          position: positionOf.get(r.address) ?? null,
+          creatorPositions: creatorPositions.filter((p) => p.offer === r.address),
+          contract: { status: r.k_status, cutoffAt: r.k_cutoff_at },
+          result: contract.result,
           now,
           config,
-        ),
+          callerBlocked: viewerWallet !== null && blocked.has(viewerWallet),
+          creatorBlocked: blocked.has(r.creator),
+        }) satisfies Viewer,
       } as Offer;
     });
   }
@@ -555,12 +557,13 @@ function toContract(r: ContractRow): Contract {
     title: r.title ?? "",
     description: r.description ?? "",
     event: r.event ?? "",
-    sport: r.sport ?? "",
+    sport: r.sport,
     competition: r.competition ?? "",
-    startsAt: iso(r.starts_at ?? null),
+    startsAt: iso(r.starts_at)!,
     cutoffAt: iso(r.cutoff_at)!,
     resolutionDeadline: iso(r.resolution_deadline)!,
     status: r.status,
+    result: RESULTS.includes(r.result as ContractResult) ? (r.result as ContractResult) : null,
     outcomes: [
       { side: "sideA", label: r.side_a_label ?? "Side A" },
       { side: "sideB", label: r.side_b_label ?? "Side B" },
@@ -569,74 +572,4 @@ function toContract(r: ContractRow): Contract {
   };
 }
 
-function missingContract(address: string): Contract {
-  return {
-    address,
-    templateId: "",
-    eventId: "",
-    title: "",
-    description: "",
-    event: "",
-    sport: "",
-    competition: "",
-    startsAt: null,
-    cutoffAt: iso(0)!,
-    resolutionDeadline: iso(0)!,
-    status: "Unknown",
-    outcomes: [
-      { side: "sideA", label: "Side A" },
-      { side: "sideB", label: "Side B" },
-    ],
-    visuals: [],
-  };
-}
-
-/**
- * The viewer block. role: none | creator | taker (a caller holding a position). canTake: the offer
- * is Open, its contract accepts offers, the caller is not the creator (anonymous callers see
- * whether the offer is takeable at all). canClose: signed in and Open, and either the creator or
- * past the contract's cutoff. returnMicros: what the caller receives if their side wins (creator:
- * matched stake plus all takes minus the fee on each take; taker: takerWinReturn), null for none.
- */
-function viewerOf(
-  o: OffersTable,
-  wallet: string | null,
-  position: PositionsTable | null,
-  creatorPositions: PositionsTable[],
-  contract: ContractTiming,
-  now: number,
-  config: ConfigTable | null,
-): Viewer {
-  const open = o.status === "Open" && contractAcceptsOffers(contract, now) && (config ? Number(config.offers_enabled) === 1 : true);
-  const isCreator = wallet !== null && wallet === o.creator;
-  const canClose = wallet !== null && o.status === "Open" && mayClose(isCreator, contract, now);
-  if (isCreator) {
-    const ret = creatorWinReturn(
-      { creatorAllocated: BigInt(o.creator_allocated_micros), takerFilled: BigInt(o.taker_filled_micros) },
-      creatorPositions.map((p) => BigInt(p.taker_micros)),
-      Number(o.fee_bps),
-    );
-    return { role: "creator", canTake: false, canClose, returnMicros: ret.toString(), position: null };
-  }
-  if (position) {
-    const payout = position.status === "Open" ? null : position.taker_payout_micros;
-    return {
-      role: "taker",
-      canTake: open,
-      canClose,
-      returnMicros: takerWinReturn(BigInt(position.taker_micros), BigInt(position.creator_matched_micros), Number(o.fee_bps)).toString(),
-      position: {
-        address: position.address,
-        takerAmountMicros: position.taker_micros,
-        creatorMatchedMicros: position.creator_matched_micros,
-        status: position.status,
-        fillCount: Number(position.fill_count),
-        createdAt: iso(position.created_at)!,
-        settledAt: iso(position.settled_at),
-        payoutMicros: payout,
-        feeMicros: position.status === "Open" ? null : position.fee_micros,
-      },
-    };
-  }
-  return { role: "none", canTake: open, canClose, returnMicros: null, position: null };
-}
+const RESULTS: readonly string[] = ["sideA", "sideB", "void"];

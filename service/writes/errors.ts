@@ -31,7 +31,7 @@ const PROGRAM_ERRORS: Record<string, { status: ApiStatus; message?: string }> = 
   TakeBelowMinimum: { status: 400, message: "takeAmountMicros is below the offer's minimumTakeMicros and is not the remaining amount" },
   PositionAboveMaximum: { status: 400, message: "your position on this offer would exceed maximumWagerMicros" },
   TakeTooSmallToMatch: { status: 400, message: "takeAmountMicros is too small to be matched with any creator stake" },
-  CloseNotAllowed: { status: 403, message: "only the creator may close an offer before the contract's cutoff" },
+  CloseNotAllowed: { status: 409, message: "only the creator may close an offer before the contract's cutoff" },
 };
 
 export const CHAIN_UNREACHABLE = "the chain is temporarily unreachable; retry with the same idempotencyKey";

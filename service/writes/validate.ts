@@ -8,9 +8,12 @@
  *   already have lost precision.
  * - `expectedRevision` is a decimal string like amounts (u64).
  * - `expectedFeeBps` is a JSON integer 0..10000.
- * - `idempotencyKey` is 8 to 128 characters of visible ASCII (0x21..0x7E).
+ * - `idempotencyKey` is any string of 8 to 128 characters (Unicode code points, the spec's
+ *   "characters"). A key the store cannot hold as text (a NUL, an unpaired surrogate) is kept as
+ *   its sha256 instead; it still names one action of its user.
  * - Unknown fields are refused, so a typo in a field name never goes unnoticed.
  */
+import { createHash } from "node:crypto";
 import { PublicKey } from "@solana/web3.js";
 import { ApiError } from "../api-error";
 
@@ -18,7 +21,6 @@ const bad = (m: string) => new ApiError(400, m);
 export const U64_MAX = 18_446_744_073_709_551_615n;
 const DIGITS = /^(0|[1-9][0-9]{0,19})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-const KEY = /^[\x21-\x7e]{8,128}$/;
 
 export function parseAddress(v: unknown, field: string): PublicKey {
   if (typeof v !== "string" || !BASE58.test(v)) throw bad(`${field} must be a base58 address of 32 bytes`);
@@ -41,7 +43,11 @@ export function parseU64String(v: unknown, field: string): bigint {
 }
 
 function parseKey(v: unknown): string {
-  if (typeof v !== "string" || !KEY.test(v)) throw bad("idempotencyKey must be a string of 8 to 128 visible ASCII characters");
+  if (typeof v !== "string") throw bad("idempotencyKey must be a string of 8 to 128 characters");
+  const n = [...v].length;
+  if (n < 8 || n > 128) throw bad(`idempotencyKey must be 8 to 128 characters; got ${n}`);
+  if (v.includes("\u0000") || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v))
+    return `sha256:${createHash("sha256").update(Buffer.from(v, "utf16le")).digest("hex")}`;
   return v;
 }
 

@@ -5,10 +5,11 @@
  * with the service's wallet (fee payer, rent payer) and the caller's custodial key (creator,
  * taker or closer), and submitted; the answer is `pending` with the signature.
  *
- * Statuses: 400 malformed input or a rule of the limits; 401 auth; 403 compliance (caller or
- * offer creator blocked on create/take; a stranger closing before cutoff); 404 unknown offer or
- * contract; 409 the state moved (fee, revision, amount, contract/offer no longer open, or a
- * concurrent request with the same key in flight elsewhere) or the caller holds the most offers
+ * Statuses: 400 malformed input or a rule of the limits; 401 auth; 403 compliance only (caller
+ * or offer creator blocked on create/take); 404 unknown offer or contract; 409 the state moved
+ * (fee, revision, amount, contract/offer no longer open, a finished offer whose account is gone,
+ * a stranger closing before the cutoff, or a concurrent request with the same key in flight
+ * elsewhere) or the caller holds the most offers
  * or positions one user may (./wallet-guard.ts); 429 the caller's write rate (with
  * `retryAfterSeconds`); 503 offers switched off or the chain unreachable. A program error on a
  * race maps to the same status (./errors.ts).
@@ -85,6 +86,11 @@ export interface WriteServiceDeps {
   walletClockMs?: () => number;
   /** Every submission result of the writes (service/chain/submitter.ts), e.g. for metrics. */
   onSubmitResult?: SubmitterOptions["onResult"];
+  /**
+   * The indexed status of an offer whose account is no longer on chain (settled and reclaimed),
+   * so that a take or close of it is a 409 a client can show rather than "unknown offer".
+   */
+  indexedOfferStatus?: (address: string) => Promise<string | null>;
 }
 
 export class WriteService {
@@ -260,14 +266,16 @@ export class WriteService {
     })) as TakeResponse;
   }
 
-  private async loadOffer(address: PublicKey): Promise<OfferAccount> {
+  private async loadOffer(address: PublicKey, op: "take" | "close"): Promise<OfferAccount> {
     const d = this.owned(await this.read(() => this.deps.gateway.getAccount(address)), "offer");
-    if (!d) throw new ApiError(404, "unknown offer address");
-    return decodeOffer(d);
+    if (d) return decodeOffer(d);
+    const status = (await this.deps.indexedOfferStatus?.(address.toBase58())) ?? null;
+    if (status !== null) throw new ApiError(409, `the offer is ${status} and finished: it can no longer be ${op === "take" ? "taken" : "closed"}`);
+    throw new ApiError(404, "unknown offer address");
   }
 
   private async doTake(p: Principal, req: TakeRequest, record: Recorder): Promise<TakeResponse> {
-    const o = await this.loadOffer(req.offer);
+    const o = await this.loadOffer(req.offer, "take");
     const creator = await this.deps.custody.userByWallet(o.creator.toBase58());
     if (creator?.blocked) throw new ApiError(403, "the offer's creator is blocked from wagering");
     const [position] = this.client.pda.position(req.offer, p.user.wallet);
@@ -336,7 +344,7 @@ export class WriteService {
   }
 
   private async doClose(p: Principal, req: CloseRequest, record: Recorder): Promise<CloseResponse> {
-    const o = await this.loadOffer(req.offer);
+    const o = await this.loadOffer(req.offer, "close");
     const { contract, now } = await this.read(async () => ({ contract: await this.deps.gateway.getAccount(o.contract), now: await this.deps.gateway.now() }));
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract of this offer");
@@ -344,7 +352,8 @@ export class WriteService {
     if (req.expectedRevision !== o.revision)
       throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
     if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
-    if (!mayClose(o.creator.equals(p.user.wallet), k, now)) throw new ApiError(403, "only the creator may close an offer before the contract's cutoff");
+    if (!mayClose(o.creator.equals(p.user.wallet), k, now))
+      throw new ApiError(409, `only the creator may close this offer before the contract's cutoff at ${new Date(Number(k.cutoffAt) * 1000).toISOString()}`);
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.closeOffer({
       caller: p.user.wallet,

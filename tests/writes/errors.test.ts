@@ -88,7 +88,8 @@ describe("write errors", () => {
     );
     expectError(await post(s, "/", createBody(c, { creatorOutcome: "sideC" }), t), 400, /creatorOutcome/);
     expectError(await post(s, "/", createBody(c, { expectedFeeBps: "1000" }), t), 400, /expectedFeeBps must be an integer/);
-    expectError(await post(s, "/", createBody(c, { idempotencyKey: "short" }), t), 400, /idempotencyKey must be a string of 8 to 128/);
+    expectError(await post(s, "/", createBody(c, { idempotencyKey: "short" }), t), 400, /idempotencyKey must be 8 to 128 characters; got 5/);
+    expectError(await post(s, "/", createBody(c, { idempotencyKey: 12345678 }), t), 400, /idempotencyKey must be a string/);
     expectError(await post(s, "/", createBody(c, { idempotencyKey: "x".repeat(129) }), t), 400, /idempotencyKey/);
     expectError(await post(s, "/", createBody(c, { extra: 1 }), t), 400, /unknown field/);
     const { idempotencyKey: _k, ...missing } = createBody(c);
@@ -199,9 +200,9 @@ describe("write errors", () => {
     );
   });
 
-  it("403: a stranger closing before cutoff", async () => {
+  it("409 (not 403, which is compliance): a stranger closing before cutoff", async () => {
     const o = await post(s, "/", createBody(c), alice.token);
-    expectError(await post(s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, bob.token), 403, /only the creator may close/);
+    expectError(await post(s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, bob.token), 409, /only the creator may close/);
   });
 
   it("503: offers switched off refuses create and take; close still works", async () => {

@@ -80,7 +80,7 @@ describe("GraphQL write mutations", () => {
     const o = await gql(CREATE, { input: createBody(c) }, alice.token);
     cases.push([
       await gql(CLOSE, { offer: o.data!.createOffer!.offerAddress, input: { expectedRevision: "1", idempotencyKey: key() } }, bob.token),
-      "FORBIDDEN",
+      "CONFLICT",
       /only the creator/,
     ]);
     for (const [r, code, msg] of cases) {

@@ -1,0 +1,204 @@
+/**
+ * The `viewer` block of an offer: the offer relative to the caller, derived from the indexed
+ * offer, its contract, the caller's position (or, for the creator, every position of the offer)
+ * and the compliance flags of the caller and the creator. Decisions in docs/service-guide.md
+ * ("Read API").
+ */
+import type { ConfigTable, OffersTable, PositionsTable } from "../../indexer";
+import { iso } from "../../indexer";
+import { contractAcceptsOffers, creatorWinReturn, matchedForTake, mayClose, payouts, takerWinReturn, type ContractTiming } from "../../idl/client/offers-rules";
+
+export type ContractResult = "sideA" | "sideB" | "void";
+
+/** The viewer's position on an offer. */
+export interface ViewerPosition {
+  address: string;
+  takerAmountMicros: string;
+  creatorMatchedMicros: string;
+  status: string;
+  fillCount: number;
+  createdAt: string;
+  settledAt: string | null;
+  payoutMicros: string | null;
+  feeMicros: string | null;
+}
+
+export const SETTLEMENT_STATUSES = ["SettledCreatorWin", "SettledTakerWin", "Refunded"] as const;
+
+/** Settled positions of one outcome, summed. */
+export interface SettlementOutcome {
+  status: (typeof SETTLEMENT_STATUSES)[number];
+  positionCount: number;
+  takerMicros: string;
+  creatorMatchedMicros: string;
+  creatorPayoutMicros: string;
+  takerPayoutMicros: string;
+  feeMicros: string;
+}
+
+/** How settlement went for the creator of an offer (from the indexed positions). */
+export interface CreatorSettlement {
+  settledPositionCount: number;
+  /** Paid to the creator on the positions the creator's side won. */
+  paidOutMicros: string;
+  /** The fee taken from those winnings. */
+  feeMicros: string;
+  /** Stake returned: the unmatched part at close plus the matched part of voided positions. */
+  refundedMicros: string;
+  /** paidOutMicros + refundedMicros. */
+  receivedMicros: string;
+  /** One entry per settlement status, always all three. */
+  outcomes: SettlementOutcome[];
+}
+
+/** Why the caller cannot take, when canTake is false. */
+export type TakeRefusal =
+  "offerNotOpen" | "contractClosed" | "offersDisabled" | "ownOffer" | "callerBlocked" | "creatorBlocked" | "maximumWager" | "tooSmallToMatch";
+
+export interface Viewer {
+  role: "none" | "creator" | "taker";
+  canTake: boolean;
+  /** The most the caller may take now ("0" when canTake is false). */
+  maxTakeMicros: string;
+  /** Which limit sets maxTakeMicros: the offer's remaining amount or the caller's room under maximumWagerMicros. */
+  takeLimit: "remaining" | "maximumWager";
+  takeRefusal: TakeRefusal | null;
+  canClose: boolean;
+  returnMicros: string | null;
+  position: ViewerPosition | null;
+  settlement: CreatorSettlement | null;
+}
+
+export interface ViewerInput {
+  offer: OffersTable;
+  wallet: string | null;
+  position: PositionsTable | null;
+  /** Every position of the offer when the caller is its creator, else empty. */
+  creatorPositions: PositionsTable[];
+  contract: ContractTiming;
+  result: ContractResult | null;
+  now: number;
+  config: ConfigTable | null;
+  callerBlocked: boolean;
+  creatorBlocked: boolean;
+}
+
+const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+
+/** A position's payouts: as settled, else as the contract's result will settle it. */
+function positionPayouts(p: PositionsTable, result: ContractResult, creatorSide: string, feeBps: number): [bigint, bigint] {
+  if (p.status !== "Open") return [BigInt(p.creator_payout_micros), BigInt(p.taker_payout_micros)];
+  const [c, t] = payouts(result === "void" ? null : result === creatorSide, feeBps, BigInt(p.creator_matched_micros), BigInt(p.taker_micros));
+  return [c, t];
+}
+
+export function creatorSettlement(o: OffersTable, positions: PositionsTable[]): CreatorSettlement {
+  const settled = positions.filter((p) => p.status !== "Open");
+  const outcomes = SETTLEMENT_STATUSES.map((status) => {
+    const ps = settled.filter((p) => p.status === status);
+    const total = (f: (p: PositionsTable) => string) => sum(ps.map((p) => BigInt(f(p)))).toString();
+    return {
+      status,
+      positionCount: ps.length,
+      takerMicros: total((p) => p.taker_micros),
+      creatorMatchedMicros: total((p) => p.creator_matched_micros),
+      creatorPayoutMicros: total((p) => p.creator_payout_micros),
+      takerPayoutMicros: total((p) => p.taker_payout_micros),
+      feeMicros: total((p) => p.fee_micros),
+    };
+  });
+  const [win, , voided] = outcomes;
+  const paidOut = BigInt(win.creatorPayoutMicros);
+  const refunded = BigInt(o.creator_refunded_micros) + BigInt(voided.creatorPayoutMicros);
+  return {
+    settledPositionCount: settled.length,
+    paidOutMicros: paidOut.toString(),
+    feeMicros: win.feeMicros,
+    refundedMicros: refunded.toString(),
+    receivedMicros: (paidOut + refunded).toString(),
+    outcomes,
+  };
+}
+
+/**
+ * canTake holds when a take of at least the minimum (or of exactly the remainder) could pass
+ * every check the write service makes from indexed state: the offer is Open, its contract
+ * accepts offers, offers are switched on, the caller is not the creator, neither the caller nor
+ * the creator is blocked, and the caller's position leaves room under maximumWagerMicros. The
+ * caller's balance is not indexed and is not part of it.
+ */
+function takeRoom(i: ViewerInput, held: bigint): Pick<Viewer, "canTake" | "maxTakeMicros" | "takeLimit" | "takeRefusal"> {
+  const o = i.offer;
+  const remaining = BigInt(o.taker_target_micros) - BigInt(o.taker_filled_micros);
+  const maxWager = i.config ? BigInt(i.config.maximum_wager_micros) : remaining;
+  const room = maxWager - held;
+  const takeLimit = room < remaining ? ("maximumWager" as const) : ("remaining" as const);
+  const cap = room < remaining ? room : remaining;
+  const minimum = BigInt(o.minimum_take_micros);
+  let refusal: TakeRefusal | null = null;
+  if (o.status !== "Open" || remaining <= 0n) refusal = "offerNotOpen";
+  else if (i.config && Number(i.config.offers_enabled) !== 1) refusal = "offersDisabled";
+  else if (!contractAcceptsOffers(i.contract, i.now)) refusal = "contractClosed";
+  else if (i.wallet !== null && i.wallet === o.creator) refusal = "ownOffer";
+  else if (i.callerBlocked) refusal = "callerBlocked";
+  else if (i.creatorBlocked) refusal = "creatorBlocked";
+  else if (cap <= 0n || (cap < minimum && cap !== remaining)) refusal = "maximumWager";
+  else if (
+    matchedForTake(cap, BigInt(o.creator_total_micros), BigInt(o.taker_target_micros), BigInt(o.taker_filled_micros), BigInt(o.creator_allocated_micros)) === 0n
+  )
+    refusal = "tooSmallToMatch";
+  return { canTake: refusal === null, maxTakeMicros: refusal === null ? cap.toString() : "0", takeLimit, takeRefusal: refusal };
+}
+
+/**
+ * returnMicros: before the contract has a result, what the caller receives if their side wins
+ * (creator: matched stake + all takes - the fee on each take; taker: stake + matched - the fee on
+ * the matched part); once it has one, what the caller receives under it (the recorded payouts of
+ * settled positions: 0 on a loss, the stake on a void). The creator's unmatched refund is not
+ * part of it (see `settlement`).
+ */
+export function viewerOf(i: ViewerInput): Viewer {
+  const o = i.offer;
+  const { wallet, position, result } = i;
+  const isCreator = wallet !== null && wallet === o.creator;
+  const canClose = wallet !== null && o.status === "Open" && mayClose(isCreator, i.contract, i.now);
+  const feeBps = Number(o.fee_bps);
+  const take = takeRoom(i, position ? BigInt(position.taker_micros) : 0n);
+  if (isCreator) {
+    const ret =
+      result === null
+        ? creatorWinReturn(
+            { creatorAllocated: BigInt(o.creator_allocated_micros), takerFilled: BigInt(o.taker_filled_micros) },
+            i.creatorPositions.map((p) => BigInt(p.taker_micros)),
+            feeBps,
+          )
+        : sum(i.creatorPositions.map((p) => positionPayouts(p, result, o.side, feeBps)[0]));
+    return { role: "creator", ...take, canClose, returnMicros: ret.toString(), position: null, settlement: creatorSettlement(o, i.creatorPositions) };
+  }
+  if (position) {
+    const settled = position.status !== "Open";
+    const ret =
+      result === null
+        ? takerWinReturn(BigInt(position.taker_micros), BigInt(position.creator_matched_micros), feeBps)
+        : positionPayouts(position, result, o.side, feeBps)[1];
+    return {
+      role: "taker",
+      ...take,
+      canClose,
+      returnMicros: ret.toString(),
+      position: {
+        address: position.address,
+        takerAmountMicros: position.taker_micros,
+        creatorMatchedMicros: position.creator_matched_micros,
+        status: position.status,
+        fillCount: Number(position.fill_count),
+        createdAt: iso(position.created_at)!,
+        settledAt: iso(position.settled_at),
+        payoutMicros: settled ? position.taker_payout_micros : null,
+        feeMicros: settled ? position.fee_micros : null,
+      },
+      settlement: null,
+    };
+  }
+  return { role: "none", ...take, canClose, returnMicros: null, position: null, settlement: null };
+}
