@@ -5,7 +5,7 @@
  * u64 arguments and seeds.
  */
 import { PublicKey } from "@solana/web3.js";
-import { BN } from "./anchor";
+import { BN, type Idl, type Program } from "./anchor";
 
 /** The BPF upgradeable loader (loader v3). */
 export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
@@ -45,6 +45,11 @@ export class ProgramPdas {
   claim(owner: PublicKey) {
     return this.find([Buffer.from("claim"), owner.toBuffer()]);
   }
+}
+
+/** A program's Anchor `Program` (instruction building, IDL) and its PDAs: the base of both clients. */
+export class ProgramClient<T extends Idl, P extends ProgramPdas> {
+  constructor(readonly program: Program<T>, readonly pda: P) {}
 }
 
 /** Custom program error code in an error string ("custom program error: 0x..", "Custom(n)"). */

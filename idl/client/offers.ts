@@ -5,7 +5,7 @@
  */
 import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
+import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
 import { offersIdl, type Offers } from "../offers";
 
 /** The IDL with camelCased names, as Anchor's TypeScript client uses it. */
@@ -76,10 +76,9 @@ export const offersAccountsCoder = new BorshAccountsCoder(OFFERS_IDL);
 export const offersEventCoder = new BorshEventCoder(OFFERS_IDL);
 
 /** Instruction builders. Every builder returns a TransactionInstruction; signing is the caller's. */
-export class OffersClient {
-  readonly pda: OffersPda;
-  constructor(readonly program: Program<Offers>) {
-    this.pda = new OffersPda(program.programId);
+export class OffersClient extends ProgramClient<Offers, OffersPda> {
+  constructor(program: Program<Offers>) {
+    super(program, new OffersPda(program.programId));
   }
 
   static fromProvider(provider: Provider, programId: PublicKey = OFFERS_PROGRAM_ID): OffersClient {

@@ -5,7 +5,7 @@
  */
 import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
-import { ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
+import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
 import { poolsIdl, type Pools } from "../pools";
 
 export const POOLS_IDL: Pools = poolsIdl;
@@ -75,10 +75,9 @@ export interface CreatePoolInput {
 
 type Over<K extends string> = Partial<Record<K, PublicKey>>;
 
-export class PoolsClient {
-  readonly pda: PoolsPda;
-  constructor(readonly program: Program<Pools>) {
-    this.pda = new PoolsPda(program.programId);
+export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
+  constructor(program: Program<Pools>) {
+    super(program, new PoolsPda(program.programId));
   }
 
   static fromProvider(provider: Provider, programId: PublicKey = POOLS_PROGRAM_ID): PoolsClient {
