@@ -19,6 +19,8 @@ import { BN } from "../../idl/client/anchor";
 import type { TestChain, TxResult } from "../../harness/chain";
 import type { Rng } from "../../harness/random";
 import { programDataAddress } from "../../idl/client/common";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder } from "../../idl/client/offers";
+import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 1510);
 export const FUZZ_ACTIONS = Number(process.env.FUZZ_ACTIONS ?? 1500);
@@ -412,6 +414,40 @@ export interface WorldSpec {
   initArgs: Record<string, unknown>;
   other: { programId: PublicKey; program: Program<Idl>; initArgs: Record<string, unknown> };
   honestCount: number;
+}
+
+/** A program as the fuzzers attack it: its id, IDL program, account coder, errors and the honest initialize_config arguments. */
+interface FuzzProgram { programId: PublicKey; program: Program<Idl>; coder: AccountsCoder; errors: Map<number, { name: string }>; initArgs: Record<string, unknown> }
+
+function fuzzProgram(name: "offers" | "pools"): FuzzProgram {
+  const provider = { publicKey: PublicKey.default } as never;
+  if (name === "offers") {
+    return {
+      programId: OFFERS_PROGRAM_ID, program: OffersClient.fromProvider(provider).program as unknown as Program<Idl>, coder: offersAccountsCoder as unknown as AccountsCoder,
+      errors: OFFERS_ERRORS, initArgs: { feeBps: LAUNCH_FEE_BPS, offersEnabled: 1, limits: LAUNCH_LIMITS },
+    };
+  }
+  return {
+    programId: POOLS_PROGRAM_ID, program: PoolsClient.fromProvider(provider).program as unknown as Program<Idl>, coder: poolsAccountsCoder as unknown as AccountsCoder,
+    errors: POOLS_ERRORS, initArgs: { feeBps: 500 },
+  };
+}
+
+/**
+ * A world with `name` under attack and the other program deployed beside it: `honestCount`
+ * honest users funded with `honestFunds` (main and spare account), the attacker with `attackerFunds`.
+ */
+export function attackerWorldOf(
+  name: "offers" | "pools",
+  o: { honestCount: number; honestFunds: [bigint, bigint]; attackerFunds: bigint; rng: Rng; ctx: FuzzContext; tally: Tally },
+): Promise<AttackerWorld> {
+  const otherName = name === "offers" ? "pools" : "offers";
+  const { programId, program, coder, errors, initArgs } = fuzzProgram(name);
+  const other = fuzzProgram(otherName);
+  return AttackerWorld.create(
+    { label: name, programId, program, coder, errors, honestCount: o.honestCount, initArgs, other: { programId: other.programId, program: other.program, initArgs: other.initArgs } },
+    o.rng, o.ctx, o.tally, [{ name, programId }, { name: otherName, programId: other.programId }], o.honestFunds, o.attackerFunds,
+  );
 }
 
 /** A program account closed by a transaction, and who must get its lamports. */

@@ -31,13 +31,11 @@
 import { describe, expect, it } from "vitest";
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
-import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
-import type { Idl, Program } from "../../idl/client/anchor";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_PROGRAM_ID, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import { TestChain } from "../../harness/chain";
 import { Rng } from "../../harness/random";
 import {
-  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
+  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, attackerWorldOf, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
   type Step, Tally, allBumps, buildIx, canReceive, decodeAs, u64le,
 } from "../harness/attacker";
 
@@ -95,19 +93,10 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
     const ctx: FuzzContext = new FuzzContext("offers", FUZZ_SEED, FUZZ_ACTIONS);
     const rng = new Rng(FUZZ_SEED);
     const tally = new Tally();
-    const provider = { publicKey: PublicKey.default } as never;
-    const program = OffersClient.fromProvider(provider).program as unknown as Program<Idl>;
-    const poolsProgram = PoolsClient.fromProvider(provider).program as unknown as Program<Idl>;
-    const w: AttackerWorld = await AttackerWorld.create(
-      {
-        label: "offers", programId: OFFERS_PROGRAM_ID, program, coder, errors: OFFERS_ERRORS, honestCount: 5,
-        initArgs: { feeBps: FEE_BPS, offersEnabled: 1, limits: LIM },
-        other: { programId: POOLS_PROGRAM_ID, program: poolsProgram, initArgs: { feeBps: 500 } },
-      },
-      rng, ctx, tally, [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }], [800n * UNIT, 3_000n * UNIT], 3_000n * UNIT,
-    );
+    const w: AttackerWorld = await attackerWorldOf("offers", { honestCount: 5, honestFunds: [800n * UNIT, 3_000n * UNIT], attackerFunds: 3_000n * UNIT, rng, ctx, tally });
+    const program = w.program;
     const chain: TestChain = w.chain;
-    const { A, A2, aMain, service, crank, treasury, honest, attacker } = w;
+    const { A, A2, aMain, service, crank, treasury, honest } = w;
     const PID = OFFERS_PROGRAM_ID;
     const CONFIG = w.CONFIG, VAULT = w.VAULT;
     const offerPda = (contract: PublicKey, creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("offer"), contract.toBuffer(), creator.toBuffer(), u64le(nonce)]);

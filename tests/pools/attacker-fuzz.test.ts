@@ -32,13 +32,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
-import { LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient } from "../../idl/client/offers";
-import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
-import type { Idl, Program } from "../../idl/client/anchor";
+import { POOLS_PROGRAM_ID, poolsAccountsCoder } from "../../idl/client/pools";
 import type { TestChain } from "../../harness/chain";
 import { Rng } from "../../harness/random";
 import {
-  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
+  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, attackerWorldOf, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
   type Step, Tally, allBumps, buildIx, canReceive, decodeAs, u64le,
 } from "../harness/attacker";
 
@@ -93,16 +91,8 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
     const ctx: FuzzContext = new FuzzContext("pools", FUZZ_SEED, FUZZ_ACTIONS);
     const rng = new Rng(FUZZ_SEED);
     const tally = new Tally();
-    const provider = { publicKey: PublicKey.default } as never;
-    const program = PoolsClient.fromProvider(provider).program as unknown as Program<Idl>;
-    const offersProgram = OffersClient.fromProvider(provider).program as unknown as Program<Idl>;
-    const w: AttackerWorld = await AttackerWorld.create(
-      {
-        label: "pools", programId: POOLS_PROGRAM_ID, program, coder, errors: POOLS_ERRORS, honestCount: 6, initArgs: { feeBps: FEE_BPS },
-        other: { programId: OFFERS_PROGRAM_ID, program: offersProgram, initArgs: { feeBps: 1000, offersEnabled: 1, limits: LAUNCH_LIMITS } },
-      },
-      rng, ctx, tally, [{ name: "pools", programId: POOLS_PROGRAM_ID }, { name: "offers", programId: OFFERS_PROGRAM_ID }], [1_000n * UNIT, 4_000n * UNIT], 5_000n * UNIT,
-    );
+    const w: AttackerWorld = await attackerWorldOf("pools", { honestCount: 6, honestFunds: [1_000n * UNIT, 4_000n * UNIT], attackerFunds: 5_000n * UNIT, rng, ctx, tally });
+    const program = w.program;
     const chain: TestChain = w.chain;
     const { A, A2, aMain, service, crank, treasury, honest, attacker } = w;
     const PID = POOLS_PROGRAM_ID;
