@@ -4,7 +4,7 @@
  * program, the indexer, the API and the simulations build on it.
  */
 import { randomUUID } from "node:crypto";
-import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import {
   LAUNCH_FEE_BPS, LAUNCH_LIMITS, OffersClient, decodeClaim, decodeConfig, decodeContract, decodeOffer, decodePosition,
   type ClaimAccount, type LimitsArgs, type OfferAccount, type PositionAccount, type ContractAccount, type SideName, type ConfigAccount,

@@ -3,7 +3,7 @@
  * PDA derivation, account decoding and instruction builders. Used by the tests, the indexer,
  * the API's write path and the simulations; it knows nothing of any of them.
  */
-import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
 import { offersIdl, type Offers } from "../offers";

@@ -3,7 +3,7 @@
  * derivation, account decoding (u64/i64 as bigint, text as strings), instruction builders, the
  * event parser and the spec's aggregate numbers (shares in bps, derived LOCKED state).
  */
-import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
 import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
 import { poolsIdl, type Pools } from "../pools";
