@@ -17,7 +17,7 @@ import { Keypair, PublicKey, SystemProgram, TransactionInstruction, type Account
 import type { Idl, Program } from "../../idl/client/anchor";
 import { BN } from "../../idl/client/anchor";
 import type { TestChain, TxResult } from "../../harness/chain";
-import type { Rng } from "../../harness/random";
+import { Rng as RngOf, type Rng } from "../../harness/random";
 import { programDataAddress } from "../../idl/client/common";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder } from "../../idl/client/offers";
 import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
@@ -435,18 +435,21 @@ function fuzzProgram(name: "offers" | "pools"): FuzzProgram {
 
 /**
  * A world with `name` under attack and the other program deployed beside it: `honestCount`
- * honest users funded with `honestFunds` (main and spare account), the attacker with `attackerFunds`.
+ * honest users funded with `honestFunds` (main and spare account), the attacker with
+ * `attackerFunds`; its random choices from `seed`, its failures naming `label` (default `name`),
+ * the seed and `actions`.
  */
 export function attackerWorldOf(
   name: "offers" | "pools",
-  o: { honestCount: number; honestFunds: [bigint, bigint]; attackerFunds: bigint; rng: Rng; ctx: FuzzContext; tally: Tally },
+  o: { seed: number; actions: number; label?: string; honestCount: number; honestFunds: [bigint, bigint]; attackerFunds: bigint },
 ): Promise<AttackerWorld> {
+  const ctx = new FuzzContext(o.label ?? name, o.seed, o.actions);
   const otherName = name === "offers" ? "pools" : "offers";
   const { programId, program, coder, errors, initArgs } = fuzzProgram(name);
   const other = fuzzProgram(otherName);
   return AttackerWorld.create(
     { label: name, programId, program, coder, errors, honestCount: o.honestCount, initArgs, other: { programId: other.programId, program: other.program, initArgs: other.initArgs } },
-    o.rng, o.ctx, o.tally, [{ name, programId }, { name: otherName, programId: other.programId }], o.honestFunds, o.attackerFunds,
+    new RngOf(o.seed), ctx, new Tally(), [{ name, programId }, { name: otherName, programId: other.programId }], o.honestFunds, o.attackerFunds,
   );
 }
 

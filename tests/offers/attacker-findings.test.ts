@@ -22,16 +22,13 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { Rng } from "../../harness/random";
-import { type AccountsCoder, AttackerWorld, FuzzContext, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, Tally, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
+import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
 const coder = offersAccountsCoder as unknown as AccountsCoder;
 const program = OffersClient.fromProvider({ publicKey: PublicKey.default } as never).program as unknown as Program<Idl>;
 
-function world(): Promise<AttackerWorld> {
-  return attackerWorldOf("offers", { honestCount: 2, honestFunds: [3_000n * UNIT, 3_000n * UNIT], attackerFunds: 3_000n * UNIT, rng: new Rng(7), ctx: new FuzzContext("offers findings", 7, 0), tally: new Tally() });
-}
+const world = () => attackerWorldOf("offers", { seed: 7, actions: 0, label: "offers findings", honestCount: 2, honestFunds: [3_000n * UNIT, 3_000n * UNIT], attackerFunds: 3_000n * UNIT });
 
 function helpers(w: AttackerWorld) {
   const offerPda = (contract: PublicKey, creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("offer"), contract.toBuffer(), creator.toBuffer(), u64le(nonce)]);

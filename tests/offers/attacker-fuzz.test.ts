@@ -32,11 +32,9 @@ import { describe, expect, it } from "vitest";
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_PROGRAM_ID, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
-import { TestChain } from "../../harness/chain";
-import { Rng } from "../../harness/random";
 import {
-  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, attackerWorldOf, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
-  type Step, Tally, allBumps, buildIx, canReceive, decodeAs, u64le,
+  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, FUZZ_ACTIONS, attackerWorldOf, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
+  type Step, allBumps, buildIx, canReceive, decodeAs, u64le,
 } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
@@ -90,13 +88,10 @@ const b58 = (k: PublicKey) => k.toBase58();
 
 describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${process.env.SVM_ENGINE ?? "bankrun"})`, () => {
   it("the attacker gains nothing; honest users hold exactly what the rules owe them and are never blocked", async () => {
-    const ctx: FuzzContext = new FuzzContext("offers", FUZZ_SEED, FUZZ_ACTIONS);
-    const rng = new Rng(FUZZ_SEED);
-    const tally = new Tally();
-    const w: AttackerWorld = await attackerWorldOf("offers", { honestCount: 5, honestFunds: [800n * UNIT, 3_000n * UNIT], attackerFunds: 3_000n * UNIT, rng, ctx, tally });
-    const program = w.program;
-    const chain: TestChain = w.chain;
-    const { A, A2, aMain, service, crank, treasury, honest } = w;
+    const w = await attackerWorldOf("offers", { seed: FUZZ_SEED, actions: FUZZ_ACTIONS, honestCount: 5, honestFunds: [800n * UNIT, 3_000n * UNIT], attackerFunds: 3_000n * UNIT });
+    // An explicit type: ctx.check is an assertion.
+    const ctx: FuzzContext = w.ctx;
+    const { rng, tally, program, chain, A, A2, aMain, service, crank, treasury, honest } = w;
     const PID = OFFERS_PROGRAM_ID;
     const CONFIG = w.CONFIG, VAULT = w.VAULT;
     const offerPda = (contract: PublicKey, creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("offer"), contract.toBuffer(), creator.toBuffer(), u64le(nonce)]);

@@ -29,16 +29,13 @@ import { describe, expect, it } from "vitest";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { POOLS_ERRORS, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { Rng } from "../../harness/random";
-import { type AccountsCoder, AttackerWorld, FuzzContext, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, Tally, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
+import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
 const coder = poolsAccountsCoder as unknown as AccountsCoder;
 const program = PoolsClient.fromProvider({ publicKey: PublicKey.default } as never).program as unknown as Program<Idl>;
 
-function world(): Promise<AttackerWorld> {
-  return attackerWorldOf("pools", { honestCount: 2, honestFunds: [1_000n * UNIT, 1_000n * UNIT], attackerFunds: 1_000n * UNIT, rng: new Rng(7), ctx: new FuzzContext("pools findings", 7, 0), tally: new Tally() });
-}
+const world = () => attackerWorldOf("pools", { seed: 7, actions: 0, label: "pools findings", honestCount: 2, honestFunds: [1_000n * UNIT, 1_000n * UNIT], attackerFunds: 1_000n * UNIT });
 
 function helpers(w: AttackerWorld) {
   const poolPda = (creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("pool"), creator.toBuffer(), u64le(nonce)]);

@@ -33,11 +33,9 @@
 import { describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
 import { POOLS_PROGRAM_ID, poolsAccountsCoder } from "../../idl/client/pools";
-import type { TestChain } from "../../harness/chain";
-import { Rng } from "../../harness/random";
 import {
-  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, AttackerWorld, FUZZ_ACTIONS, attackerWorldOf, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
-  type Step, Tally, allBumps, buildIx, canReceive, decodeAs, u64le,
+  type AccountMap, type Actor, type AccountsCoder, type Closed, type Sent, FUZZ_ACTIONS, attackerWorldOf, FUZZ_SEED, FUZZ_TIMEOUT_MS, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM,
+  type Step, allBumps, buildIx, canReceive, decodeAs, u64le,
 } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
@@ -88,13 +86,10 @@ const field = (text: string, size: number) => {
 
 describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${process.env.SVM_ENGINE ?? "bankrun"})`, () => {
   it("the attacker gains nothing; honest users hold exactly what the rules owe them, are never blocked, and no false outcome stands", async () => {
-    const ctx: FuzzContext = new FuzzContext("pools", FUZZ_SEED, FUZZ_ACTIONS);
-    const rng = new Rng(FUZZ_SEED);
-    const tally = new Tally();
-    const w: AttackerWorld = await attackerWorldOf("pools", { honestCount: 6, honestFunds: [1_000n * UNIT, 4_000n * UNIT], attackerFunds: 5_000n * UNIT, rng, ctx, tally });
-    const program = w.program;
-    const chain: TestChain = w.chain;
-    const { A, A2, aMain, service, crank, treasury, honest, attacker } = w;
+    const w = await attackerWorldOf("pools", { seed: FUZZ_SEED, actions: FUZZ_ACTIONS, honestCount: 6, honestFunds: [1_000n * UNIT, 4_000n * UNIT], attackerFunds: 5_000n * UNIT });
+    // An explicit type: ctx.check is an assertion.
+    const ctx: FuzzContext = w.ctx;
+    const { rng, tally, program, chain, A, A2, aMain, service, crank, treasury, honest, attacker } = w;
     const PID = POOLS_PROGRAM_ID;
     const CONFIG = w.CONFIG, VAULT = w.VAULT;
     const poolPda = (creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("pool"), creator.toBuffer(), u64le(nonce)]);

@@ -318,6 +318,22 @@ describe("unique, canonical accounts (#10)", () => {
 });
 
 describe("resolution cannot be bought (#15.3)", () => {
+  /**
+   * The authority decides the escalated `pool` for the truth (outcome 0, three honest stakes of
+   * 100) against the whale's 301, and everyone settles: each honest participant wins its share,
+   * the whale gets nothing back and the vault pays out the whole 601.
+   */
+  async function truthDecidedAndPaid(pool: PublicKey, honest: User[], whale: User, start: Awaited<ReturnType<typeof w.balances>>) {
+    expectOk(await w.authorityResolve(pool, 0));
+    for (const u of [...honest, whale]) expectOk(await w.settle(pool, u.key.publicKey));
+    const end = await w.balances();
+    const each = payout(100n * UNIT, 601n * UNIT, 300n * UNIT);
+    for (const h of honest) expect(end.users[ui(h)] - start.users[ui(h)]).toBe(each);
+    expect(end.users[ui(whale)]).toBe(start.users[ui(whale)]);
+    expect(start.vault - end.vault).toBe(601n * UNIT);
+    return { end, each };
+  }
+
   it("a late whale cannot vote itself the pot", async () => {
     const [h1, h2, h3, whale] = [await w.user(1_000n * UNIT), await w.user(1_000n * UNIT), await w.user(1_000n * UNIT), await w.user(1_000n * UNIT)];
     const honest = [h1, h2, h3];
@@ -337,15 +353,9 @@ describe("resolution cannot be bought (#15.3)", () => {
     await w.chain.advance(86_400n);
     expectOk(await w.resolve(whale.key, pool));
     expect(await w.pool(pool)).toMatchObject({ state: "RESOLVING", escalated: true, winningOutcome: null });
-    expectOk(await w.authorityResolve(pool, 0));
-    for (const u of [...honest, whale]) expectOk(await w.settle(pool, u.key.publicKey));
-    const end = await w.balances();
-    const each = payout(100n * UNIT, 601n * UNIT, 300n * UNIT);
-    for (const h of honest) expect(end.users[ui(h)] - start.users[ui(h)]).toBe(each);
-    expect(end.users[ui(whale)]).toBe(start.users[ui(whale)]);
+    const { end, each } = await truthDecidedAndPaid(pool, honest, whale, start);
     expect(end.users[ui(whale)]).toBe(1_000n * UNIT - 301n * UNIT);
     expect(end.treasury - start.treasury).toBe(601n * UNIT - 3n * each);
-    expect(start.vault - end.vault).toBe(601n * UNIT);
     expect((await w.pool(pool)).state).toBe("DISTRIBUTED");
   });
 
@@ -363,13 +373,7 @@ describe("resolution cannot be bought (#15.3)", () => {
     expectOk(await w.resolve(bob.key, pool));
     expect(await w.pool(pool)).toMatchObject({ state: "RESOLVING", escalated: true, proposedOutcome: 1, disputeCount: 1 });
     expectError(await w.settle(pool, whale.key.publicKey), "NotResolved");
-    expectOk(await w.authorityResolve(pool, 0));
-    for (const u of [...honest, whale]) expectOk(await w.settle(pool, u.key.publicKey));
-    const end = await w.balances();
-    const each = payout(100n * UNIT, 601n * UNIT, 300n * UNIT);
-    for (const h of honest) expect(end.users[ui(h)] - start.users[ui(h)]).toBe(each);
-    expect(end.users[ui(whale)]).toBe(start.users[ui(whale)]);
-    expect(start.vault - end.vault).toBe(601n * UNIT);
+    await truthDecidedAndPaid(pool, honest, whale, start);
   });
 
   it("a creator who never proposes cannot hold the pot: after 72 h anyone escalates and the authority decides", async () => {
