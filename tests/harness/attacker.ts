@@ -1033,6 +1033,12 @@ export class AttackerWorld {
     ];
   }
 
+  /** The accounts of `ix` (an instruction of the program under attack) by their IDL names. */
+  accountsOf(ix: TransactionInstruction): AccountMap {
+    const names = (this.program.idl.instructions as unknown as { accounts: { name: string }[]; discriminator: number[] }[]).find((i) => Buffer.from(i.discriminator).equals(ix.data.subarray(0, 8)))!.accounts;
+    return Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
+  }
+
   /** A program account of the program under attack decoded as `name`; null when absent or owned by another program. */
   async readAs<T>(k: PublicKey, name: string): Promise<T | null> {
     const a = await this.chain.account(k);

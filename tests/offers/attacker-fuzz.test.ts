@@ -557,11 +557,7 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
       const { p, slot } = rng.pick(settle);
       return w.signerAsPda("signer_as_claim", "settlePosition", slot, () => ({ accounts: accountsOf(ixSettle(A.publicKey, p)), args: {} }), false);
     };
-    /** An instruction's accounts by IDL name. */
-    const accountsOf = (ix: TransactionInstruction): AccountMap => {
-      const names = (program.idl.instructions as unknown as { name: string; accounts: { name: string }[]; discriminator: number[] }[]).find((i) => Buffer.from(i.discriminator).equals(ix.data.subarray(0, 8)))!.accounts;
-      return Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
-    };
+    const accountsOf = (ix: TransactionInstruction) => w.accountsOf(ix);
 
     // ---------------------------------------------------------------- the run
     for (let i = 0; i < 3; i++) await newContract();

@@ -573,8 +573,7 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
       const p = rng.pick(blocked);
       const name = p.pool.state === RESOLVED ? "settleParticipant" : "refundParticipant";
       const ix = name === "settleParticipant" ? ixSettle(A.publicKey, p) : ixRefund(A.publicKey, p);
-      const names = (program.idl.instructions as unknown as { name: string; accounts: { name: string }[] }[]).find((i) => i.name === name)!.accounts;
-      const accounts: AccountMap = Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
+      const accounts = w.accountsOf(ix);
       return w.signerAsPda("signer_as_claim", name, "userClaim", () => ({ accounts, args: { claimBump: w.bumpOf(claimOf(p.key)) } }), false);
     };
 
