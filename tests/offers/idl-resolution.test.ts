@@ -13,7 +13,7 @@ import { b58, expectConfigAccountsResolved, readingProvider } from "../harness/a
 import { TestChain } from "../../harness/chain";
 import { expectOk } from "../harness/expect";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
-import { TestMint } from "../../harness/token";
+import { deploymentParts } from "../../harness/program-world";
 
 /** Resolved accounts as base58, to compare with the helpers' addresses. */
 const limits = Object.fromEntries(Object.entries(LAUNCH_LIMITS).map(([k, v]) => [k, bn(v)])) as never;
@@ -21,9 +21,7 @@ const limits = Object.fromEntries(Object.entries(LAUNCH_LIMITS).map(([k, v]) => 
 describe("offers IDL: Anchor resolves the PDA accounts", () => {
   it("initialize_config: config, vault and the ProgramData under the upgradeable loader", async () => {
     const chain = await TestChain.start();
-    const mint = await TestMint.create(chain);
-    const authority = await chain.fundedKeypair();
-    const treasury = await mint.account(authority.publicKey);
+    const { mint, authority, treasury } = await deploymentParts(chain);
     const program = new Program<Offers>(OFFERS_IDL, readingProvider(chain));
     const pda = new OffersPda();
     const call = program.methods

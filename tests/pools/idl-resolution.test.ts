@@ -12,16 +12,14 @@ import { b58, expectConfigAccountsResolved, readingProvider } from "../harness/a
 import { TestChain } from "../../harness/chain";
 import { expectOk } from "../harness/expect";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
-import { TestMint } from "../../harness/token";
+import { deploymentParts } from "../../harness/program-world";
 
 const zeros = (n: number) => Array<number>(n).fill(0);
 
 describe("pools IDL: Anchor resolves the PDA accounts", () => {
   it("initialize_config: config, vault and the ProgramData under the upgradeable loader", async () => {
     const chain = await TestChain.start([{ name: "pools", programId: POOLS_PROGRAM_ID }]);
-    const mint = await TestMint.create(chain);
-    const authority = await chain.fundedKeypair();
-    const treasury = await mint.account(authority.publicKey);
+    const { mint, authority, treasury } = await deploymentParts(chain);
     const program = new Program<Pools>(POOLS_IDL, readingProvider(chain));
     const pda = new PoolsPda();
     const call = program.methods.initializeConfig(500).accountsPartial({ deployer: chain.upgradeAuthority.publicKey, authority: authority.publicKey, mint: mint.mint, treasury });
