@@ -11,10 +11,20 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     projects: [
-      { extends: true, test: { name: "bankrun", include: ["tests/**/*.test.ts"], exclude: ["tests/rpc/**", "**/node_modules/**"], env: { SVM_ENGINE: "bankrun" } } },
+      {
+        extends: true,
+        test: { name: "bankrun", include: ["tests/**/*.test.ts"], exclude: ["tests/rpc/**", "**/node_modules/**"], env: { SVM_ENGINE: "bankrun" } },
+      },
       // A real solana-test-validator (skipped where scripts/setup-test-validator.sh has not built it).
       { extends: true, test: { name: "validator", include: ["tests/rpc/**/*.test.ts"], poolOptions: { forks: { singleFork: true } } } },
-      { extends: true, test: { name: "litesvm", include: ["tests/harness/**/*.test.ts", "tests/offers/**/*.test.ts", "tests/pools/**/*.test.ts"], env: { SVM_ENGINE: "litesvm" } } },
+      {
+        extends: true,
+        test: {
+          name: "litesvm",
+          include: ["tests/harness/**/*.test.ts", "tests/offers/**/*.test.ts", "tests/pools/**/*.test.ts"],
+          env: { SVM_ENGINE: "litesvm" },
+        },
+      },
     ],
   },
 });

@@ -20,7 +20,22 @@ export type AdminCommand =
   | { op: "block"; user: string; reason?: string }
   | { op: "unblock"; user: string }
   | { op: "fund"; user: string; micros: string }
-  | { op: "create-contract"; title: string; description?: string; event: string; sport: string; competition: string; startsAt?: number; cutoffAt?: number; resolutionDeadline?: number; cutoffIn?: number; deadlineAfter?: number; sideALabel: string; sideBLabel: string; visuals?: { src: string; alt: string }[] }
+  | {
+      op: "create-contract";
+      title: string;
+      description?: string;
+      event: string;
+      sport: string;
+      competition: string;
+      startsAt?: number;
+      cutoffAt?: number;
+      resolutionDeadline?: number;
+      cutoffIn?: number;
+      deadlineAfter?: number;
+      sideALabel: string;
+      sideBLabel: string;
+      visuals?: { src: string; alt: string }[];
+    }
   | { op: "resolve-contract"; contract: string; result: "sideA" | "sideB" | "void" }
   | { op: "offers-enabled"; enabled: boolean; feeBps?: number }
   | { op: "set-treasury"; treasury: string }
@@ -29,12 +44,30 @@ export type AdminCommand =
   | { op: "worker-failures"; kind?: string; limit?: number }
   | { op: "worker-retry"; item: string };
 
-const userView = (u: { id: string; name: string; displayName: string; wallet: PublicKey; tokenAccount: PublicKey; blocked: boolean; blockedReason: string | null }) => ({
-  id: u.id, name: u.name, displayName: u.displayName, wallet: u.wallet.toBase58(), tokenAccount: u.tokenAccount.toBase58(), blocked: u.blocked, blockedReason: u.blockedReason,
+const userView = (u: {
+  id: string;
+  name: string;
+  displayName: string;
+  wallet: PublicKey;
+  tokenAccount: PublicKey;
+  blocked: boolean;
+  blockedReason: string | null;
+}) => ({
+  id: u.id,
+  name: u.name,
+  displayName: u.displayName,
+  wallet: u.wallet.toBase58(),
+  tokenAccount: u.tokenAccount.toBase58(),
+  blocked: u.blocked,
+  blockedReason: u.blockedReason,
 });
 
 /** Executes one operator command (shared by the HTTP endpoint and the direct CLI backend). */
-export async function runAdminCommand(ops: AdminOps, cmd: AdminCommand, extra: { advance?: (s: bigint) => Promise<void>; runWorker?: () => Promise<unknown> } = {}): Promise<unknown> {
+export async function runAdminCommand(
+  ops: AdminOps,
+  cmd: AdminCommand,
+  extra: { advance?: (s: bigint) => Promise<void>; runWorker?: () => Promise<unknown> } = {},
+): Promise<unknown> {
   switch (cmd.op) {
     case "create-user":
       return userView(await ops.createUser(cmd.name, cmd.displayName, cmd.profileImageUrl));
@@ -85,15 +118,24 @@ export async function runAdminCommand(ops: AdminOps, cmd: AdminCommand, extra: {
     case "worker-failures": {
       // The settlement worker's failing items (service/worker/failures.ts), soonest retry first.
       if (cmd.kind !== undefined && !(WORK_KINDS as readonly string[]).includes(cmd.kind)) throw new Error(`kind must be one of ${WORK_KINDS.join(", ")}`);
-      if (cmd.limit !== undefined && !(Number.isInteger(cmd.limit) && cmd.limit > 0 && cmd.limit <= 100_000)) throw new Error("limit must be an integer from 1 to 100000");
+      if (cmd.limit !== undefined && !(Number.isInteger(cmd.limit) && cmd.limit > 0 && cmd.limit <= 100_000))
+        throw new Error("limit must be an integer from 1 to 100000");
       const f = new WorkerFailures(ops.store);
       const now = Math.floor(Date.now() / 1000);
       const rows = await f.list({ kind: cmd.kind as WorkKind | undefined, limit: cmd.limit });
       return {
-        now, summary: await f.summary(now),
+        now,
+        summary: await f.summary(now),
         failures: rows.map((x) => ({
-          item: x.item, kind: x.kind, attempts: x.attempts, nextRetryAt: x.nextRetryAt, nextRetry: new Date(x.nextRetryAt * 1000).toISOString(),
-          nextRetryInSeconds: Math.max(0, x.nextRetryAt - now), lastReason: x.lastReason, firstFailedAt: x.firstFailedAt, lastFailedAt: x.lastFailedAt,
+          item: x.item,
+          kind: x.kind,
+          attempts: x.attempts,
+          nextRetryAt: x.nextRetryAt,
+          nextRetry: new Date(x.nextRetryAt * 1000).toISOString(),
+          nextRetryInSeconds: Math.max(0, x.nextRetryAt - now),
+          lastReason: x.lastReason,
+          firstFailedAt: x.firstFailedAt,
+          lastFailedAt: x.lastFailedAt,
         })),
       };
     }

@@ -44,10 +44,14 @@ export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "lo
   builder.queryType({});
   builder.mutationType({});
   addReadQueries(builder, d.read, d.custody, { log: d.log });
-  addWriteMutations(builder, () => {
-    if (!d.writes) throw new Error("writes are not configured");
-    return d.writes;
-  }, { log: d.log });
+  addWriteMutations(
+    builder,
+    () => {
+      if (!d.writes) throw new Error("writes are not configured");
+      return d.writes;
+    },
+    { log: d.log },
+  );
   return builder.toSchema();
 }
 
@@ -58,7 +62,11 @@ export function schemaSdl(schema: GraphQLSchema): string {
 
 /** A GraphQL answer that must not be shared (an error, or a non-200 status): passed through as is. */
 class UncacheableResponse {
-  constructor(readonly status: number, readonly body: string, readonly contentType: string | null) {}
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly contentType: string | null,
+  ) {}
 }
 
 /**
@@ -120,7 +128,8 @@ export function createApp(deps: AppDeps): Hono {
         if (e instanceof UncacheableResponse) return e;
         throw e;
       });
-    if (body instanceof UncacheableResponse) return new Response(body.body, { status: body.status, headers: { "content-type": body.contentType ?? "application/json" } });
+    if (body instanceof UncacheableResponse)
+      return new Response(body.body, { status: body.status, headers: { "content-type": body.contentType ?? "application/json" } });
     return new Response(body, { status: 200, headers: { "content-type": "application/json; charset=utf-8" } });
   });
   // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get

@@ -179,6 +179,12 @@ export class TestChain {
 
   private async fund(address: PublicKey, lamports: bigint): Promise<void> {
     if (this.engine.fund) return this.engine.fund(address, lamports);
-    this.engine.setAccount(address, { lamports: Number(lamports), data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
+    this.engine.setAccount(address, {
+      lamports: Number(lamports),
+      data: Buffer.alloc(0),
+      owner: new PublicKey("11111111111111111111111111111111"),
+      executable: false,
+      rentEpoch: 0,
+    });
   }
 }

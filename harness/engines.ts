@@ -14,9 +14,23 @@ import { LOADER_V3, customCode, programDataAddress } from "../idl/client/common"
 
 export type EngineName = "bankrun" | "litesvm";
 
-export interface ClockState { slot: bigint; epochStartTimestamp: bigint; epoch: bigint; leaderScheduleEpoch: bigint; unixTimestamp: bigint }
-export interface Processed { error: string | null; code: number | null; logs: string[]; computeUnits: bigint }
-export interface ProgramSpec { name: string; programId: PublicKey }
+export interface ClockState {
+  slot: bigint;
+  epochStartTimestamp: bigint;
+  epoch: bigint;
+  leaderScheduleEpoch: bigint;
+  unixTimestamp: bigint;
+}
+export interface Processed {
+  error: string | null;
+  code: number | null;
+  logs: string[];
+  computeUnits: bigint;
+}
+export interface ProgramSpec {
+  name: string;
+  programId: PublicKey;
+}
 
 export interface Engine {
   /** The SVM engines, or "validator" for a real node behind RPC (harness/rpc-engine.ts). */
@@ -51,7 +65,10 @@ export function defaultRentExempt(bytes: number): bigint {
   return BigInt(128 + bytes) * 3480n * 2n;
 }
 
-export interface AccountSpec { address: PublicKey; info: AccountInfo<Buffer> }
+export interface AccountSpec {
+  address: PublicKey;
+  info: AccountInfo<Buffer>;
+}
 
 /**
  * The two accounts of an upgradeable program deployed at slot 0: the ProgramData account first
@@ -59,7 +76,10 @@ export interface AccountSpec { address: PublicKey; info: AccountInfo<Buffer> }
  * that), then the program account.
  */
 export function upgradeableProgramAccounts(
-  programId: PublicKey, elf: Uint8Array, upgradeAuthority: PublicKey | null, rentExempt: (bytes: number) => bigint = defaultRentExempt,
+  programId: PublicKey,
+  elf: Uint8Array,
+  upgradeAuthority: PublicKey | null,
+  rentExempt: (bytes: number) => bigint = defaultRentExempt,
 ): [AccountSpec, AccountSpec] {
   const dataAddress = programDataAddress(programId);
   const data = Buffer.alloc(PROGRAM_DATA_METADATA_SIZE + elf.length);
@@ -79,7 +99,11 @@ export function upgradeableProgramAccounts(
   ];
 }
 
-export interface ProgramDataState { slot: bigint; upgradeAuthority: PublicKey | null; elf: Buffer }
+export interface ProgramDataState {
+  slot: bigint;
+  upgradeAuthority: PublicKey | null;
+  elf: Buffer;
+}
 
 /** Decodes a ProgramData account's data (throws when it is not one). */
 export function decodeProgramData(data: Buffer): ProgramDataState {
@@ -96,7 +120,6 @@ export interface StartOptions {
   /** The programs' upgrade authority; none given: a fresh key nobody holds. */
   upgradeAuthority?: PublicKey;
 }
-
 
 export class BankrunEngine implements Engine {
   readonly name = "bankrun";
@@ -137,7 +160,13 @@ export class BankrunEngine implements Engine {
   }
   async getClock() {
     const c = await this.ctx.banksClient.getClock();
-    return { slot: c.slot, epochStartTimestamp: c.epochStartTimestamp, epoch: c.epoch, leaderScheduleEpoch: c.leaderScheduleEpoch, unixTimestamp: c.unixTimestamp };
+    return {
+      slot: c.slot,
+      epochStartTimestamp: c.epochStartTimestamp,
+      epoch: c.epoch,
+      leaderScheduleEpoch: c.leaderScheduleEpoch,
+      unixTimestamp: c.unixTimestamp,
+    };
   }
   setClock(c: ClockState) {
     // Warping the bank to the new slot also gives a new blockhash: otherwise a transaction
@@ -158,7 +187,10 @@ export class BankrunEngine implements Engine {
 export class LiteSvmEngine implements Engine {
   readonly name = "litesvm";
   private readonly decoder = getTransactionDecoder();
-  private constructor(readonly svm: LiteSVM, readonly payer: Keypair) {}
+  private constructor(
+    readonly svm: LiteSVM,
+    readonly payer: Keypair,
+  ) {}
 
   static async start(deployDir: string, programs: ProgramSpec[], opts: StartOptions = {}): Promise<LiteSvmEngine> {
     const svm = new LiteSVM();
@@ -170,9 +202,16 @@ export class LiteSvmEngine implements Engine {
     // first: setting the program account loads it into the cache from its ProgramData, and without
     // one it is silently cached as "Program is not deployed".
     for (const p of programs) {
-      for (const a of upgradeableProgramAccounts(p.programId, readFileSync(join(deployDir, `${p.name}.so`)), authority, rent)) engine.setAccount(a.address, a.info);
+      for (const a of upgradeableProgramAccounts(p.programId, readFileSync(join(deployDir, `${p.name}.so`)), authority, rent))
+        engine.setAccount(a.address, a.info);
     }
-    engine.setAccount(payer.publicKey, { lamports: 1_000_000_000_000_000, data: Buffer.alloc(0), owner: new PublicKey("11111111111111111111111111111111"), executable: false, rentEpoch: 0 });
+    engine.setAccount(payer.publicKey, {
+      lamports: 1_000_000_000_000_000,
+      data: Buffer.alloc(0),
+      owner: new PublicKey("11111111111111111111111111111111"),
+      executable: false,
+      rentEpoch: 0,
+    });
     return engine;
   }
   async blockhash() {
@@ -191,7 +230,10 @@ export class LiteSvmEngine implements Engine {
       const inner: unknown = err !== null && typeof err === "object" && "err" in err ? (err as { err(): unknown }).err() : null;
       const code = inner !== null && typeof inner === "object" && "code" in inner ? Number((inner as { code: number }).code) : null;
       const meta = res.meta();
-      const error = code !== null ? `custom program error: 0x${code.toString(16)}` : String(err !== null && typeof err === "object" ? err.toString() : `TransactionError(${String(err)})`);
+      const error =
+        code !== null
+          ? `custom program error: 0x${code.toString(16)}`
+          : String(err !== null && typeof err === "object" ? err.toString() : `TransactionError(${String(err)})`);
       return { error, code, logs: meta.logs(), computeUnits: meta.computeUnitsConsumed() };
     }
     const meta = res as { logs(): string[]; computeUnitsConsumed(): bigint };
@@ -214,7 +256,13 @@ export class LiteSvmEngine implements Engine {
   }
   async getClock() {
     const c = this.svm.getClock();
-    return { slot: c.slot, epochStartTimestamp: c.epochStartTimestamp, epoch: c.epoch, leaderScheduleEpoch: c.leaderScheduleEpoch, unixTimestamp: c.unixTimestamp };
+    return {
+      slot: c.slot,
+      epochStartTimestamp: c.epochStartTimestamp,
+      epoch: c.epoch,
+      leaderScheduleEpoch: c.leaderScheduleEpoch,
+      unixTimestamp: c.unixTimestamp,
+    };
   }
   setClock(c: ClockState) {
     this.svm.setClock(new LiteClock(c.slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, c.unixTimestamp));
@@ -224,4 +272,3 @@ export class LiteSvmEngine implements Engine {
     return this.svm.minimumBalanceForRentExemption(BigInt(bytes));
   }
 }
-

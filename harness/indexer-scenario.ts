@@ -8,9 +8,26 @@ import { OffersWorld, UNIT, type User } from "./offers-world";
 import type { PoolsWorld, User as PoolUser } from "./pools-world";
 import { Rng } from "./random";
 
-export interface ScenarioResult { contracts: PublicKey[]; offers: PublicKey[]; positions: PublicKey[]; txs: number }
+export interface ScenarioResult {
+  contracts: PublicKey[];
+  offers: PublicKey[];
+  positions: PublicKey[];
+  txs: number;
+}
 
-const RATIOS: [bigint, bigint][] = [[1n, 10n], [1n, 5n], [1n, 4n], [1n, 2n], [1n, 1n], [2n, 1n], [3n, 1n], [5n, 1n], [6n, 1n], [10n, 1n], [4n, 5n]];
+const RATIOS: [bigint, bigint][] = [
+  [1n, 10n],
+  [1n, 5n],
+  [1n, 4n],
+  [1n, 2n],
+  [1n, 1n],
+  [2n, 1n],
+  [3n, 1n],
+  [5n, 1n],
+  [6n, 1n],
+  [10n, 1n],
+  [4n, 5n],
+];
 
 export async function runScenario(w: OffersWorld, opts: { seed: number; actions: number; users?: number }): Promise<ScenarioResult> {
   const rng = new Rng(opts.seed);
@@ -19,7 +36,9 @@ export async function runScenario(w: OffersWorld, opts: { seed: number; actions:
   const contracts: PublicKey[] = [];
   const cutoffs = new Map<PublicKey, bigint>();
   const failures: Record<string, number> = {};
-  const note = (k: string, ok: boolean) => { if (!ok) failures[k] = (failures[k] ?? 0) + 1; };
+  const note = (k: string, ok: boolean) => {
+    if (!ok) failures[k] = (failures[k] ?? 0) + 1;
+  };
   const offers: { offer: PublicKey; contract: PublicKey; creator: User }[] = [];
   const positions: { position: PublicKey; offer: PublicKey; contract: PublicKey }[] = [];
   const resolved = new Set<string>();

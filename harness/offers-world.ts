@@ -6,8 +6,21 @@
 import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import {
-  LAUNCH_FEE_BPS, LAUNCH_LIMITS, OffersClient, decodeClaim, decodeConfig, decodeContract, decodeOffer, decodePosition,
-  type ClaimAccount, type LimitsArgs, type OfferAccount, type PositionAccount, type ContractAccount, type SideName, type ConfigAccount,
+  LAUNCH_FEE_BPS,
+  LAUNCH_LIMITS,
+  OffersClient,
+  decodeClaim,
+  decodeConfig,
+  decodeContract,
+  decodeOffer,
+  decodePosition,
+  type ClaimAccount,
+  type LimitsArgs,
+  type OfferAccount,
+  type PositionAccount,
+  type ContractAccount,
+  type SideName,
+  type ConfigAccount,
 } from "../idl/client/offers";
 import { TestChain, type TxResult } from "./chain";
 import { ProgramWorld, UNIT, deploymentParts, type User } from "./program-world";
@@ -16,15 +29,24 @@ export { UNIT, type User };
 
 export class OffersWorld extends ProgramWorld<OffersClient> {
   /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */
-  static async create(opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {}): Promise<OffersWorld> {
+  static async create(
+    opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {},
+  ): Promise<OffersWorld> {
     const chain = opts.chain ?? (await TestChain.start());
     const { mint, authority, treasury } = await deploymentParts(chain, opts.freezableMint ? chain.payer.publicKey : null);
     const client = OffersClient.fromProvider(chain.anchorProvider);
     const w = new OffersWorld(chain, mint, client, authority, treasury);
-    await w.initialize(await client.initializeConfig({
-      authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? LAUNCH_FEE_BPS, offersEnabled: opts.offersEnabled ?? true,
-      limits: opts.limits ?? LAUNCH_LIMITS, deployer: chain.upgradeAuthority.publicKey,
-    }));
+    await w.initialize(
+      await client.initializeConfig({
+        authority: authority.publicKey,
+        mint: mint.mint,
+        treasury,
+        feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
+        offersEnabled: opts.offersEnabled ?? true,
+        limits: opts.limits ?? LAUNCH_LIMITS,
+        deployer: chain.upgradeAuthority.publicKey,
+      }),
+    );
     return w;
   }
 
@@ -38,18 +60,39 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
     const cutoffAt = now + (opts.cutoffIn ?? 3_600n);
     const [templateId, eventId] = [randomUUID(), randomUUID()];
     const r = await this.send(
-      [await this.client.createContract({ authority: this.authority.publicKey, payer: this.authority.publicKey, templateId, eventId, cutoffAt, resolutionDeadline: cutoffAt + (opts.deadlineAfterCutoff ?? 86_400n) })],
+      [
+        await this.client.createContract({
+          authority: this.authority.publicKey,
+          payer: this.authority.publicKey,
+          templateId,
+          eventId,
+          cutoffAt,
+          resolutionDeadline: cutoffAt + (opts.deadlineAfterCutoff ?? 86_400n),
+        }),
+      ],
       [this.authority],
     );
     if (!r.ok) throw new Error(`create_contract failed: ${r.error}`);
     return this.client.pda.contract(templateId, eventId)[0];
   }
 
-  async createOffer(creator: User, contract: PublicKey, o: { side?: SideName; total: bigint; target: bigint; minTake?: bigint; feeBps?: number; nonce?: bigint }): Promise<{ r: TxResult; offer: PublicKey }> {
+  async createOffer(
+    creator: User,
+    contract: PublicKey,
+    o: { side?: SideName; total: bigint; target: bigint; minTake?: bigint; feeBps?: number; nonce?: bigint },
+  ): Promise<{ r: TxResult; offer: PublicKey }> {
     const nonce = o.nonce ?? this.nextNonce();
     const ix = await this.client.createOffer({
-      payer: this.chain.payer.publicKey, creator: creator.key.publicKey, creatorToken: creator.token, contract, nonce,
-      side: o.side ?? "sideA", creatorTotal: o.total, takerTarget: o.target, minimumTake: o.minTake ?? UNIT, expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
+      payer: this.chain.payer.publicKey,
+      creator: creator.key.publicKey,
+      creatorToken: creator.token,
+      contract,
+      nonce,
+      side: o.side ?? "sideA",
+      creatorTotal: o.total,
+      takerTarget: o.target,
+      minimumTake: o.minTake ?? UNIT,
+      expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
     });
     const r = await this.send([ix], [creator.key]);
     return { r, offer: this.client.pda.offer(contract, creator.key.publicKey, nonce)[0] };
@@ -58,7 +101,12 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
   async take(taker: User, offer: PublicKey, amount: bigint, expectedRevision?: bigint): Promise<TxResult> {
     const o = await this.offer(offer);
     const ix = await this.client.takeOffer({
-      payer: this.chain.payer.publicKey, taker: taker.key.publicKey, takerToken: taker.token, contract: o.contract, offer, amount,
+      payer: this.chain.payer.publicKey,
+      taker: taker.key.publicKey,
+      takerToken: taker.token,
+      contract: o.contract,
+      offer,
+      amount,
       expectedRevision: expectedRevision ?? o.revision,
     });
     return this.send([ix], [taker.key]);
@@ -66,7 +114,14 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
 
   async close(caller: Keypair, offer: PublicKey, expectedRevision?: bigint): Promise<TxResult> {
     const o = await this.offer(offer);
-    const ix = await this.client.closeOffer({ caller: caller.publicKey, contract: o.contract, offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: expectedRevision ?? o.revision });
+    const ix = await this.client.closeOffer({
+      caller: caller.publicKey,
+      contract: o.contract,
+      offer,
+      creatorToken: o.creatorToken,
+      creator: o.creator,
+      expectedRevision: expectedRevision ?? o.revision,
+    });
     return this.send([ix], [caller]);
   }
 
@@ -77,7 +132,16 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
   async settle(position: PublicKey): Promise<TxResult> {
     const p = await this.position(position);
     const o = await this.offer(p.offer);
-    const ix = await this.client.settlePosition({ contract: o.contract, offer: p.offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: this.treasury, creator: o.creator, taker: p.taker });
+    const ix = await this.client.settlePosition({
+      contract: o.contract,
+      offer: p.offer,
+      position,
+      creatorToken: o.creatorToken,
+      takerToken: p.takerToken,
+      treasury: this.treasury,
+      creator: o.creator,
+      taker: p.taker,
+    });
     return this.send([ix]);
   }
 
@@ -96,8 +160,16 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
     return this.client.pda.position(offer, taker.key.publicKey)[0];
   }
 
-  config(): Promise<ConfigAccount> { return this.read(this.client.pda.config()[0], decodeConfig); }
-  contractAccount(address: PublicKey): Promise<ContractAccount> { return this.read(address, decodeContract); }
-  offer(address: PublicKey): Promise<OfferAccount> { return this.read(address, decodeOffer); }
-  position(address: PublicKey): Promise<PositionAccount> { return this.read(address, decodePosition); }
+  config(): Promise<ConfigAccount> {
+    return this.read(this.client.pda.config()[0], decodeConfig);
+  }
+  contractAccount(address: PublicKey): Promise<ContractAccount> {
+    return this.read(address, decodeContract);
+  }
+  offer(address: PublicKey): Promise<OfferAccount> {
+    return this.read(address, decodeOffer);
+  }
+  position(address: PublicKey): Promise<PositionAccount> {
+    return this.read(address, decodePosition);
+  }
 }

@@ -5,8 +5,17 @@
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { createCloseAccountInstruction, createTransferInstruction } from "@solana/spl-token";
 import {
-  POOLS_PROGRAM_ID, PoolsClient, decodeClaim, decodeParticipant, decodePool, decodePoolsConfig, type ClaimAccount, type CreatePoolInput,
-  type ParticipantAccount, type PoolAccount, type PoolsConfigAccount,
+  POOLS_PROGRAM_ID,
+  PoolsClient,
+  decodeClaim,
+  decodeParticipant,
+  decodePool,
+  decodePoolsConfig,
+  type ClaimAccount,
+  type CreatePoolInput,
+  type ParticipantAccount,
+  type PoolAccount,
+  type PoolsConfigAccount,
 } from "../idl/client/pools";
 import { TestChain, type TxResult } from "./chain";
 import { ProgramWorld, UNIT, deploymentParts, type User } from "./program-world";
@@ -21,7 +30,15 @@ export class PoolsWorld extends ProgramWorld<PoolsClient> {
     const { mint, authority, treasury } = await deploymentParts(chain);
     const client = PoolsClient.fromProvider(chain.anchorProvider);
     const w = new PoolsWorld(chain, mint, client, authority, treasury);
-    await w.initialize(await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: opts.feeBps ?? 500, deployer: chain.upgradeAuthority.publicKey }));
+    await w.initialize(
+      await client.initializeConfig({
+        authority: authority.publicKey,
+        mint: mint.mint,
+        treasury,
+        feeBps: opts.feeBps ?? 500,
+        deployer: chain.upgradeAuthority.publicKey,
+      }),
+    );
     return w;
   }
 
@@ -30,10 +47,20 @@ export class PoolsWorld extends ProgramWorld<PoolsClient> {
   }
 
   /** Creates a pool closing `closesIn` seconds from the chain's now. */
-  async createPool(creator: User, o: Partial<Omit<CreatePoolInput, "payer" | "creator" | "closesAt">> & { closesIn?: bigint; closesAt?: bigint } = {}): Promise<{ r: TxResult; pool: PublicKey }> {
+  async createPool(
+    creator: User,
+    o: Partial<Omit<CreatePoolInput, "payer" | "creator" | "closesAt">> & { closesIn?: bigint; closesAt?: bigint } = {},
+  ): Promise<{ r: TxResult; pool: PublicKey }> {
     const nonce = o.nonce ?? this.nextNonce();
     const closesAt = o.closesAt ?? (await this.chain.now()) + (o.closesIn ?? 3_600n);
-    const ix = await this.client.createPool({ question: "Will it rain tomorrow?", ...o, payer: this.chain.payer.publicKey, creator: creator.key.publicKey, nonce, closesAt });
+    const ix = await this.client.createPool({
+      question: "Will it rain tomorrow?",
+      ...o,
+      payer: this.chain.payer.publicKey,
+      creator: creator.key.publicKey,
+      nonce,
+      closesAt,
+    });
     const r = await this.send([ix], [creator.key]);
     const pool = this.client.pda.pool(creator.key.publicKey, nonce)[0];
     if (r.ok) this.pools.push(pool);
@@ -82,9 +109,15 @@ export class PoolsWorld extends ProgramWorld<PoolsClient> {
     return this.client.pda.participant(pool, user)[0];
   }
 
-  config(): Promise<PoolsConfigAccount> { return this.read(this.client.pda.config()[0], decodePoolsConfig); }
-  pool(address: PublicKey): Promise<PoolAccount> { return this.read(address, decodePool); }
-  participant(address: PublicKey): Promise<ParticipantAccount> { return this.read(address, decodeParticipant); }
+  config(): Promise<PoolsConfigAccount> {
+    return this.read(this.client.pda.config()[0], decodePoolsConfig);
+  }
+  pool(address: PublicKey): Promise<PoolAccount> {
+    return this.read(address, decodePool);
+  }
+  participant(address: PublicKey): Promise<ParticipantAccount> {
+    return this.read(address, decodeParticipant);
+  }
   async exists(address: PublicKey): Promise<boolean> {
     return (await this.chain.account(address)) !== null;
   }

@@ -10,9 +10,17 @@ import { TestMint } from "./token";
 
 export const UNIT = 1_000_000n;
 
-export interface User { key: Keypair; token: PublicKey }
+export interface User {
+  key: Keypair;
+  token: PublicKey;
+}
 
-export interface ClaimAccount { owner: PublicKey; amount: bigint; rentPayer: PublicKey; bump: number }
+export interface ClaimAccount {
+  owner: PublicKey;
+  amount: bigint;
+  rentPayer: PublicKey;
+  bump: number;
+}
 
 /** The parts of a program client a world uses whatever the program. */
 export interface WorldClient {
@@ -22,7 +30,10 @@ export interface WorldClient {
 }
 
 /** A new deployment's mint (its freeze authority `freezeAuthority`), the config's authority and its treasury token account. */
-export async function deploymentParts(chain: TestChain, freezeAuthority: PublicKey | null = null): Promise<{ mint: TestMint; authority: Keypair; treasury: PublicKey }> {
+export async function deploymentParts(
+  chain: TestChain,
+  freezeAuthority: PublicKey | null = null,
+): Promise<{ mint: TestMint; authority: Keypair; treasury: PublicKey }> {
   const mint = await TestMint.create(chain, 6, freezeAuthority);
   const authority = await chain.fundedKeypair();
   const treasury = await mint.account(authority.publicKey);

@@ -55,7 +55,10 @@ export class RpcEngine implements Engine {
     await this.connection.confirmTransaction({ signature, ...latest }, this.commitment);
     // getTransaction can trail the confirmation by a moment.
     for (let i = 0; i < 50; i++) {
-      const t = await this.connection.getTransaction(signature, { commitment: this.commitment === "processed" ? "confirmed" : (this.commitment as "confirmed" | "finalized"), maxSupportedTransactionVersion: 0 });
+      const t = await this.connection.getTransaction(signature, {
+        commitment: this.commitment === "processed" ? "confirmed" : (this.commitment as "confirmed" | "finalized"),
+        maxSupportedTransactionVersion: 0,
+      });
       if (t) {
         const logs = t.meta?.logMessages ?? [];
         const computeUnits = BigInt(t.meta?.computeUnitsConsumed ?? 0);
@@ -90,7 +93,13 @@ export class RpcEngine implements Engine {
     const a = await this.connection.getAccountInfo(SYSVAR_CLOCK_PUBKEY, this.commitment);
     if (!a) throw new Error("no clock sysvar");
     const d = a.data;
-    return { slot: d.readBigUInt64LE(0), epochStartTimestamp: d.readBigInt64LE(8), epoch: d.readBigUInt64LE(16), leaderScheduleEpoch: d.readBigUInt64LE(24), unixTimestamp: d.readBigInt64LE(32) };
+    return {
+      slot: d.readBigUInt64LE(0),
+      epochStartTimestamp: d.readBigInt64LE(8),
+      epoch: d.readBigUInt64LE(16),
+      leaderScheduleEpoch: d.readBigUInt64LE(24),
+      unixTimestamp: d.readBigInt64LE(32),
+    };
   }
 
   setClock(): void {

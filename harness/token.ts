@@ -1,20 +1,40 @@
 /** A USDC-like mint (6 decimals) and token accounts on the test chain, through SPL Token. */
 import {
-  MINT_SIZE, ACCOUNT_SIZE, TOKEN_PROGRAM_ID, createInitializeMint2Instruction, createInitializeAccount3Instruction,
-  createMintToInstruction, AccountLayout, createTransferInstruction, createCloseAccountInstruction, createSetAuthorityInstruction, AuthorityType, createFreezeAccountInstruction,
+  MINT_SIZE,
+  ACCOUNT_SIZE,
+  TOKEN_PROGRAM_ID,
+  createInitializeMint2Instruction,
+  createInitializeAccount3Instruction,
+  createMintToInstruction,
+  AccountLayout,
+  createTransferInstruction,
+  createCloseAccountInstruction,
+  createSetAuthorityInstruction,
+  AuthorityType,
+  createFreezeAccountInstruction,
 } from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import type { TestChain } from "./chain";
 
 export class TestMint {
-  private constructor(readonly chain: TestChain, readonly mint: PublicKey, readonly authority: Keypair) {}
+  private constructor(
+    readonly chain: TestChain,
+    readonly mint: PublicKey,
+    readonly authority: Keypair,
+  ) {}
 
   static async create(chain: TestChain, decimals = 6, freezeAuthority: PublicKey | null = null): Promise<TestMint> {
     const mint = Keypair.generate();
     const authority = chain.payer;
-        const r = await chain.send(
+    const r = await chain.send(
       [
-        SystemProgram.createAccount({ fromPubkey: chain.payer.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(await chain.rentExempt(MINT_SIZE)), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
+        SystemProgram.createAccount({
+          fromPubkey: chain.payer.publicKey,
+          newAccountPubkey: mint.publicKey,
+          lamports: Number(await chain.rentExempt(MINT_SIZE)),
+          space: MINT_SIZE,
+          programId: TOKEN_PROGRAM_ID,
+        }),
         createInitializeMint2Instruction(mint.publicKey, decimals, authority.publicKey, freezeAuthority),
       ],
       [mint],
@@ -26,8 +46,14 @@ export class TestMint {
   /** A new token account of this mint owned by `owner`, holding `amount`. */
   async account(owner: PublicKey, amount = 0n): Promise<PublicKey> {
     const acc = Keypair.generate();
-        const ixs = [
-      SystemProgram.createAccount({ fromPubkey: this.chain.payer.publicKey, newAccountPubkey: acc.publicKey, lamports: Number(await this.chain.rentExempt(ACCOUNT_SIZE)), space: ACCOUNT_SIZE, programId: TOKEN_PROGRAM_ID }),
+    const ixs = [
+      SystemProgram.createAccount({
+        fromPubkey: this.chain.payer.publicKey,
+        newAccountPubkey: acc.publicKey,
+        lamports: Number(await this.chain.rentExempt(ACCOUNT_SIZE)),
+        space: ACCOUNT_SIZE,
+        programId: TOKEN_PROGRAM_ID,
+      }),
       createInitializeAccount3Instruction(acc.publicKey, this.mint, owner),
     ];
     if (amount > 0n) ixs.push(createMintToInstruction(this.mint, acc.publicKey, this.authority.publicKey, amount));

@@ -47,7 +47,10 @@ function portFree(port: number): Promise<boolean> {
 }
 
 /** Both programs of the project, at their declared addresses. */
-export const PROGRAMS = [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }];
+export const PROGRAMS = [
+  { name: "offers", programId: OFFERS_PROGRAM_ID },
+  { name: "pools", programId: POOLS_PROGRAM_ID },
+];
 
 export interface ValidatorOptions {
   programs?: { name: string; programId: PublicKey }[];
@@ -81,14 +84,30 @@ export class TestValidator {
     const base = await freePortBase(40);
     const [rpc, faucet, gossip] = [base, base + 2, base + 3];
     const args = [
-      "--ledger", ledger, "--reset", "--quiet",
-      "--bind-address", "127.0.0.1",
-      "--rpc-port", String(rpc), "--faucet-port", String(faucet), "--gossip-port", String(gossip),
-      "--dynamic-port-range", `${base + 4}-${base + 39}`,
+      "--ledger",
+      ledger,
+      "--reset",
+      "--quiet",
+      "--bind-address",
+      "127.0.0.1",
+      "--rpc-port",
+      String(rpc),
+      "--faucet-port",
+      String(faucet),
+      "--gossip-port",
+      String(gossip),
+      "--dynamic-port-range",
+      `${base + 4}-${base + 39}`,
       // The payer is the genesis mint: every transfer and fee comes from it.
-      "--mint", payer.publicKey.toBase58(),
+      "--mint",
+      payer.publicKey.toBase58(),
       // Upgradeable (loader v3), so each program has a ProgramData account naming the authority.
-      ...(opts.programs ?? PROGRAMS).flatMap((p) => ["--upgradeable-program", p.programId.toBase58(), join(DEPLOY_DIR, `${p.name}.so`), authority.publicKey.toBase58()]),
+      ...(opts.programs ?? PROGRAMS).flatMap((p) => [
+        "--upgradeable-program",
+        p.programId.toBase58(),
+        join(DEPLOY_DIR, `${p.name}.so`),
+        authority.publicKey.toBase58(),
+      ]),
     ];
     const log = openSync(join(ledger, "stdout.log"), "a");
     const child = spawn(bin, args, { stdio: ["ignore", log, log], detached: false });

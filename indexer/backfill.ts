@@ -6,7 +6,19 @@ import type { Store } from "./store/db";
 import { StoreWriter } from "./store/writer";
 import type { AccountSource } from "./sources/types";
 
-export const CHAIN_TABLES = ["config", "contracts", "offers", "positions", "fills", "offer_closes", "settlements", "pools", "pool_outcomes", "pool_wagers", "checkpoints"] as const;
+export const CHAIN_TABLES = [
+  "config",
+  "contracts",
+  "offers",
+  "positions",
+  "fills",
+  "offer_closes",
+  "settlements",
+  "pools",
+  "pool_outcomes",
+  "pool_wagers",
+  "checkpoints",
+] as const;
 
 /** Empties the chain tables (and checkpoints); catalog tables stay. */
 export async function resetChainTables(store: Store): Promise<void> {
@@ -15,7 +27,11 @@ export async function resetChainTables(store: Store): Promise<void> {
   });
 }
 
-export async function backfill(store: Store, source: AccountSource, opts: { reset?: boolean; onTotal?: (n: number) => void; onProgress?: (done: number) => void } = {}): Promise<StoreWriter> {
+export async function backfill(
+  store: Store,
+  source: AccountSource,
+  opts: { reset?: boolean; onTotal?: (n: number) => void; onProgress?: (done: number) => void } = {},
+): Promise<StoreWriter> {
   if (opts.reset) await resetChainTables(store);
   const writer = await StoreWriter.open(store, source.name);
   let done = 0;

@@ -16,7 +16,8 @@ import type { Commitment } from "@solana/web3.js";
 
 const program = new Command().name("indexer");
 
-program.command("ingest")
+program
+  .command("ingest")
   .requiredOption("--store <url>", "SQLite path or postgres:// URL")
   .requiredOption("--replay <file>", "recorded batches (JSONL)")
   .option("--source <name>", "checkpoint name", "replay")
@@ -36,7 +37,8 @@ program.command("ingest")
     await store.close();
   });
 
-program.command("run")
+program
+  .command("run")
   .description("live ingestion from an RPC endpoint (snapshot + subscriptions + reconcile), resuming from the checkpoint")
   .requiredOption("--store <url>", "SQLite path or postgres:// URL")
   .requiredOption("--rpc <url>", "RPC endpoint")
@@ -48,18 +50,29 @@ program.command("run")
     const name = `rpc:${o.rpc}`;
     const writer = await StoreWriter.open(store, name);
     const src = new RpcSource({
-      url: o.rpc, wsUrl: o.ws, programs: knownOwners(), commitment: o.commitment, name, known: writer.knownAccounts(),
-      reconcileMs: Number(o.reconcileMs), onError: (e) => console.error("rpc source:", e),
+      url: o.rpc,
+      wsUrl: o.ws,
+      programs: knownOwners(),
+      commitment: o.commitment,
+      name,
+      known: writer.knownAccounts(),
+      reconcileMs: Number(o.reconcileMs),
+      onError: (e) => console.error("rpc source:", e),
     });
     await src.start(await writer.checkpoint(), (b) => writer.apply(b));
     console.log(`indexing ${knownOwners().join(", ")} from ${o.rpc} into ${store.engine}`);
-    const stop = async () => { await src.stop(); await store.close(); process.exit(0); };
+    const stop = async () => {
+      await src.stop();
+      await store.close();
+      process.exit(0);
+    };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
     setInterval(() => console.log(JSON.stringify(writer.stats)), 10_000);
   });
 
-program.command("checksum")
+program
+  .command("checksum")
   .requiredOption("--store <url>", "SQLite path or postgres:// URL")
   .option("--mode <mode>", "full or content", "full")
   .action(async (o: { store: string; mode: "full" | "content" }) => {

@@ -4,19 +4,40 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import {
-  OFFERS_IDL, OFFERS_PROGRAM_ID, OffersPda, parseOffersEvents, PositionStatus, OfferStatus, ContractStatus, ContractResult, bytesUuid,
+  OFFERS_IDL,
+  OFFERS_PROGRAM_ID,
+  OffersPda,
+  parseOffersEvents,
+  PositionStatus,
+  OfferStatus,
+  ContractStatus,
+  ContractResult,
+  bytesUuid,
 } from "../idl/client/offers";
 import { POOLS_PROGRAM_ID, poolsAccountKind, decodePool } from "../idl/client/pools";
 import { accountKind, compileAccountDecoders, type DecodableIdl } from "./idl-decoder";
 import type { AccountChildren } from "./store/writer";
-import type { AccountTable, PoolsTable, ConfigTable, ContractsTable, FillsTable, OfferClosesTable, OffersTable, PositionsTable, SettlementsTable } from "./store/schema";
+import type {
+  AccountTable,
+  PoolsTable,
+  ConfigTable,
+  ContractsTable,
+  FillsTable,
+  OfferClosesTable,
+  OffersTable,
+  PositionsTable,
+  SettlementsTable,
+} from "./store/schema";
 import type { AccountUpdate, TxEvent } from "./sources/types";
 
 export const OFFERS_PROGRAM = OFFERS_PROGRAM_ID.toBase58();
 
 /** Row content of an account table, without the chain meta columns. */
 export type AccountRow = Record<string, string | number | null>;
-export interface DecodedAccount { table: AccountTable; row: AccountRow }
+export interface DecodedAccount {
+  table: AccountTable;
+  row: AccountRow;
+}
 
 /** Decoders of other programs (pools) register here: owner -> decoder. */
 export type AccountDecoder = (data: Buffer) => DecodedAccount | null;
@@ -43,39 +64,77 @@ export function offersAccountRow(data: Buffer): DecodedAccount | null {
     case "config": {
       const l = a.limits as Record<string, bigint>;
       const row: Omit<ConfigTable, "address" | "slot" | "write_version" | "deleted"> = {
-        authority: a.authority, mint: a.mint, treasury: a.treasury, vault: a.vault,
-        fee_bps: a.feeBps, offers_enabled: a.offersEnabled === 1 ? 1 : 0,
-        minimum_creator_micros: s(l.minimumCreatorMicros), minimum_take_micros: s(l.minimumTakeMicros), maximum_wager_micros: s(l.maximumWagerMicros),
-        warning_ratio_numerator: s(l.warningRatioNumerator), warning_ratio_denominator: s(l.warningRatioDenominator),
-        minimum_odds_numerator: s(l.minimumOddsNumerator), minimum_odds_denominator: s(l.minimumOddsDenominator),
-        maximum_odds_numerator: s(l.maximumOddsNumerator), maximum_odds_denominator: s(l.maximumOddsDenominator),
+        authority: a.authority,
+        mint: a.mint,
+        treasury: a.treasury,
+        vault: a.vault,
+        fee_bps: a.feeBps,
+        offers_enabled: a.offersEnabled === 1 ? 1 : 0,
+        minimum_creator_micros: s(l.minimumCreatorMicros),
+        minimum_take_micros: s(l.minimumTakeMicros),
+        maximum_wager_micros: s(l.maximumWagerMicros),
+        warning_ratio_numerator: s(l.warningRatioNumerator),
+        warning_ratio_denominator: s(l.warningRatioDenominator),
+        minimum_odds_numerator: s(l.minimumOddsNumerator),
+        minimum_odds_denominator: s(l.minimumOddsDenominator),
+        maximum_odds_numerator: s(l.maximumOddsNumerator),
+        maximum_odds_denominator: s(l.maximumOddsDenominator),
       };
       return { table: "config", row };
     }
     case "contract": {
       const row: Omit<ContractsTable, "address" | "slot" | "write_version" | "deleted"> = {
-        template_id: bytesUuid(a.templateId), event_id: bytesUuid(a.eventId), cutoff_at: n(a.cutoffAt), resolution_deadline: n(a.resolutionDeadline),
-        status: ContractStatus[a.status] ?? String(a.status), result: ContractResult[a.result] ?? String(a.result), created_at: n(a.createdAt), resolved_at: t0(a.resolvedAt),
+        template_id: bytesUuid(a.templateId),
+        event_id: bytesUuid(a.eventId),
+        cutoff_at: n(a.cutoffAt),
+        resolution_deadline: n(a.resolutionDeadline),
+        status: ContractStatus[a.status] ?? String(a.status),
+        result: ContractResult[a.result] ?? String(a.result),
+        created_at: n(a.createdAt),
+        resolved_at: t0(a.resolvedAt),
       };
       return { table: "contracts", row };
     }
     case "offer": {
       const row: Omit<OffersTable, "address" | "slot" | "write_version" | "deleted"> = {
-        contract: a.contract, creator: a.creator, creator_token: a.creatorToken, rent_payer: a.rentPayer,
-        nonce: s(a.nonce), side: a.side === 1 ? "sideA" : "sideB", status: OfferStatus[a.status] ?? String(a.status), fee_bps: a.feeBps,
-        creator_total_micros: s(a.creatorTotal), taker_target_micros: s(a.takerTarget), minimum_take_micros: s(a.minimumTake),
-        taker_filled_micros: s(a.takerFilled), creator_allocated_micros: s(a.creatorAllocated), creator_refunded_micros: s(a.creatorRefunded),
-        revision: n(a.revision), fill_count: a.fillCount, position_count: a.positionCount, settled_position_count: a.settledPositionCount,
-        created_at: n(a.createdAt), closed_at: t0(a.closedAt),
+        contract: a.contract,
+        creator: a.creator,
+        creator_token: a.creatorToken,
+        rent_payer: a.rentPayer,
+        nonce: s(a.nonce),
+        side: a.side === 1 ? "sideA" : "sideB",
+        status: OfferStatus[a.status] ?? String(a.status),
+        fee_bps: a.feeBps,
+        creator_total_micros: s(a.creatorTotal),
+        taker_target_micros: s(a.takerTarget),
+        minimum_take_micros: s(a.minimumTake),
+        taker_filled_micros: s(a.takerFilled),
+        creator_allocated_micros: s(a.creatorAllocated),
+        creator_refunded_micros: s(a.creatorRefunded),
+        revision: n(a.revision),
+        fill_count: a.fillCount,
+        position_count: a.positionCount,
+        settled_position_count: a.settledPositionCount,
+        created_at: n(a.createdAt),
+        closed_at: t0(a.closedAt),
       };
       return { table: "offers", row };
     }
     case "position": {
       const row: Omit<PositionsTable, "address" | "slot" | "write_version" | "deleted"> = {
-        offer: a.offer, taker: a.taker, taker_token: a.takerToken, rent_payer: a.rentPayer,
-        taker_micros: s(a.takerAmount), creator_matched_micros: s(a.creatorMatched), status: PositionStatus[a.status] ?? String(a.status), fill_count: a.fillCount,
-        created_at: n(a.createdAt), settled_at: t0(a.settledAt),
-        creator_payout_micros: s(a.creatorPayout), taker_payout_micros: s(a.takerPayout), fee_micros: s(a.fee),
+        offer: a.offer,
+        taker: a.taker,
+        taker_token: a.takerToken,
+        rent_payer: a.rentPayer,
+        taker_micros: s(a.takerAmount),
+        creator_matched_micros: s(a.creatorMatched),
+        status: PositionStatus[a.status] ?? String(a.status),
+        fill_count: a.fillCount,
+        created_at: n(a.createdAt),
+        settled_at: t0(a.settledAt),
+        creator_payout_micros: s(a.creatorPayout),
+        taker_payout_micros: s(a.takerPayout),
+        fee_micros: s(a.fee),
       };
       return { table: "positions", row };
     }
@@ -100,16 +159,33 @@ export function poolsAccountRow(data: Buffer): (DecodedAccount & { children?: Ac
   if (poolsAccountKind(data) !== "pool") return null;
   const p = decodePool(data);
   const row: Omit<PoolsTable, "address" | "slot" | "write_version" | "deleted"> = {
-    version: p.version, creator: p.creator.toBase58(), question: p.question, state: p.state, outcome_count: p.outcomeCount,
-    total_oi_micros: p.totalOi.toString(), participant_count: p.participantCount, closes_at: Number(p.closesAt),
-    resolution_at: p.resolutionAt === 0n ? null : Number(p.resolutionAt), resolution_criteria: p.criteria === "" ? null : p.criteria,
-    cover_image_url: p.coverUrl === "" ? null : p.coverUrl, winning_outcome: p.winningOutcome, updated_at: Number(p.updatedAt),
+    version: p.version,
+    creator: p.creator.toBase58(),
+    question: p.question,
+    state: p.state,
+    outcome_count: p.outcomeCount,
+    total_oi_micros: p.totalOi.toString(),
+    participant_count: p.participantCount,
+    closes_at: Number(p.closesAt),
+    resolution_at: p.resolutionAt === 0n ? null : Number(p.resolutionAt),
+    resolution_criteria: p.criteria === "" ? null : p.criteria,
+    cover_image_url: p.coverUrl === "" ? null : p.coverUrl,
+    winning_outcome: p.winningOutcome,
+    updated_at: Number(p.updatedAt),
   };
   return {
     table: "pools",
     row,
     // `pool` is filled in by the writer, which knows the account address.
-    children: { pool_outcomes: p.outcomes.map((o) => ({ pool: "", outcome_index: o.outcomeIndex, label: o.label, total_oi_micros: o.totalOi.toString(), wager_count: o.wagerCount })) },
+    children: {
+      pool_outcomes: p.outcomes.map((o) => ({
+        pool: "",
+        outcome_index: o.outcomeIndex,
+        label: o.label,
+        total_oi_micros: o.totalOi.toString(),
+        wager_count: o.wagerCount,
+      })),
+    },
   };
 }
 registerAccountDecoder(POOLS_PROGRAM, poolsAccountRow);
@@ -144,8 +220,14 @@ export function programDataLines(logs: string[], programId: string): string[] {
   const out: string[] = [];
   for (const line of logs) {
     const inv = /^Program (\S+) invoke \[\d+\]$/.exec(line);
-    if (inv) { stack.push(inv[1]); continue; }
-    if (/^Program (\S+) (success|failed)/.test(line)) { stack.pop(); continue; }
+    if (inv) {
+      stack.push(inv[1]);
+      continue;
+    }
+    if (/^Program (\S+) (success|failed)/.test(line)) {
+      stack.pop();
+      continue;
+    }
     if (line.startsWith("Program data: ") && stack[stack.length - 1] === programId) out.push(line);
   }
   return out;
@@ -167,21 +249,39 @@ export function decodeOffersEvents(tx: TxEvent, out: DecodedEvents): void {
     const d = ev.data;
     if (ev.name === "offerTaken") {
       out.fills.push({
-        offer: pk(d.offer), revision: Number(d.revision), taker: pk(d.taker), position: pk(d.position),
-        take_micros: big(d.takeAmount), creator_matched_micros: big(d.creatorMatched),
-        taker_filled_micros: big(d.takerFilled), creator_allocated_micros: big(d.creatorAllocated),
-        filled_at: Number(d.timestamp), signature: tx.signature, slot: tx.slot,
+        offer: pk(d.offer),
+        revision: Number(d.revision),
+        taker: pk(d.taker),
+        position: pk(d.position),
+        take_micros: big(d.takeAmount),
+        creator_matched_micros: big(d.creatorMatched),
+        taker_filled_micros: big(d.takerFilled),
+        creator_allocated_micros: big(d.creatorAllocated),
+        filled_at: Number(d.timestamp),
+        signature: tx.signature,
+        slot: tx.slot,
       });
     } else if (ev.name === "offerClosed") {
       out.closes.push({
-        offer: pk(d.offer), closed_by: pk(d.closedBy), refund_micros: big(d.refund), revision: Number(d.revision),
-        closed_at: Number(d.timestamp), signature: tx.signature, slot: tx.slot,
+        offer: pk(d.offer),
+        closed_by: pk(d.closedBy),
+        refund_micros: big(d.refund),
+        revision: Number(d.revision),
+        closed_at: Number(d.timestamp),
+        signature: tx.signature,
+        slot: tx.slot,
       });
     } else if (ev.name === "positionSettled") {
       out.settlements.push({
-        position: pk(d.position), offer: pk(d.offer), status: PositionStatus[Number(d.status)] ?? String(d.status),
-        creator_payout_micros: big(d.creatorPayout), taker_payout_micros: big(d.takerPayout), fee_micros: big(d.fee),
-        settled_at: Number(d.timestamp), signature: tx.signature, slot: tx.slot,
+        position: pk(d.position),
+        offer: pk(d.offer),
+        status: PositionStatus[Number(d.status)] ?? String(d.status),
+        creator_payout_micros: big(d.creatorPayout),
+        taker_payout_micros: big(d.takerPayout),
+        fee_micros: big(d.fee),
+        settled_at: Number(d.timestamp),
+        signature: tx.signature,
+        slot: tx.slot,
       });
     }
   }

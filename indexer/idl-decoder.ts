@@ -12,11 +12,24 @@
 import { PublicKey } from "@solana/web3.js";
 
 type IdlType = string | { array: [IdlType, number] } | { defined: { name: string } } | { option: IdlType } | { vec: IdlType };
-interface IdlField { name: string; type: IdlType }
-interface IdlTypeDef { name: string; type: { kind: string; fields?: IdlField[] } }
-export interface DecodableIdl { accounts?: { name: string; discriminator: number[] }[]; types?: IdlTypeDef[] }
+interface IdlField {
+  name: string;
+  type: IdlType;
+}
+interface IdlTypeDef {
+  name: string;
+  type: { kind: string; fields?: IdlField[] };
+}
+export interface DecodableIdl {
+  accounts?: { name: string; discriminator: number[] }[];
+  types?: IdlTypeDef[];
+}
 
-interface Cursor { v: DataView; b: Uint8Array; o: number }
+interface Cursor {
+  v: DataView;
+  b: Uint8Array;
+  o: number;
+}
 type Reader = (c: Cursor) => unknown;
 
 const B58_CACHE_MAX = 200_000;
@@ -36,31 +49,106 @@ export function pubkeyAt(b: Uint8Array, o: number): string {
 function readerFor(t: IdlType, types: Map<string, IdlTypeDef>): Reader {
   if (typeof t === "string") {
     switch (t) {
-      case "u8": return (c) => c.v.getUint8(c.o++);
-      case "i8": return (c) => c.v.getInt8(c.o++);
-      case "bool": return (c) => c.v.getUint8(c.o++) !== 0;
-      case "u16": return (c) => { const x = c.v.getUint16(c.o, true); c.o += 2; return x; };
-      case "i16": return (c) => { const x = c.v.getInt16(c.o, true); c.o += 2; return x; };
-      case "u32": return (c) => { const x = c.v.getUint32(c.o, true); c.o += 4; return x; };
-      case "i32": return (c) => { const x = c.v.getInt32(c.o, true); c.o += 4; return x; };
-      case "u64": return (c) => { const x = c.v.getBigUint64(c.o, true); c.o += 8; return x; };
-      case "i64": return (c) => { const x = c.v.getBigInt64(c.o, true); c.o += 8; return x; };
-      case "u128": return (c) => { const lo = c.v.getBigUint64(c.o, true), hi = c.v.getBigUint64(c.o + 8, true); c.o += 16; return (hi << 64n) | lo; };
-      case "i128": return (c) => { const lo = c.v.getBigUint64(c.o, true), hi = c.v.getBigInt64(c.o + 8, true); c.o += 16; return (hi << 64n) | lo; };
-      case "pubkey": return (c) => { const s = pubkeyAt(c.b, c.o); c.o += 32; return s; };
-      case "string": return (c) => { const n = c.v.getUint32(c.o, true); c.o += 4; const s = Buffer.from(c.b.buffer, c.b.byteOffset + c.o, n).toString("utf8"); c.o += n; return s; };
-      case "bytes": return (c) => { const n = c.v.getUint32(c.o, true); c.o += 4; const s = Buffer.from(c.b.subarray(c.o, c.o + n)); c.o += n; return s; };
-      default: throw new Error(`IDL type ${t} not supported`);
+      case "u8":
+        return (c) => c.v.getUint8(c.o++);
+      case "i8":
+        return (c) => c.v.getInt8(c.o++);
+      case "bool":
+        return (c) => c.v.getUint8(c.o++) !== 0;
+      case "u16":
+        return (c) => {
+          const x = c.v.getUint16(c.o, true);
+          c.o += 2;
+          return x;
+        };
+      case "i16":
+        return (c) => {
+          const x = c.v.getInt16(c.o, true);
+          c.o += 2;
+          return x;
+        };
+      case "u32":
+        return (c) => {
+          const x = c.v.getUint32(c.o, true);
+          c.o += 4;
+          return x;
+        };
+      case "i32":
+        return (c) => {
+          const x = c.v.getInt32(c.o, true);
+          c.o += 4;
+          return x;
+        };
+      case "u64":
+        return (c) => {
+          const x = c.v.getBigUint64(c.o, true);
+          c.o += 8;
+          return x;
+        };
+      case "i64":
+        return (c) => {
+          const x = c.v.getBigInt64(c.o, true);
+          c.o += 8;
+          return x;
+        };
+      case "u128":
+        return (c) => {
+          const lo = c.v.getBigUint64(c.o, true),
+            hi = c.v.getBigUint64(c.o + 8, true);
+          c.o += 16;
+          return (hi << 64n) | lo;
+        };
+      case "i128":
+        return (c) => {
+          const lo = c.v.getBigUint64(c.o, true),
+            hi = c.v.getBigInt64(c.o + 8, true);
+          c.o += 16;
+          return (hi << 64n) | lo;
+        };
+      case "pubkey":
+        return (c) => {
+          const s = pubkeyAt(c.b, c.o);
+          c.o += 32;
+          return s;
+        };
+      case "string":
+        return (c) => {
+          const n = c.v.getUint32(c.o, true);
+          c.o += 4;
+          const s = Buffer.from(c.b.buffer, c.b.byteOffset + c.o, n).toString("utf8");
+          c.o += n;
+          return s;
+        };
+      case "bytes":
+        return (c) => {
+          const n = c.v.getUint32(c.o, true);
+          c.o += 4;
+          const s = Buffer.from(c.b.subarray(c.o, c.o + n));
+          c.o += n;
+          return s;
+        };
+      default:
+        throw new Error(`IDL type ${t} not supported`);
     }
   }
   if ("array" in t) {
     const [inner, n] = t.array;
     const r = readerFor(inner, types);
-    return (c) => { const out = new Array(n); for (let i = 0; i < n; i++) out[i] = r(c); return out; };
+    return (c) => {
+      const out = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = r(c);
+      return out;
+    };
   }
   if ("vec" in t) {
     const r = readerFor(t.vec, types);
-    return (c) => { const n = c.v.getUint32(c.o, true); c.o += 4; const out = new Array(n); for (let i = 0; i < n; i++) out[i] = r(c); return out; };
+    return (c) => {
+      const n = c.v.getUint32(c.o, true);
+      c.o += 4;
+      const out = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = r(c);
+      return out;
+    };
   }
   if ("option" in t) {
     const r = readerFor(t.option, types);
@@ -83,7 +171,11 @@ function structReader(def: IdlTypeDef, types: Map<string, IdlTypeDef>): Reader {
   };
 }
 
-export interface CompiledAccount { name: string; discriminator: Uint8Array; decode(data: Uint8Array): Record<string, unknown> }
+export interface CompiledAccount {
+  name: string;
+  discriminator: Uint8Array;
+  decode(data: Uint8Array): Record<string, unknown>;
+}
 
 /** Decoders of every account type of the IDL, by name. */
 export function compileAccountDecoders(idl: DecodableIdl): Map<string, CompiledAccount> {

@@ -42,8 +42,12 @@ import { RpcGateway } from "../service/chain/rpc-gateway";
 import { offersClientFor } from "../service/chain/local-chain";
 import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
 
-const program = new Command().name("admin").description("Operator CLI of the offers service").option("--data <dir>", "data directory", "data/local")
-  .option("--rpc <url>", "Solana RPC URL (direct mode)").option("--store <url>", "store URL (direct mode): SQLite path or postgres:// URL");
+const program = new Command()
+  .name("admin")
+  .description("Operator CLI of the offers service")
+  .option("--data <dir>", "data directory", "data/local")
+  .option("--rpc <url>", "Solana RPC URL (direct mode)")
+  .option("--store <url>", "store URL (direct mode): SQLite path or postgres:// URL");
 
 async function exec(cmd: AdminCommand): Promise<void> {
   const o = program.opts<{ data: string; rpc?: string; store?: string }>();
@@ -63,7 +67,11 @@ async function exec(cmd: AdminCommand): Promise<void> {
     const file = join(o.data, "admin.json");
     if (!existsSync(file)) throw new Error(`no local stack: ${file} missing (start one with: tsx scripts/admin.ts local), or pass --rpc and --store`);
     const { adminUrl, adminToken } = JSON.parse(readFileSync(file, "utf8")) as { adminUrl: string; adminToken: string };
-    const r = await fetch(`${adminUrl}/admin`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(cmd) });
+    const r = await fetch(`${adminUrl}/admin`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify(cmd),
+    });
     const body = (await r.json()) as { result?: unknown; error?: string };
     if (!r.ok) throw new Error(body.error ?? `HTTP ${r.status}`);
     result = body.result;
@@ -71,8 +79,12 @@ async function exec(cmd: AdminCommand): Promise<void> {
   console.log(JSON.stringify(result, (_k, v) => (typeof v === "bigint" ? String(v) : v), 2));
 }
 
-program.command("local").description("start the local stack with an operator endpoint")
-  .option("--port <n>", "API port", "8787").option("--admin-port <n>", "operator port", "8788").option("--seed", "demo users, tokens and a contract")
+program
+  .command("local")
+  .description("start the local stack with an operator endpoint")
+  .option("--port <n>", "API port", "8787")
+  .option("--admin-port <n>", "operator port", "8788")
+  .option("--seed", "demo users, tokens and a contract")
   .action(async (opts: { port: string; adminPort: string; seed?: boolean }) => {
     const data = resolve(program.opts<{ data: string }>().data);
     mkdirSync(data, { recursive: true });
@@ -93,8 +105,15 @@ program.command("local").description("start the local stack with an operator end
     if (opts.seed) {
       const now = await s.chain.gateway.now();
       const contract = await s.admin.createContract({
-        title: "Will the home side win?", event: "Home vs Away", sport: "football", competition: "League", startsAt: Number(now + 7_200n),
-        cutoffAt: now + 7_200n, resolutionDeadline: now + 7_200n + 86_400n, sideALabel: "Home", sideBLabel: "Away",
+        title: "Will the home side win?",
+        event: "Home vs Away",
+        sport: "football",
+        competition: "League",
+        startsAt: Number(now + 7_200n),
+        cutoffAt: now + 7_200n,
+        resolutionDeadline: now + 7_200n + 86_400n,
+        sideALabel: "Home",
+        sideBLabel: "Away",
       });
       for (const name of ["alice", "bob"]) {
         const u = await s.admin.createUser(name, name[0].toUpperCase() + name.slice(1));
@@ -112,41 +131,98 @@ program.command("local").description("start the local stack with an operator end
     process.on("SIGTERM", stop);
   });
 
-program.command("create-user <name>").option("--display-name <s>").option("--image <url>")
-  .action((name: string, o: { displayName?: string; image?: string }) => exec({ op: "create-user", name, displayName: o.displayName, profileImageUrl: o.image }));
+program
+  .command("create-user <name>")
+  .option("--display-name <s>")
+  .option("--image <url>")
+  .action((name: string, o: { displayName?: string; image?: string }) =>
+    exec({ op: "create-user", name, displayName: o.displayName, profileImageUrl: o.image }),
+  );
 program.command("list-users").action(() => exec({ op: "list-users" }));
-program.command("issue-token <user>").option("--scope <s...>", "scopes", ["bet:write"]).option("--ttl <seconds>", "lifetime in seconds (default: none)").option("--label <s>")
-  .action((user: string, o: { scope: string[]; ttl?: string; label?: string }) => exec({ op: "issue-token", user, scopes: o.scope, ttlSeconds: o.ttl ? Number(o.ttl) : null, label: o.label }));
+program
+  .command("issue-token <user>")
+  .option("--scope <s...>", "scopes", ["bet:write"])
+  .option("--ttl <seconds>", "lifetime in seconds (default: none)")
+  .option("--label <s>")
+  .action((user: string, o: { scope: string[]; ttl?: string; label?: string }) =>
+    exec({ op: "issue-token", user, scopes: o.scope, ttlSeconds: o.ttl ? Number(o.ttl) : null, label: o.label }),
+  );
 program.command("list-tokens <user>").action((user: string) => exec({ op: "list-tokens", user }));
 program.command("revoke-token <tokenId>").action((tokenId: string) => exec({ op: "revoke-token", tokenId }));
 program.command("revoke-all-tokens <user>").action((user: string) => exec({ op: "revoke-all-tokens", user }));
-program.command("block <user>").option("--reason <s>").action((user: string, o: { reason?: string }) => exec({ op: "block", user, reason: o.reason }));
+program
+  .command("block <user>")
+  .option("--reason <s>")
+  .action((user: string, o: { reason?: string }) => exec({ op: "block", user, reason: o.reason }));
 program.command("unblock <user>").action((user: string) => exec({ op: "unblock", user }));
 program.command("fund <user> <micros>").action((user: string, micros: string) => exec({ op: "fund", user, micros }));
-program.command("create-contract").requiredOption("--title <s>").requiredOption("--event <s>").requiredOption("--sport <s>").requiredOption("--competition <s>")
-  .requiredOption("--side-a <s>").requiredOption("--side-b <s>").requiredOption("--cutoff-in <seconds>").option("--deadline-after <seconds>", "resolution deadline after cutoff", "86400")
-  .option("--description <s>").option("--visual <url=alt...>")
-  .action((o: { title: string; event: string; sport: string; competition: string; sideA: string; sideB: string; cutoffIn: string; deadlineAfter: string; description?: string; visual?: string[] }) => {
-    return exec({
-      op: "create-contract", title: o.title, event: o.event, sport: o.sport, competition: o.competition, description: o.description,
-      cutoffIn: Number(o.cutoffIn), deadlineAfter: Number(o.deadlineAfter), sideALabel: o.sideA, sideBLabel: o.sideB,
-      visuals: (o.visual ?? []).map((v) => ({ src: v.split("=")[0], alt: v.split("=").slice(1).join("=") })),
-    });
-  });
+program
+  .command("create-contract")
+  .requiredOption("--title <s>")
+  .requiredOption("--event <s>")
+  .requiredOption("--sport <s>")
+  .requiredOption("--competition <s>")
+  .requiredOption("--side-a <s>")
+  .requiredOption("--side-b <s>")
+  .requiredOption("--cutoff-in <seconds>")
+  .option("--deadline-after <seconds>", "resolution deadline after cutoff", "86400")
+  .option("--description <s>")
+  .option("--visual <url=alt...>")
+  .action(
+    (o: {
+      title: string;
+      event: string;
+      sport: string;
+      competition: string;
+      sideA: string;
+      sideB: string;
+      cutoffIn: string;
+      deadlineAfter: string;
+      description?: string;
+      visual?: string[];
+    }) => {
+      return exec({
+        op: "create-contract",
+        title: o.title,
+        event: o.event,
+        sport: o.sport,
+        competition: o.competition,
+        description: o.description,
+        cutoffIn: Number(o.cutoffIn),
+        deadlineAfter: Number(o.deadlineAfter),
+        sideALabel: o.sideA,
+        sideBLabel: o.sideB,
+        visuals: (o.visual ?? []).map((v) => ({ src: v.split("=")[0], alt: v.split("=").slice(1).join("=") })),
+      });
+    },
+  );
 program.command("resolve-contract <address> <result>").action((contract: string, result: string) => {
   if (!["sideA", "sideB", "void"].includes(result)) throw new Error("result must be sideA, sideB or void");
   return exec({ op: "resolve-contract", contract, result: result as "sideA" });
 });
-program.command("offers-enabled <enabled>").option("--fee-bps <n>").action((enabled: string, o: { feeBps?: string }) => exec({ op: "offers-enabled", enabled: enabled === "true", feeBps: o.feeBps ? Number(o.feeBps) : undefined }));
-program.command("set-treasury <tokenAccount>").description("name a new fee treasury in both programs (a token account of the mint), e.g. when the old one was closed or frozen")
+program
+  .command("offers-enabled <enabled>")
+  .option("--fee-bps <n>")
+  .action((enabled: string, o: { feeBps?: string }) =>
+    exec({ op: "offers-enabled", enabled: enabled === "true", feeBps: o.feeBps ? Number(o.feeBps) : undefined }),
+  );
+program
+  .command("set-treasury <tokenAccount>")
+  .description("name a new fee treasury in both programs (a token account of the mint), e.g. when the old one was closed or frozen")
   .action((treasury: string) => exec({ op: "set-treasury", treasury }));
 program.command("advance-clock <seconds>").action((seconds: string) => exec({ op: "advance-clock", seconds: Number(seconds) }));
 program.command("run-worker").action(() => exec({ op: "run-worker" }));
 const worker = program.command("worker").description("the settlement worker");
-worker.command("failures").description("items whose action keeps failing: item, kind, attempts, next retry, last reason")
-  .option("--kind <k>", "void-contract | close-offer | settle-position | reclaim-position | reclaim-offer").option("--limit <n>", "rows", "1000")
+worker
+  .command("failures")
+  .description("items whose action keeps failing: item, kind, attempts, next retry, last reason")
+  .option("--kind <k>", "void-contract | close-offer | settle-position | reclaim-position | reclaim-offer")
+  .option("--limit <n>", "rows", "1000")
   .action((o: { kind?: string; limit: string }) => exec({ op: "worker-failures", kind: o.kind, limit: Number(o.limit) }));
-worker.command("retry <item>").description("make a failing item due on the next pass").action((item: string) => exec({ op: "worker-retry", item }));
+worker
+  .command("retry <item>")
+  .description("make a failing item due on the next pass")
+  .action((item: string) => exec({ op: "worker-retry", item }));
 
 program.parseAsync().catch((e) => {
   console.error(`error: ${(e as Error).message}`);

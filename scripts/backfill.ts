@@ -54,15 +54,22 @@ async function main() {
       ? new ReplaySource(o.replay)
       : o.local
         ? await localSource(Number(o.local))
-        : (() => { throw new Error("one of --rpc, --replay, --local is required"); })();
+        : (() => {
+            throw new Error("one of --rpc, --replay, --local is required");
+          })();
   const store = await openStore(o.store);
-  const bar = new cliProgress.SingleBar({ format: "backfill [{bar}] {value}/{total} accounts+transactions | {eta}s left", hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: "backfill [{bar}] {value}/{total} accounts+transactions | {eta}s left", hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(1, 0);
   const t0 = performance.now();
   const writer = await backfill(store, source, { reset: o.reset, onTotal: (n) => bar.setTotal(Math.max(1, n)), onProgress: (d) => bar.update(d) });
   bar.stop();
   const secs = (performance.now() - t0) / 1000;
-  console.log(JSON.stringify({ source: source.name, seconds: Number(secs.toFixed(2)), ...writer.stats, contentChecksum: await storeChecksum(store.db, "content") }));
+  console.log(
+    JSON.stringify({ source: source.name, seconds: Number(secs.toFixed(2)), ...writer.stats, contentChecksum: await storeChecksum(store.db, "content") }),
+  );
   await store.close();
 }
 

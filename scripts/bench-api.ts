@@ -19,12 +19,22 @@ import { createApp } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { seedPools } from "./seed-pools";
 
-const o = new Command().option("--offers <n>", "offers to create", "300").option("--duration <s>", "seconds per run", "10").option("--connections <n>", "concurrent connections", "10").parse()
+const o = new Command()
+  .option("--offers <n>", "offers to create", "300")
+  .option("--duration <s>", "seconds per run", "10")
+  .option("--connections <n>", "concurrent connections", "10")
+  .parse()
   .opts<{ offers: string; duration: string; connections: string }>();
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
-interface Result { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
 
 async function load(url: string, post?: string): Promise<Result> {
   const args = ["-j", "-c", o.connections, "-d", o.duration, url];
@@ -53,24 +63,51 @@ async function main() {
   const now = await s.chain.gateway.now();
   const contracts = [];
   for (let i = 0; i < 10; i++) {
-    contracts.push(await s.admin.createContract({ title: `Match ${i}: will the home side win?`, event: `Home ${i} vs Away ${i}`, sport: ["football", "basketball"][i % 2], competition: "League", startsAt: Number(now + 86_400n), cutoffAt: now + 86_400n, resolutionDeadline: now + 172_800n, sideALabel: "Home", sideBLabel: "Away" }));
+    contracts.push(
+      await s.admin.createContract({
+        title: `Match ${i}: will the home side win?`,
+        event: `Home ${i} vs Away ${i}`,
+        sport: ["football", "basketball"][i % 2],
+        competition: "League",
+        startsAt: Number(now + 86_400n),
+        cutoffAt: now + 86_400n,
+        resolutionDeadline: now + 172_800n,
+        sideALabel: "Home",
+        sideBLabel: "Away",
+      }),
+    );
   }
   let offer = "";
   for (let i = 0; i < Number(o.offers); i++) {
-    const r = await s.writes.create(p, { contractAddress: contracts[i % 10].toBase58(), creatorOutcome: "sideA", creatorTotalMicros: String(BigInt(1 + (i % 50)) * UNIT), takerTargetMicros: String(BigInt(2 + (i % 50)) * UNIT), minimumTakeMicros: String(UNIT), expectedFeeBps: 1000, idempotencyKey: `bench-${i}-offer` });
+    const r = await s.writes.create(p, {
+      contractAddress: contracts[i % 10].toBase58(),
+      creatorOutcome: "sideA",
+      creatorTotalMicros: String(BigInt(1 + (i % 50)) * UNIT),
+      takerTargetMicros: String(BigInt(2 + (i % 50)) * UNIT),
+      minimumTakeMicros: String(UNIT),
+      expectedFeeBps: 1000,
+      idempotencyKey: `bench-${i}-offer`,
+    });
     await s.chain.gateway.waitFor(r.signature);
     offer = r.offerAddress;
   }
-  await s.admin.createUser("alice", "Alice"); await s.admin.createUser("bob", "Bob"); await s.admin.createUser("carol", "Carol"); await s.admin.createUser("dave", "Dave");
+  await s.admin.createUser("alice", "Alice");
+  await s.admin.createUser("bob", "Bob");
+  await s.admin.createUser("carol", "Carol");
+  await s.admin.createUser("dave", "Dave");
   for (const n of ["alice", "bob", "carol", "dave"]) await s.admin.fund(n, 1_000n * UNIT);
   const poolSlug = (await seedPools(s)).slugs[0];
   await new Promise((r) => setTimeout(r, 500));
 
   // The bare handler: the same SQL, shaped minimally, on a second connection to the same file.
   const db = new Database(storeFile, { readonly: true });
-  const browse = db.prepare(`select o.*, c.cutoff_at, cc.title, cc.sport, cc.side_a_label, cc.side_b_label from offers o join contracts c on c.address = o.contract left join contract_catalog cc on cc.contract = o.contract order by o.created_at desc, o.address limit ? offset 0`);
+  const browse = db.prepare(
+    `select o.*, c.cutoff_at, cc.title, cc.sport, cc.side_a_label, cc.side_b_label from offers o join contracts c on c.address = o.contract left join contract_catalog cc on cc.contract = o.contract order by o.created_at desc, o.address limit ? offset 0`,
+  );
   const count = db.prepare(`select count(*) n from offers o join contracts c on c.address = o.contract`);
-  const one = db.prepare(`select o.*, c.cutoff_at, cc.title, cc.side_a_label, cc.side_b_label from offers o join contracts c on c.address = o.contract left join contract_catalog cc on cc.contract = o.contract where o.address = ?`);
+  const one = db.prepare(
+    `select o.*, c.cutoff_at, cc.title, cc.side_a_label, cc.side_b_label from offers o join contracts c on c.address = o.contract left join contract_catalog cc on cc.contract = o.contract where o.address = ?`,
+  );
   const pool = db.prepare(`select p.*, pc.slug from pool_catalog pc join pools p on p.address = pc.pool where pc.slug = ?`);
   const outcomes = db.prepare(`select * from pool_outcomes where pool = ? order by outcome_index`);
   const bare = createServer((req, res) => {
@@ -89,13 +126,22 @@ async function main() {
   await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
   const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
 
-  const gql50 = JSON.stringify({ query: "{ offers(first: 50) { totalCount edges { node { address status revision remainingTakerMicros creatorTotalMicros takerTargetMicros termsGuardrail { status } contract { title sport cutoffAt } viewer { role canTake } } } } }" });
+  const gql50 = JSON.stringify({
+    query:
+      "{ offers(first: 50) { totalCount edges { node { address status revision remainingTakerMicros creatorTotalMicros takerTargetMicros termsGuardrail { status } contract { title sport cutoffAt } viewer { role canTake } } } } }",
+  });
   const cases: [string, () => Promise<Result>, () => Promise<Result>, { rps: number; p99?: number }][] = [
     ["browse page (GET /?pageSize=20)", () => load(`${s.url}/api/bets-usdc/offers/?pageSize=20`), () => load(`${bareUrl}/browse`), { rps: 1500, p99: 25 }],
     ["one offer (GET /<address>)", () => load(`${s.url}/api/bets-usdc/offers/${offer}`), () => load(`${bareUrl}/offer?a=${offer}`), { rps: 0 }],
     ["GraphQL page of 50 offers", () => load(`${s.url}/graphql`, gql50), () => load(`${bareUrl}/gql50`), { rps: 1000, p99: 40 }],
   ];
-  if (poolSlug) cases.push(["embed (GET /api/embed/v1/polls/<slug>, cached)", () => load(`${s.url}/api/embed/v1/polls/${poolSlug}`), () => load(`${bareUrl}/embed?s=${poolSlug}`), { rps: 5000 }]);
+  if (poolSlug)
+    cases.push([
+      "embed (GET /api/embed/v1/polls/<slug>, cached)",
+      () => load(`${s.url}/api/embed/v1/polls/${poolSlug}`),
+      () => load(`${bareUrl}/embed?s=${poolSlug}`),
+      { rps: 5000 },
+    ]);
   console.log(`${o.offers} offers indexed; autocannon -c ${o.connections} -d ${o.duration} per run; 2 cores shared by server and load generator\n`);
   console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p99 ms | ratio | target |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---|");
@@ -113,4 +159,10 @@ async function main() {
   await s.stop();
 }
 
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -38,7 +38,8 @@ const B = Number(opts.batch);
 async function sampleAccounts(): Promise<{ samples: Buffer[]; world: OffersWorld; chain: TestChain }> {
   const chain = await TestChain.start();
   const world = await OffersWorld.create({ chain });
-  const a = await world.user(), b = await world.user();
+  const a = await world.user(),
+    b = await world.user();
   const contract = await world.contract();
   const samples: Buffer[] = [];
   for (let i = 0; i < 20; i++) {
@@ -55,7 +56,8 @@ function makeBatches(samples: Buffer[], slot0: number): Batch[] {
   for (let i = 0; i < N; i += B) {
     const slot = slot0 + i / B;
     const accounts: AccountUpdate[] = [];
-    for (let j = i; j < Math.min(N, i + B); j++) accounts.push({ slot, writeVersion: j, pubkey: keys[j], owner: OFFERS_PROGRAM, data: samples[j % samples.length] });
+    for (let j = i; j < Math.min(N, i + B); j++)
+      accounts.push({ slot, writeVersion: j, pubkey: keys[j], owner: OFFERS_PROGRAM, data: samples[j % samples.length] });
     batches.push({ slot, writeVersion: Math.min(N, i + B) - 1, accounts, transactions: [] });
   }
   return batches;
@@ -78,9 +80,58 @@ async function indexerRun(url: string, batches: Batch[]) {
 async function plainLoop(path: string, batches: Batch[]) {
   const store = await openStore(path);
   const h = store.sqlite!;
-  const cols = ["address", "contract", "creator", "creator_token", "rent_payer", "nonce", "side", "status", "fee_bps", "creator_total_micros", "taker_target_micros", "minimum_take_micros", "taker_filled_micros", "creator_allocated_micros", "creator_refunded_micros", "revision", "fill_count", "position_count", "settled_position_count", "created_at", "closed_at", "slot", "write_version", "deleted"];
-  const pcols = ["address", "offer", "taker", "taker_token", "rent_payer", "taker_micros", "creator_matched_micros", "status", "fill_count", "created_at", "settled_at", "creator_payout_micros", "taker_payout_micros", "fee_micros", "slot", "write_version", "deleted"];
-  const stmt = (table: string, c: string[]) => h.prepare(`INSERT INTO ${table} (${c.join(",")}) VALUES (${c.map(() => "?").join(",")}) ON CONFLICT(address) DO UPDATE SET ${c.slice(1).map((x) => `${x}=excluded.${x}`).join(",")}`);
+  const cols = [
+    "address",
+    "contract",
+    "creator",
+    "creator_token",
+    "rent_payer",
+    "nonce",
+    "side",
+    "status",
+    "fee_bps",
+    "creator_total_micros",
+    "taker_target_micros",
+    "minimum_take_micros",
+    "taker_filled_micros",
+    "creator_allocated_micros",
+    "creator_refunded_micros",
+    "revision",
+    "fill_count",
+    "position_count",
+    "settled_position_count",
+    "created_at",
+    "closed_at",
+    "slot",
+    "write_version",
+    "deleted",
+  ];
+  const pcols = [
+    "address",
+    "offer",
+    "taker",
+    "taker_token",
+    "rent_payer",
+    "taker_micros",
+    "creator_matched_micros",
+    "status",
+    "fill_count",
+    "created_at",
+    "settled_at",
+    "creator_payout_micros",
+    "taker_payout_micros",
+    "fee_micros",
+    "slot",
+    "write_version",
+    "deleted",
+  ];
+  const stmt = (table: string, c: string[]) =>
+    h.prepare(
+      `INSERT INTO ${table} (${c.join(",")}) VALUES (${c.map(() => "?").join(",")}) ON CONFLICT(address) DO UPDATE SET ${c
+        .slice(1)
+        .map((x) => `${x}=excluded.${x}`)
+        .join(",")}`,
+    );
   const ins = { offers: stmt("offers", cols), positions: stmt("positions", pcols) };
   const order: Record<string, string[]> = { offers: cols, positions: pcols };
   const tx = h.transaction((b: Batch) => {
@@ -110,7 +161,8 @@ async function latency(world: OffersWorld, chain: TestChain, n: number) {
     await source.onTransaction(tx);
     if (pending) pending.t0 = t0;
   });
-  const a = await world.user(100_000n * UNIT), b = await world.user(100_000n * UNIT);
+  const a = await world.user(100_000n * UNIT),
+    b = await world.user(100_000n * UNIT);
   const contract = await world.contract();
   const { offer } = await world.createOffer(a, contract, { total: 400n * UNIT, target: 400n * UNIT });
   for (let i = 0; i < n; i++) {

@@ -56,7 +56,19 @@ async function main() {
     const now = await ctx.now();
     const [templateId, eventId] = [crypto.randomUUID(), crypto.randomUUID()];
     const bump = w.client.pda.contract(templateId, eventId)[1];
-    const r = await w.send([await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId, eventId, cutoffAt: now + 100n, resolutionDeadline: now + 200n })], [w.authority]);
+    const r = await w.send(
+      [
+        await w.client.createContract({
+          authority: w.authority.publicKey,
+          payer: w.authority.publicKey,
+          templateId,
+          eventId,
+          cutoffAt: now + 100n,
+          resolutionDeadline: now + 200n,
+        }),
+      ],
+      [w.authority],
+    );
     record("create_contract", r);
     const key = bump >= 253 ? String(bump) : "<253";
     byBump.set(key, [...(byBump.get(key) ?? []), splitComputeUnits(r.logs, pid).ownExclInvoke]);
@@ -90,4 +102,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

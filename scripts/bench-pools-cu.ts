@@ -33,7 +33,12 @@ async function main() {
     record("create_pool (2 outcomes, default labels)", two.r);
     const many = await w.createPool(creator, { closesIn: 1_000n, labels: Array.from({ length: 8 }, (_, k) => `Outcome number ${k} xx`), ...long });
     record("create_pool (8 outcomes, every text at its limit)", many.r);
-    const [pool, disputed, silent, stale] = [two.pool, (await w.createPool(creator, { closesIn: 1_000n })).pool, (await w.createPool(creator, { closesIn: 1_000n })).pool, (await w.createPool(creator, { closesIn: 1_000n })).pool];
+    const [pool, disputed, silent, stale] = [
+      two.pool,
+      (await w.createPool(creator, { closesIn: 1_000n })).pool,
+      (await w.createPool(creator, { closesIn: 1_000n })).pool,
+      (await w.createPool(creator, { closesIn: 1_000n })).pool,
+    ];
     record("place_pick (first pick: creates participant)", await w.pick(a, pool, 0, 30n * UNIT));
     record("place_pick (later pick)", await w.pick(a, pool, 1, 5n * UNIT));
     await w.pick(b, pool, 1, 20n * UNIT);
@@ -82,4 +87,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -34,7 +34,15 @@ async function main() {
     for (const commitment of ["processed", "confirmed"] as const) {
       const store = await openStore(join(dir, `${commitment}.db`));
       const writer = await StoreWriter.open(store, commitment);
-      const source = new RpcSource({ url: validator.rpcUrl, wsUrl: validator.wsUrl, programs: [OFFERS_PROGRAM, POOLS_PROGRAM], commitment, name: commitment, reconcileMs: 0, flushMs: 10 });
+      const source = new RpcSource({
+        url: validator.rpcUrl,
+        wsUrl: validator.wsUrl,
+        programs: [OFFERS_PROGRAM, POOLS_PROGRAM],
+        commitment,
+        name: commitment,
+        reconcileMs: 0,
+        flushMs: 10,
+      });
       await source.start(null, (b) => writer.apply(b));
       stores.push({ commitment, store, source });
     }
@@ -79,4 +87,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -13,8 +13,12 @@
 import { Command } from "commander";
 import { startLocalStack, OFFERS_BASE, type LocalStack } from "../stack/local-stack";
 
-const o = new Command().option("--n <n>", "writes per operation and concurrency level", "300").option("--concurrency <list>", "client concurrency levels", "1,8")
-  .option("--async", "RPC-like submission: pending is answered before the chain processes the transaction").parse().opts<{ n: string; concurrency: string; async?: boolean }>();
+const o = new Command()
+  .option("--n <n>", "writes per operation and concurrency level", "300")
+  .option("--concurrency <list>", "client concurrency levels", "1,8")
+  .option("--async", "RPC-like submission: pending is answered before the chain processes the transaction")
+  .parse()
+  .opts<{ n: string; concurrency: string; async?: boolean }>();
 const N = Number(o.n);
 const LEVELS = o.concurrency.split(",").map(Number);
 const UNIT = 1_000_000n;
@@ -32,8 +36,15 @@ async function main() {
   const s = await startLocalStack({ storeUrl: ":memory:", walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
   const now = await s.chain.gateway.now();
   const contract = await s.admin.createContract({
-    title: "Bench", event: "Bench", sport: "football", competition: "Bench", startsAt: Number(now + 86_400n), cutoffAt: now + 86_400n,
-    resolutionDeadline: now + 172_800n, sideALabel: "A", sideBLabel: "B",
+    title: "Bench",
+    event: "Bench",
+    sport: "football",
+    competition: "Bench",
+    startsAt: Number(now + 86_400n),
+    cutoffAt: now + 86_400n,
+    resolutionDeadline: now + 172_800n,
+    sideALabel: "A",
+    sideBLabel: "B",
   });
   const users: { token: string; wallet: string }[] = [];
   for (let i = 0; i < 16; i++) {
@@ -47,7 +58,11 @@ async function main() {
   const via = viaGet ? "GET /api/bets-usdc/offers/<address>" : "indexed store row (read API not mounted)";
 
   const post = async (path: string, body: unknown, token: string) => {
-    const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
     const j = (await r.json()) as Record<string, string>;
     if (r.status !== 200) throw new Error(`${r.status} ${JSON.stringify(j)}`);
     return j;
@@ -78,7 +93,19 @@ async function main() {
       while (next < N) {
         next++;
         let t = performance.now();
-        const c = await post("/", { contractAddress: contract.toBase58(), creatorOutcome: "sideA", creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT), minimumTakeMicros: String(UNIT), expectedFeeBps: 1000, idempotencyKey: `bench-${++k}-create` }, creator.token);
+        const c = await post(
+          "/",
+          {
+            contractAddress: contract.toBase58(),
+            creatorOutcome: "sideA",
+            creatorTotalMicros: String(8n * UNIT),
+            takerTargetMicros: String(10n * UNIT),
+            minimumTakeMicros: String(UNIT),
+            expectedFeeBps: 1000,
+            idempotencyKey: `bench-${++k}-create`,
+          },
+          creator.token,
+        );
         pend.create.push(performance.now() - t);
         await visible(c.offerAddress, creator.token, (x) => (x.viewer as { role?: string } | undefined)?.role === "creator");
         seen.create.push(performance.now() - t);
@@ -98,7 +125,9 @@ async function main() {
     const secs = (performance.now() - t0) / 1000;
     const total = pend.create.length + pend.take.length + pend.close.length;
     for (const op of ["create", "take", "close"]) {
-      results.push(`| ${conc} | ${op} | ${pend[op].length} | ${pct(pend[op], 50).toFixed(1)} | ${pct(pend[op], 99).toFixed(1)} | ${pct(seen[op], 50).toFixed(1)} | ${pct(seen[op], 99).toFixed(1)} |`);
+      results.push(
+        `| ${conc} | ${op} | ${pend[op].length} | ${pct(pend[op], 50).toFixed(1)} | ${pct(pend[op], 99).toFixed(1)} | ${pct(seen[op], 50).toFixed(1)} | ${pct(seen[op], 99).toFixed(1)} |`,
+      );
     }
     results.push(`| ${conc} | all | ${total} writes in ${secs.toFixed(1)} s = ${(total / secs).toFixed(0)} writes/s | | | | |`);
   }

@@ -3,12 +3,21 @@
  * callees consumed (their own "consumed" lines), and how many CPIs it made. On the 1.18 runtime
  * each CPI also costs the caller a flat 1000 CU (invoke_units), reported separately.
  */
-export interface CuSplit { total: number; callees: number; cpis: number; own: number; ownExclInvoke: number }
+export interface CuSplit {
+  total: number;
+  callees: number;
+  cpis: number;
+  own: number;
+  ownExclInvoke: number;
+}
 
 export const INVOKE_UNITS = 1000;
 
 export function splitComputeUnits(logs: string[], programId: string): CuSplit {
-  let depth = 0, total = 0, callees = 0, cpis = 0;
+  let depth = 0,
+    total = 0,
+    callees = 0,
+    cpis = 0;
   for (const line of logs) {
     const inv = / invoke \[(\d+)\]$/.exec(line);
     if (inv) {

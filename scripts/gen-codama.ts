@@ -8,8 +8,20 @@
  *   tsx scripts/gen-codama.ts --check    exit 1 if the committed output differs
  */
 import {
-  assertIsNode, createFromRoot, instructionAccountNode, instructionNode, isNode, pdaNode, pdaSeedValueNode, pdaValueNode, programNode, rootNode,
-  variablePdaSeedNode, visit, type Codama, type RootNode,
+  assertIsNode,
+  createFromRoot,
+  instructionAccountNode,
+  instructionNode,
+  isNode,
+  pdaNode,
+  pdaSeedValueNode,
+  pdaValueNode,
+  programNode,
+  rootNode,
+  variablePdaSeedNode,
+  visit,
+  type Codama,
+  type RootNode,
 } from "codama";
 import { defaultVisitor, rootNodeFromAnchorWithoutDefaultVisitor, type AnchorIdl } from "@codama/nodes-from-anchor";
 import { renderVisitor } from "@codama/renderers-js";
@@ -30,17 +42,19 @@ export const PROGRAMS = ["offers", "pools"] as const;
 function renameSeed(root: RootNode, instruction: string, account: string, from: string, to: string): RootNode {
   const rename = (name: string) => (name === from ? to : name);
   const instructions = (root.program.instructions ?? []).map((ix) =>
-    ix.name !== instruction ? ix : instructionNode({
-      ...ix,
-      accounts: (ix.accounts ?? []).map((a) => {
-        if (a.name !== account) return a;
-        const v = a.defaultValue;
-        if (!isNode(v, "pdaValueNode") || !isNode(v.pda, "pdaNode")) throw new Error(`gen-codama: ${instruction}.${account} has no PDA`);
-        const seeds = (v.pda.seeds ?? []).map((s) => (isNode(s, "variablePdaSeedNode") ? variablePdaSeedNode(rename(s.name), s.type, s.docs) : s));
-        const values = (v.seeds ?? []).map((s) => pdaSeedValueNode(rename(s.name), s.value));
-        return instructionAccountNode({ ...a, defaultValue: pdaValueNode(pdaNode({ ...v.pda, seeds }), values, v.programId) });
-      }),
-    }),
+    ix.name !== instruction
+      ? ix
+      : instructionNode({
+          ...ix,
+          accounts: (ix.accounts ?? []).map((a) => {
+            if (a.name !== account) return a;
+            const v = a.defaultValue;
+            if (!isNode(v, "pdaValueNode") || !isNode(v.pda, "pdaNode")) throw new Error(`gen-codama: ${instruction}.${account} has no PDA`);
+            const seeds = (v.pda.seeds ?? []).map((s) => (isNode(s, "variablePdaSeedNode") ? variablePdaSeedNode(rename(s.name), s.type, s.docs) : s));
+            const values = (v.seeds ?? []).map((s) => pdaSeedValueNode(rename(s.name), s.value));
+            return instructionAccountNode({ ...a, defaultValue: pdaValueNode(pdaNode({ ...v.pda, seeds }), values, v.programId) });
+          }),
+        }),
   );
   return rootNode(programNode({ ...root.program, instructions }), root.additionalPrograms);
 }

@@ -35,11 +35,25 @@ const WELL_KNOWN: Record<string, string> = {
 const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
 
 type IdlType = string | { array: [IdlType, number] } | { defined: { name: string } };
-interface Field { name: string; type: IdlType }
-interface StructDef { name: string; docs: string[]; tag: string; arg?: string; fields: Field[]; accounts?: string; pdas?: string[] }
+interface Field {
+  name: string;
+  type: IdlType;
+}
+interface StructDef {
+  name: string;
+  docs: string[];
+  tag: string;
+  arg?: string;
+  fields: Field[];
+  accounts?: string;
+  pdas?: string[];
+}
 
 type IdlSeed = { kind: "const"; value: number[] } | { kind: "arg"; path: string } | { kind: "account"; path: string; account?: string };
-interface IdlPda { seeds: IdlSeed[]; program?: IdlSeed }
+interface IdlPda {
+  seeds: IdlSeed[];
+  program?: IdlSeed;
+}
 
 /**
  * Seeds of the accounts every program has at one canonical address (kit::setup): the config,
@@ -80,7 +94,8 @@ function parsePda(line: string, ix: StructDef, accountNames: string[], state: St
     if (field === undefined) return { kind: "account", path: head };
     // Account data: the account's type is the @account struct named like it (offer -> Offer).
     const type = state.find((s) => s.tag === "account" && s.name === pascal(head));
-    if (type?.fields.find((f) => f.name === field)?.type !== "pubkey") throw new Error(`gen-idl: ${ix.arg}: seed ${tok} is no pubkey field of an account ${pascal(head)}`);
+    if (type?.fields.find((f) => f.name === field)?.type !== "pubkey")
+      throw new Error(`gen-idl: ${ix.arg}: seed ${tok} is no pubkey field of an account ${pascal(head)}`);
     return { kind: "account", path: tok, account: type.name };
   });
   return [account, { seeds }];
@@ -93,7 +108,12 @@ export function discriminator(prefix: string, name: string): number[] {
 function rustType(t: string): IdlType {
   t = t.trim();
   const prim: Record<string, string> = {
-    u8: "u8", PodU16: "u16", PodU32: "u32", PodU64: "u64", PodI64: "i64", Address: "pubkey",
+    u8: "u8",
+    PodU16: "u16",
+    PodU32: "u32",
+    PodU64: "u64",
+    PodI64: "i64",
+    Address: "pubkey",
   };
   if (prim[t]) return prim[t];
   const arr = /^\[(\w+);\s*(\d+)\]$/.exec(t);
@@ -107,7 +127,10 @@ function parseStructs(src: string): StructDef[] {
   const out: StructDef[] = [];
   const re = /((?:[ \t]*\/\/\/[^\n]*\n)+)(?:[ \t]*#\[[^\n]*\]\n)*[ \t]*pub struct (\w+)\s*\{([^}]*)\}/g;
   for (const m of src.matchAll(re)) {
-    const lines = m[1].split("\n").map((l) => l.replace(/^\s*\/\/\/ ?/, "")).filter((l) => l.length);
+    const lines = m[1]
+      .split("\n")
+      .map((l) => l.replace(/^\s*\/\/\/ ?/, ""))
+      .filter((l) => l.length);
     const tagLine = lines.find((l) => /^@(account|type|event|instruction)\b/.test(l));
     if (!tagLine) continue;
     const [tag, arg] = tagLine.slice(1).split(/\s+/, 2);
@@ -129,7 +152,10 @@ function parseErrors(src: string): { code: number; name: string; msg: string }[]
 
 /** Anchor's own conversion (convertIdlToCamelCase uses the same package and options). */
 function camel(s: string): string {
-  return s.split(".").map((p) => camelcase(p, { locale: false })).join(".");
+  return s
+    .split(".")
+    .map((p) => camelcase(p, { locale: false }))
+    .join(".");
 }
 function pascal(s: string): string {
   const c = camel(s);
@@ -158,7 +184,10 @@ export function buildIdl(program: string, address: string) {
     address,
     metadata: { name: program, version: "0.1.0", spec: "0.1.0", description },
     instructions: ixs.map((ix) => {
-      const list = (ix.accounts ?? "").split(/\s+/).filter(Boolean).map((a) => a.split(":") as [string, string?]);
+      const list = (ix.accounts ?? "")
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((a) => a.split(":") as [string, string?]);
       const names = list.map(([name]) => name);
       const pdas = new Map((ix.pdas ?? []).map((l) => parsePda(l, ix, names, state)));
       const accounts = list.map(([name, flags = ""]) => {

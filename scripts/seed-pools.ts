@@ -17,21 +17,38 @@ export async function seedPools(s: LocalStack, opts: { log?: (m: string) => void
   const soon = now + 60n;
   const pools: Record<string, PublicKey> = {};
   pools["premier-league-winner"] = await ops.create("alice", {
-    question: "Who wins the Premier League this season?", labels: ["Arsenal", "Liverpool", "Man City", "Another club"], closesAt: now + 30n * DAY,
-    criteria: "The club top of the final table on the last matchday.", coverUrl: "https://img.example/pl.png",
+    question: "Who wins the Premier League this season?",
+    labels: ["Arsenal", "Liverpool", "Man City", "Another club"],
+    closesAt: now + 30n * DAY,
+    criteria: "The club top of the final table on the last matchday.",
+    coverUrl: "https://img.example/pl.png",
   });
-  pools["white-christmas"] = await ops.create("bob", { question: "Will it snow in London on Christmas Day?", closesAt: now + 20n * DAY, resolutionAt: now + 33n * DAY, criteria: "Met Office record for Heathrow." });
+  pools["white-christmas"] = await ops.create("bob", {
+    question: "Will it snow in London on Christmas Day?",
+    closesAt: now + 20n * DAY,
+    resolutionAt: now + 33n * DAY,
+    criteria: "Met Office record for Heathrow.",
+  });
   for (const slug of ["locked-demo", "resolving-demo", "distributed-demo", "refunded-demo", "private-demo", "flagged-demo"]) {
     pools[slug] = await ops.create("carol", { question: `Demo pool: ${slug.replace("-demo", "")}?`, labels: ["Yes", "No"], closesAt: soon });
   }
   const picks: [string, string, number, bigint][] = [
-    ["premier-league-winner", "alice", 0, 50n], ["premier-league-winner", "bob", 1, 30n], ["premier-league-winner", "carol", 1, 20n],
-    ["premier-league-winner", "dave", 2, 10n], ["premier-league-winner", "alice", 1, 5n],
-    ["white-christmas", "carol", 0, 12n], ["white-christmas", "dave", 1, 40n],
-    ["locked-demo", "alice", 0, 10n], ["locked-demo", "bob", 1, 10n],
-    ["resolving-demo", "alice", 0, 10n], ["resolving-demo", "bob", 1, 30n],
-    ["distributed-demo", "alice", 0, 40n], ["distributed-demo", "bob", 1, 10n],
-    ["refunded-demo", "dave", 0, 25n], ["private-demo", "alice", 0, 5n], ["flagged-demo", "bob", 1, 5n],
+    ["premier-league-winner", "alice", 0, 50n],
+    ["premier-league-winner", "bob", 1, 30n],
+    ["premier-league-winner", "carol", 1, 20n],
+    ["premier-league-winner", "dave", 2, 10n],
+    ["premier-league-winner", "alice", 1, 5n],
+    ["white-christmas", "carol", 0, 12n],
+    ["white-christmas", "dave", 1, 40n],
+    ["locked-demo", "alice", 0, 10n],
+    ["locked-demo", "bob", 1, 10n],
+    ["resolving-demo", "alice", 0, 10n],
+    ["resolving-demo", "bob", 1, 30n],
+    ["distributed-demo", "alice", 0, 40n],
+    ["distributed-demo", "bob", 1, 10n],
+    ["refunded-demo", "dave", 0, 25n],
+    ["private-demo", "alice", 0, 5n],
+    ["flagged-demo", "bob", 1, 5n],
   ];
   for (const [slug, user, outcome, amount] of picks) await ops.pick(user, pools[slug], outcome, amount * UNIT);
   // A creator may cancel only while picks are open.

@@ -27,9 +27,19 @@ const micros = (v: bigint) => `${v / 1_000_000n}.${(v % 1_000_000n).toString().p
 
 async function mainHttp(engines: EngineName[]) {
   for (const engine of engines) {
-    const bar = new cliProgress.SingleBar({ format: `http/${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      { format: `http/${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(Number(opts.actions), 0);
-    const s = await runHttpScenario({ users: Number(opts.users), actions: Number(opts.actions), days: Number(opts.days), seed: Number(opts.seed), engine, onProgress: (n) => bar.update(n) });
+    const s = await runHttpScenario({
+      users: Number(opts.users),
+      actions: Number(opts.actions),
+      days: Number(opts.days),
+      seed: Number(opts.seed),
+      engine,
+      onProgress: (n) => bar.update(n),
+    });
     bar.stop();
     console.log(`\n== HTTP API on the local stack (${s.engine}): ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
     console.log(`contracts ${s.contracts}; offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`);
@@ -45,15 +55,27 @@ async function main() {
   if (opts.http) return mainHttp(engines);
   const results: ScenarioSummary[] = [];
   for (const engine of engines) {
-    const bar = new cliProgress.SingleBar({ format: `${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      { format: `${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(Number(opts.actions), 0);
-    const s = await runScenario({ users: Number(opts.users), actions: Number(opts.actions), days: Number(opts.days), seed: Number(opts.seed), engine, onProgress: (n) => bar.update(n) });
+    const s = await runScenario({
+      users: Number(opts.users),
+      actions: Number(opts.actions),
+      days: Number(opts.days),
+      seed: Number(opts.seed),
+      engine,
+      onProgress: (n) => bar.update(n),
+    });
     bar.stop();
     results.push(s);
   }
   for (const s of results) {
     console.log(`\n== ${s.engine}: ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
-    console.log(`contracts ${s.contracts} (resolved ${s.contractsResolved}, voided ${s.contractsVoided}); offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`);
+    console.log(
+      `contracts ${s.contracts} (resolved ${s.contractsResolved}, voided ${s.contractsVoided}); offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`,
+    );
     console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
     console.log(`transactions ${s.transactions} (${s.failedTransactions} rejected by the program: ${JSON.stringify(s.rejections)})`);
     console.log(`compute units ${s.computeUnits}; invariant checks passed ${s.invariantChecks}`);
@@ -61,4 +83,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -56,14 +56,43 @@ const opts = new Command()
   .option("--ws <url>", "its websocket endpoint (default: the RPC port + 1)", process.env.WS_URL)
   .option("--init", "with --rpc: create the mint, treasury and both Configs (a fresh validator)", false)
   .option("--write-burst <n>", "writes one user may make at once (0: no rate limit)", process.env.WRITE_BURST ?? String(DEFAULT_WALLET_LIMITS.writeBurst))
-  .option("--writes-per-hour <n>", "writes per hour per user after the burst (0: no rate limit)", process.env.WRITES_PER_HOUR ?? String(DEFAULT_WALLET_LIMITS.writesPerHour))
-  .option("--max-open-offers <n>", "offers per user not yet settled and reclaimed (0: no cap)", process.env.MAX_OPEN_OFFERS ?? String(DEFAULT_WALLET_LIMITS.maxOpenOffers))
-  .option("--max-open-positions <n>", "positions per user not yet settled and reclaimed (0: no cap)", process.env.MAX_OPEN_POSITIONS ?? String(DEFAULT_WALLET_LIMITS.maxOpenPositions))
-  .option("--max-lag-slots <n>", "GET /readyz fails when the indexer is more slots behind the chain", process.env.MAX_LAG_SLOTS ?? String(DEFAULT_MAX_LAG_SLOTS))
+  .option(
+    "--writes-per-hour <n>",
+    "writes per hour per user after the burst (0: no rate limit)",
+    process.env.WRITES_PER_HOUR ?? String(DEFAULT_WALLET_LIMITS.writesPerHour),
+  )
+  .option(
+    "--max-open-offers <n>",
+    "offers per user not yet settled and reclaimed (0: no cap)",
+    process.env.MAX_OPEN_OFFERS ?? String(DEFAULT_WALLET_LIMITS.maxOpenOffers),
+  )
+  .option(
+    "--max-open-positions <n>",
+    "positions per user not yet settled and reclaimed (0: no cap)",
+    process.env.MAX_OPEN_POSITIONS ?? String(DEFAULT_WALLET_LIMITS.maxOpenPositions),
+  )
+  .option(
+    "--max-lag-slots <n>",
+    "GET /readyz fails when the indexer is more slots behind the chain",
+    process.env.MAX_LAG_SLOTS ?? String(DEFAULT_MAX_LAG_SLOTS),
+  )
   .parse()
   .opts<{
-    port: string; adminPort: string; data: string; store?: string; engine: EngineName; publicUrl?: string; seed: boolean; rpc?: string; ws?: string; init: boolean;
-    writeBurst: string; writesPerHour: string; maxOpenOffers: string; maxOpenPositions: string; maxLagSlots: string;
+    port: string;
+    adminPort: string;
+    data: string;
+    store?: string;
+    engine: EngineName;
+    publicUrl?: string;
+    seed: boolean;
+    rpc?: string;
+    ws?: string;
+    init: boolean;
+    writeBurst: string;
+    writesPerHour: string;
+    maxOpenOffers: string;
+    maxOpenPositions: string;
+    maxLagSlots: string;
   }>();
 
 function count(v: string, flag: string): number {
@@ -73,8 +102,10 @@ function count(v: string, flag: string): number {
 
 /** The per-user bound on the service wallet's fees and rent (service/writes/wallet-guard.ts). */
 const walletLimits: WalletLimits = {
-  writeBurst: count(opts.writeBurst, "--write-burst"), writesPerHour: count(opts.writesPerHour, "--writes-per-hour"),
-  maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"), maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),
+  writeBurst: count(opts.writeBurst, "--write-burst"),
+  writesPerHour: count(opts.writesPerHour, "--writes-per-hour"),
+  maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"),
+  maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),
 };
 /** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
 const obs = new Observability({ processMetrics: true, maxLagSlots: count(opts.maxLagSlots, "--max-lag-slots") });
@@ -91,7 +122,11 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 
 /** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
 function serverApp(parts: AppParts) {
-  const read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}` });
+  const read = new ReadService({
+    db: parts.db,
+    now: async () => Number(await parts.chain.gateway.now()),
+    publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
+  });
   return createApp({ read, custody: parts.custody, writes: parts.writes, obs: parts.obs });
 }
 
@@ -123,7 +158,19 @@ async function mainRpc(rpc: string) {
   const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
-  const s = await startClusterStack({ rpcUrl: rpc, wsUrl: opts.ws, storeUrl, service, serviceKey: key, init: opts.init, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog, observability: obs });
+  const s = await startClusterStack({
+    rpcUrl: rpc,
+    wsUrl: opts.ws,
+    storeUrl,
+    service,
+    serviceKey: key,
+    init: opts.init,
+    port: Number(opts.port),
+    app: serverApp,
+    walletLimits,
+    worker: workerLog,
+    observability: obs,
+  });
   const stopBackground = background(s, 5_000);
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() });
   console.log(`
@@ -151,7 +198,17 @@ async function main() {
   // The in-process chain starts empty each time, so the store does too.
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   if (!opts.store) for (const f of [storeUrl, `${storeUrl}-wal`, `${storeUrl}-shm`]) rmSync(f, { force: true });
-  const s = await startLocalStack({ storeUrl, serviceKey: key, service, engine: opts.engine, port: Number(opts.port), app: serverApp, walletLimits, worker: workerLog, observability: obs });
+  const s = await startLocalStack({
+    storeUrl,
+    serviceKey: key,
+    service,
+    engine: opts.engine,
+    port: Number(opts.port),
+    app: serverApp,
+    walletLimits,
+    worker: workerLog,
+    observability: obs,
+  });
   // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
   const follow = setInterval(async () => {
     const wall = BigInt(Math.floor(Date.now() / 1000));

@@ -11,7 +11,13 @@ import type { Context } from "hono";
 export type ApiStatus = 400 | 401 | 403 | 404 | 409 | 429 | 503;
 
 export const GRAPHQL_CODES: Record<ApiStatus, string> = {
-  400: "BAD_REQUEST", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT", 429: "TOO_MANY_REQUESTS", 503: "SERVICE_UNAVAILABLE",
+  400: "BAD_REQUEST",
+  401: "UNAUTHENTICATED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  429: "TOO_MANY_REQUESTS",
+  503: "SERVICE_UNAVAILABLE",
 };
 
 export class ApiError extends Error {
@@ -43,7 +49,9 @@ export function apiErrorResponse(c: Context, e: unknown, fallback: string, log?:
 export function apiGraphQLError(e: unknown, fallback: string, log?: (e: unknown) => void): GraphQLError {
   if (e instanceof GraphQLError) return e;
   if (e instanceof ApiError) {
-    return new GraphQLError(e.message, { extensions: { code: e.code, status: e.status, ...(e.retryAfterSeconds !== undefined ? { retryAfter: e.retryAfterSeconds } : {}) } });
+    return new GraphQLError(e.message, {
+      extensions: { code: e.code, status: e.status, ...(e.retryAfterSeconds !== undefined ? { retryAfter: e.retryAfterSeconds } : {}) },
+    });
   }
   log?.(e);
   return new GraphQLError(fallback, { extensions: { code: GRAPHQL_CODES[503], status: 503 } });

@@ -56,8 +56,14 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
   const name = `rpc:${opts.rpcUrl}`;
   const writer = await StoreWriter.open(store, name);
   const source = new RpcSource({
-    url: opts.rpcUrl, wsUrl: opts.wsUrl, programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID], commitment, name,
-    known: writer.knownAccounts(), reconcileMs: opts.reconcileMs, onError: (e) => obs.log.error({ err: e }, "rpc source"),
+    url: opts.rpcUrl,
+    wsUrl: opts.wsUrl,
+    programs: [OFFERS_PROGRAM_ID, POOLS_PROGRAM_ID],
+    commitment,
+    name,
+    known: writer.knownAccounts(),
+    reconcileMs: opts.reconcileMs,
+    onError: (e) => obs.log.error({ err: e }, "rpc source"),
   });
   await source.start(await writer.checkpoint(), obs.indexerSink(writer));
   let chain: ClusterStack["chain"];

@@ -53,9 +53,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   let source!: BankrunSource;
   const service = opts.service ?? Keypair.generate();
   const chain = await startLocalChain({
-    service, engine: opts.engine, feeBps: opts.feeBps, limits: opts.limits,
+    service,
+    engine: opts.engine,
+    feeBps: opts.feeBps,
+    limits: opts.limits,
     beforeInit: async (gateway) => {
-      source = new BankrunSource({ getAccount: (a: PublicKey) => gateway.getAccount(a), getSlot: () => gateway.getSlot() }, { programs: [OFFERS_PROGRAM_ID.toBase58(), POOLS_PROGRAM_ID.toBase58()] });
+      source = new BankrunSource(
+        { getAccount: (a: PublicKey) => gateway.getAccount(a), getSlot: () => gateway.getSlot() },
+        { programs: [OFFERS_PROGRAM_ID.toBase58(), POOLS_PROGRAM_ID.toBase58()] },
+      );
       await source.start(await writer.checkpoint(), obs.indexerSink(writer));
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },

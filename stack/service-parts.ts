@@ -58,12 +58,33 @@ export function observabilityOf(o: ServicePartsOptions): Observability {
   return o.observability instanceof Observability ? o.observability : new Observability(o.observability);
 }
 
-export async function serviceParts(o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<ServicePartsOptions, "observability">): Promise<ServiceParts> {
+export async function serviceParts(
+  o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<
+    ServicePartsOptions,
+    "observability"
+  >,
+): Promise<ServiceParts> {
   const { obs } = o;
   const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
-  const writes = new WriteService({ custody, gateway: o.gateway, payer: o.service, walletLimits: o.walletLimits, walletClockMs: o.walletClockMs, onSubmitResult: obs.txResults("writes") });
+  const writes = new WriteService({
+    custody,
+    gateway: o.gateway,
+    payer: o.service,
+    walletLimits: o.walletLimits,
+    walletClockMs: o.walletClockMs,
+    onSubmitResult: obs.txResults("writes"),
+  });
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
-  const worker = new SettlementWorker({ ...o.worker, db: o.store.db, gateway: o.gateway, payer: o.service, client: o.client, treasury: o.treasury, obs, onSubmitResult: obs.txResults("worker") });
+  const worker = new SettlementWorker({
+    ...o.worker,
+    db: o.store.db,
+    gateway: o.gateway,
+    payer: o.service,
+    client: o.client,
+    treasury: o.treasury,
+    obs,
+    onSubmitResult: obs.txResults("worker"),
+  });
   return { custody, writes, admin, worker, obs };
 }
 
@@ -77,13 +98,14 @@ export interface StackBase<C extends ServiceChain, S extends { stop(): Promise<v
 }
 
 /** A running stack: the base, the service parts and the HTTP app serving them. */
-export type AssembledStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }> = StackBase<C, S> & ServiceParts & {
-  app: Hono;
-  server: ServerType;
-  url: string;
-  /** Stops the worker, the server, observability, the indexer source and the store, in that order. */
-  stop(): Promise<void>;
-};
+export type AssembledStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }> = StackBase<C, S> &
+  ServiceParts & {
+    app: Hono;
+    server: ServerType;
+    url: string;
+    /** Stops the worker, the server, observability, the indexer source and the store, in that order. */
+    stop(): Promise<void>;
+  };
 
 /**
  * Puts a stack together on a chain, a store and an indexer source: the service parts, the lag
@@ -92,18 +114,39 @@ export type AssembledStack<C extends ServiceChain, S extends { stop(): Promise<v
  */
 export async function assembleStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }>(
   base: Omit<StackBase<C, S>, "db">,
-  o: Omit<ServicePartsOptions, "observability"> & { obs: Observability; serviceKey?: ServiceKey; headSlot: () => Promise<number>; app?: AppBuilder<StackBase<C, S> & ServiceParts>; port?: number },
+  o: Omit<ServicePartsOptions, "observability"> & {
+    obs: Observability;
+    serviceKey?: ServiceKey;
+    headSlot: () => Promise<number>;
+    app?: AppBuilder<StackBase<C, S> & ServiceParts>;
+    port?: number;
+  },
 ): Promise<AssembledStack<C, S>> {
   const { chain, store, source, writer } = base;
   const parts = {
-    ...base, db: store.db,
-    ...(await serviceParts({ store, gateway: chain.gateway, service: chain.service, client: chain.client, treasury: chain.treasury, serviceKey: o.serviceKey, walletLimits: o.walletLimits, walletClockMs: o.walletClockMs, worker: o.worker, obs: o.obs })),
+    ...base,
+    db: store.db,
+    ...(await serviceParts({
+      store,
+      gateway: chain.gateway,
+      service: chain.service,
+      client: chain.client,
+      treasury: chain.treasury,
+      serviceKey: o.serviceKey,
+      walletLimits: o.walletLimits,
+      walletClockMs: o.walletClockMs,
+      worker: o.worker,
+      obs: o.obs,
+    })),
   };
   o.obs.watchChain({ headSlot: o.headSlot, caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
   const app = o.app ? await o.app(parts) : defaultApp(parts);
   const http = await listen(app, o.port);
   return {
-    ...parts, app, server: http.server, url: http.url,
+    ...parts,
+    app,
+    server: http.server,
+    url: http.url,
     async stop() {
       parts.worker.stop();
       await http.close();

@@ -24,31 +24,49 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
   };
   const viewer = (c: Context) => resolveViewer(custody, c.req.header("authorization"));
 
-  app.get("/contracts", handle(async (c) => {
-    await viewer(c);
-    const [settings, contracts] = await Promise.all([read.settings(), read.openContracts()]);
-    return { contracts, ...settings };
-  }));
-  app.get("/", handle(async (c) => {
-    const p = browseParams(c.req.query());
-    return read.browse(p, (await viewer(c))?.wallet ?? null);
-  }));
-  app.get("/mine", handle(async (c) => {
-    const v = await viewer(c);
-    if (!v) throw new ApiError(401, "GET /mine needs a token: Authorization: Bearer <token>");
-    return read.mine(browseParams(c.req.query()), v.wallet);
-  }));
-  app.get("/shareable", handle(async (c) => read.shareable(browseParams(c.req.query()))));
-  app.get("/:address", handle(async (c) => {
-    const address = offerAddress(c.req.param("address") ?? "");
-    const o = await read.offer(address, (await viewer(c))?.wallet ?? null);
-    if (!o) throw new ApiError(404, "offer not found");
-    return o;
-  }));
-  app.get("/:address/fills", handle(async (c) => {
-    const address = offerAddress(c.req.param("address") ?? "");
-    return read.fills(address, pageParams(c.req.query()));
-  }));
+  app.get(
+    "/contracts",
+    handle(async (c) => {
+      await viewer(c);
+      const [settings, contracts] = await Promise.all([read.settings(), read.openContracts()]);
+      return { contracts, ...settings };
+    }),
+  );
+  app.get(
+    "/",
+    handle(async (c) => {
+      const p = browseParams(c.req.query());
+      return read.browse(p, (await viewer(c))?.wallet ?? null);
+    }),
+  );
+  app.get(
+    "/mine",
+    handle(async (c) => {
+      const v = await viewer(c);
+      if (!v) throw new ApiError(401, "GET /mine needs a token: Authorization: Bearer <token>");
+      return read.mine(browseParams(c.req.query()), v.wallet);
+    }),
+  );
+  app.get(
+    "/shareable",
+    handle(async (c) => read.shareable(browseParams(c.req.query()))),
+  );
+  app.get(
+    "/:address",
+    handle(async (c) => {
+      const address = offerAddress(c.req.param("address") ?? "");
+      const o = await read.offer(address, (await viewer(c))?.wallet ?? null);
+      if (!o) throw new ApiError(404, "offer not found");
+      return o;
+    }),
+  );
+  app.get(
+    "/:address/fills",
+    handle(async (c) => {
+      const address = offerAddress(c.req.param("address") ?? "");
+      return read.fills(address, pageParams(c.req.query()));
+    }),
+  );
   return app;
 }
 

@@ -10,7 +10,8 @@ import type { WriteService } from "../../service/writes/write-service";
 
 const MAX_BODY = 16 * 1024;
 
-const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, "temporarily unavailable; retry with the same idempotencyKey", log);
+const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) =>
+  apiErrorResponse(c, e, "temporarily unavailable; retry with the same idempotencyKey", log);
 
 async function jsonBody(c: Context): Promise<unknown> {
   const ct = c.req.header("content-type") ?? "";
@@ -37,22 +38,31 @@ export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) =>
   const app = new Hono({ strict: false });
   const handle = (op: (c: Context) => Promise<unknown>) => async (c: Context) => {
     try {
-      return c.json(await op(c) as object, 200);
+      return c.json((await op(c)) as object, 200);
     } catch (e) {
       return writeErrorResponse(c, e, opts.log);
     }
   };
-  app.post("/", handle(async (c) => {
-    const p = await service.authorize(c.req.header("authorization"));
-    return service.create(p, await jsonBody(c));
-  }));
-  app.post("/:address/take", handle(async (c) => {
-    const p = await service.authorize(c.req.header("authorization"));
-    return service.take(p, c.req.param("address") ?? "", await jsonBody(c));
-  }));
-  app.post("/:address/close", handle(async (c) => {
-    const p = await service.authorize(c.req.header("authorization"));
-    return service.close(p, c.req.param("address") ?? "", await jsonBody(c));
-  }));
+  app.post(
+    "/",
+    handle(async (c) => {
+      const p = await service.authorize(c.req.header("authorization"));
+      return service.create(p, await jsonBody(c));
+    }),
+  );
+  app.post(
+    "/:address/take",
+    handle(async (c) => {
+      const p = await service.authorize(c.req.header("authorization"));
+      return service.take(p, c.req.param("address") ?? "", await jsonBody(c));
+    }),
+  );
+  app.post(
+    "/:address/close",
+    handle(async (c) => {
+      const p = await service.authorize(c.req.header("authorization"));
+      return service.close(p, c.req.param("address") ?? "", await jsonBody(c));
+    }),
+  );
   return app;
 }

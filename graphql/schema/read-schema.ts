@@ -14,7 +14,10 @@ import type { Contract, Offer, ReadService, Settings, Viewer, ViewerPosition } f
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import type { DerivedFill, PoolAggregate } from "../../indexer";
 
-export interface ReadContext { request: Request; viewer?: Promise<ReadViewer | null> }
+export interface ReadContext {
+  request: Request;
+  viewer?: Promise<ReadViewer | null>;
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyBuilder = any;
@@ -33,20 +36,47 @@ function decodeCursor(c: string | null | undefined): number {
 
 export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): void {
   const viewerOf = (ctx: ReadContext) => (ctx.viewer ??= resolveViewer(custody, ctx.request.headers.get("authorization")));
-  const guard = <T>(fn: () => Promise<T>) => fn().catch((e) => { throw gqlApiError(e, opts.log); });
+  const guard = <T>(fn: () => Promise<T>) =>
+    fn().catch((e) => {
+      throw gqlApiError(e, opts.log);
+    });
 
   const Limits = builder.objectRef("Limits").implement({
-    fields: (t: AnyBuilder) => Object.fromEntries(["minimumCreatorMicros", "minimumTakeMicros", "maximumWagerMicros", "warningRatioNumerator", "warningRatioDenominator", "minimumOddsNumerator", "minimumOddsDenominator", "maximumOddsNumerator", "maximumOddsDenominator"].map((f) => [f, t.exposeString(f)])),
+    fields: (t: AnyBuilder) =>
+      Object.fromEntries(
+        [
+          "minimumCreatorMicros",
+          "minimumTakeMicros",
+          "maximumWagerMicros",
+          "warningRatioNumerator",
+          "warningRatioDenominator",
+          "minimumOddsNumerator",
+          "minimumOddsDenominator",
+          "maximumOddsNumerator",
+          "maximumOddsDenominator",
+        ].map((f) => [f, t.exposeString(f)]),
+      ),
   });
   const SettingsT = builder.objectRef("Settings").implement({
     description: "Service settings (refreshed from chain about every 30 s).",
-    fields: (t: AnyBuilder) => ({ feeBps: t.exposeInt("feeBps"), offersEnabled: t.exposeBoolean("offersEnabled"), limits: t.field({ type: Limits, resolve: (s: Settings) => s.limits }) }),
+    fields: (t: AnyBuilder) => ({
+      feeBps: t.exposeInt("feeBps"),
+      offersEnabled: t.exposeBoolean("offersEnabled"),
+      limits: t.field({ type: Limits, resolve: (s: Settings) => s.limits }),
+    }),
   });
-  const Outcome = builder.objectRef("ContractOutcome").implement({ fields: (t: AnyBuilder) => ({ side: t.exposeString("side"), label: t.exposeString("label") }) });
+  const Outcome = builder
+    .objectRef("ContractOutcome")
+    .implement({ fields: (t: AnyBuilder) => ({ side: t.exposeString("side"), label: t.exposeString("label") }) });
   const Visual = builder.objectRef("Visual").implement({ fields: (t: AnyBuilder) => ({ src: t.exposeString("src"), alt: t.exposeString("alt") }) });
   const ContractT = builder.objectRef("Contract").implement({
     fields: (t: AnyBuilder) => ({
-      ...Object.fromEntries(["address", "templateId", "eventId", "title", "description", "event", "sport", "competition", "cutoffAt", "resolutionDeadline", "status"].map((f) => [f, t.exposeString(f)])),
+      ...Object.fromEntries(
+        ["address", "templateId", "eventId", "title", "description", "event", "sport", "competition", "cutoffAt", "resolutionDeadline", "status"].map((f) => [
+          f,
+          t.exposeString(f),
+        ]),
+      ),
       startsAt: t.exposeString("startsAt", { nullable: true }),
       outcomes: t.field({ type: [Outcome], resolve: (c: Contract) => c.outcomes }),
       visuals: t.field({ type: [Visual], resolve: (c: Contract) => c.visuals }),
@@ -65,17 +95,42 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
   const ViewerT = builder.objectRef("Viewer").implement({
     description: "The offer relative to the caller: role none | creator | taker.",
     fields: (t: AnyBuilder) => ({
-      role: t.exposeString("role"), canTake: t.exposeBoolean("canTake"), canClose: t.exposeBoolean("canClose"),
+      role: t.exposeString("role"),
+      canTake: t.exposeBoolean("canTake"),
+      canClose: t.exposeBoolean("canClose"),
       returnMicros: t.exposeString("returnMicros", { nullable: true, description: "What the caller receives if their side wins." }),
       position: t.field({ type: PositionT, nullable: true, resolve: (v: Viewer) => v.position as ViewerPosition | null }),
     }),
   });
-  const Creator = builder.objectRef("CreatorProfile").implement({ fields: (t: AnyBuilder) => ({ displayName: t.exposeString("displayName"), profileImageUrl: t.exposeString("profileImageUrl") }) });
-  const Guardrail = builder.objectRef("TermsGuardrail").implement({ fields: (t: AnyBuilder) => ({ status: t.exposeString("status", { description: "normal, or warning above the warning ratio either way" }) }) });
+  const Creator = builder
+    .objectRef("CreatorProfile")
+    .implement({ fields: (t: AnyBuilder) => ({ displayName: t.exposeString("displayName"), profileImageUrl: t.exposeString("profileImageUrl") }) });
+  const Guardrail = builder
+    .objectRef("TermsGuardrail")
+    .implement({ fields: (t: AnyBuilder) => ({ status: t.exposeString("status", { description: "normal, or warning above the warning ratio either way" }) }) });
   const OfferT = builder.objectRef("Offer").implement({
     fields: (t: AnyBuilder) => ({
-      ...Object.fromEntries(["address", "creatorOutcome", "creatorSideLabel", "takerSideLabel", "creatorTotalMicros", "creatorAllocatedMicros", "takerTargetMicros", "takerFilledMicros", "remainingTakerMicros", "minimumTakeMicros", "status", "revision", "createdAt"].map((f) => [f, t.exposeString(f)])),
-      feeBps: t.exposeInt("feeBps"), fillCount: t.exposeInt("fillCount"), positionCount: t.exposeInt("positionCount"), settledPositionCount: t.exposeInt("settledPositionCount"),
+      ...Object.fromEntries(
+        [
+          "address",
+          "creatorOutcome",
+          "creatorSideLabel",
+          "takerSideLabel",
+          "creatorTotalMicros",
+          "creatorAllocatedMicros",
+          "takerTargetMicros",
+          "takerFilledMicros",
+          "remainingTakerMicros",
+          "minimumTakeMicros",
+          "status",
+          "revision",
+          "createdAt",
+        ].map((f) => [f, t.exposeString(f)]),
+      ),
+      feeBps: t.exposeInt("feeBps"),
+      fillCount: t.exposeInt("fillCount"),
+      positionCount: t.exposeInt("positionCount"),
+      settledPositionCount: t.exposeInt("settledPositionCount"),
       closedAt: t.exposeString("closedAt", { nullable: true }),
       contract: t.field({ type: ContractT, resolve: (o: Offer) => o.contract }),
       creator: t.field({ type: Creator, resolve: (o: Offer) => o.creator }),
@@ -85,27 +140,68 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
   });
   const FillT = builder.objectRef("Fill").implement({
     description: "One take on an offer (an OfferTaken event).",
-    fields: (t: AnyBuilder) => Object.fromEntries(["offer", "revision", "taker", "position", "takeMicros", "creatorMatchedMicros", "takerFilledMicros", "creatorAllocatedMicros", "filledAt", "signature"].map((f) => [f, t.exposeString(f)])),
+    fields: (t: AnyBuilder) =>
+      Object.fromEntries(
+        [
+          "offer",
+          "revision",
+          "taker",
+          "position",
+          "takeMicros",
+          "creatorMatchedMicros",
+          "takerFilledMicros",
+          "creatorAllocatedMicros",
+          "filledAt",
+          "signature",
+        ].map((f) => [f, t.exposeString(f)]),
+      ),
   });
   const Shareable = builder.objectRef("ShareableOffer").implement({
-    fields: (t: AnyBuilder) => ({ address: t.exposeString("address"), text: t.exposeString("text"), url: t.exposeString("url"), offer: t.field({ type: OfferT, resolve: (s: { offer: Offer }) => s.offer }) }),
+    fields: (t: AnyBuilder) => ({
+      address: t.exposeString("address"),
+      text: t.exposeString("text"),
+      url: t.exposeString("url"),
+      offer: t.field({ type: OfferT, resolve: (s: { offer: Offer }) => s.offer }),
+    }),
   });
   const PoolOutcome = builder.objectRef("PoolOutcome").implement({
-    fields: (t: AnyBuilder) => ({ outcomeIndex: t.exposeInt("outcomeIndex"), label: t.exposeString("label"), totalOiMicros: t.exposeString("totalOiMicros"), shareBps: t.exposeInt("shareBps"), wagerCount: t.exposeInt("wagerCount"), isResolved: t.exposeBoolean("isResolved") }),
+    fields: (t: AnyBuilder) => ({
+      outcomeIndex: t.exposeInt("outcomeIndex"),
+      label: t.exposeString("label"),
+      totalOiMicros: t.exposeString("totalOiMicros"),
+      shareBps: t.exposeInt("shareBps"),
+      wagerCount: t.exposeInt("wagerCount"),
+      isResolved: t.exposeBoolean("isResolved"),
+    }),
   });
   const Pool = builder.objectRef("PoolAggregate").implement({
     description: "Aggregate numbers of a public pool (area B); never individual participants.",
     fields: (t: AnyBuilder) => ({
-      schemaVersion: t.exposeInt("schemaVersion"), id: t.exposeString("id"), slug: t.exposeString("slug", { nullable: true }), question: t.exposeString("question"),
-      version: t.exposeInt("version"), state: t.exposeString("state"), outcomes: t.field({ type: [PoolOutcome], resolve: (p: PoolAggregate) => p.outcomes }),
-      totalOiMicros: t.exposeString("totalOiMicros"), participantCount: t.exposeInt("participantCount"), closesAt: t.exposeString("closesAt", { nullable: true }),
-      resolutionAt: t.exposeString("resolutionAt", { nullable: true }), resolutionCriteria: t.exposeString("resolutionCriteria", { nullable: true }),
-      coverImageUrl: t.exposeString("coverImageUrl", { nullable: true }), updatedAt: t.exposeString("updatedAt"), canonicalUrl: t.exposeString("canonicalUrl"), revision: t.exposeString("revision"),
+      schemaVersion: t.exposeInt("schemaVersion"),
+      id: t.exposeString("id"),
+      slug: t.exposeString("slug", { nullable: true }),
+      question: t.exposeString("question"),
+      version: t.exposeInt("version"),
+      state: t.exposeString("state"),
+      outcomes: t.field({ type: [PoolOutcome], resolve: (p: PoolAggregate) => p.outcomes }),
+      totalOiMicros: t.exposeString("totalOiMicros"),
+      participantCount: t.exposeInt("participantCount"),
+      closesAt: t.exposeString("closesAt", { nullable: true }),
+      resolutionAt: t.exposeString("resolutionAt", { nullable: true }),
+      resolutionCriteria: t.exposeString("resolutionCriteria", { nullable: true }),
+      coverImageUrl: t.exposeString("coverImageUrl", { nullable: true }),
+      updatedAt: t.exposeString("updatedAt"),
+      canonicalUrl: t.exposeString("canonicalUrl"),
+      revision: t.exposeString("revision"),
     }),
   });
-  const PageInfo = builder.objectRef("PageInfo").implement({ fields: (t: AnyBuilder) => ({ hasNextPage: t.exposeBoolean("hasNextPage"), endCursor: t.exposeString("endCursor", { nullable: true }) }) });
+  const PageInfo = builder
+    .objectRef("PageInfo")
+    .implement({ fields: (t: AnyBuilder) => ({ hasNextPage: t.exposeBoolean("hasNextPage"), endCursor: t.exposeString("endCursor", { nullable: true }) }) });
   const connection = (name: string, node: unknown) => {
-    const Edge = builder.objectRef(`${name}Edge`).implement({ fields: (t: AnyBuilder) => ({ cursor: t.exposeString("cursor"), node: t.field({ type: node, resolve: (e: { node: unknown }) => e.node }) }) });
+    const Edge = builder.objectRef(`${name}Edge`).implement({
+      fields: (t: AnyBuilder) => ({ cursor: t.exposeString("cursor"), node: t.field({ type: node, resolve: (e: { node: unknown }) => e.node }) }),
+    });
     return builder.objectRef(`${name}Connection`).implement({
       fields: (t: AnyBuilder) => ({
         edges: t.field({ type: [Edge], resolve: (c: { edges: unknown[] }) => c.edges }),
@@ -117,7 +213,9 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
   const OfferConnection = connection("Offer", OfferT);
   const FillConnection = connection("Fill", FillT);
   const ShareableConnection = connection("ShareableOffer", Shareable);
-  const Meta = builder.objectRef("Meta").implement({ fields: (t: AnyBuilder) => ({ indexedSlot: t.exposeString("indexedSlot", { description: "Highest chain slot applied by the indexer." }) }) });
+  const Meta = builder
+    .objectRef("Meta")
+    .implement({ fields: (t: AnyBuilder) => ({ indexedSlot: t.exposeString("indexedSlot", { description: "Highest chain slot applied by the indexer." }) }) });
 
   /** `first`/`after` -> the service's page params (offset-based underneath). */
   const window = (a: { first?: number | null; after?: string | null }) => {
@@ -131,13 +229,21 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
     totalCount: total,
   });
   const listArgs = (t: AnyBuilder) => ({
-    first: t.arg.int({ description: "Page size, 1 to 50 (default 20)." }), after: t.arg.string(),
-    sport: t.arg.string(), query: t.arg.string({ description: "Text search over title, event, competition and side labels." }),
-    status: t.arg.string({ description: "Open, Filled, Closed or Settled." }), view: t.arg.string({ description: "browse (open offers) or results (Closed and Settled)." }),
+    first: t.arg.int({ description: "Page size, 1 to 50 (default 20)." }),
+    after: t.arg.string(),
+    sport: t.arg.string(),
+    query: t.arg.string({ description: "Text search over title, event, competition and side labels." }),
+    status: t.arg.string({ description: "Open, Filled, Closed or Settled." }),
+    view: t.arg.string({ description: "browse (open offers) or results (Closed and Settled)." }),
   });
   const filters = (a: Record<string, unknown>): BrowseParams => {
     const w = window(a as { first?: number; after?: string });
-    const p = browseParams({ sport: a.sport as string | undefined, query: a.query as string | undefined, status: a.status as string | undefined, view: a.view as string | undefined });
+    const p = browseParams({
+      sport: a.sport as string | undefined,
+      query: a.query as string | undefined,
+      status: a.status as string | undefined,
+      view: a.view as string | undefined,
+    });
     return { ...p, page: 1, pageSize: w.pageSize, offset: w.offset };
   };
 
@@ -145,54 +251,67 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
     settings: t.field({ type: SettingsT, resolve: () => guard(() => read.settings()) }),
     contracts: t.field({ type: [ContractT], description: "Open contracts before their cutoff.", resolve: () => guard(() => read.openContracts()) }),
     offers: t.field({
-      type: OfferConnection, args: listArgs(t),
-      resolve: (_r: unknown, a: Record<string, unknown>, ctx: ReadContext) => guard(async () => {
-        const p = filters(a);
-        const r = await read.browse(p, (await viewerOf(ctx))?.wallet ?? null);
-        return toConnection(r.offers, p.offset!, r.pagination.total);
-      }),
+      type: OfferConnection,
+      args: listArgs(t),
+      resolve: (_r: unknown, a: Record<string, unknown>, ctx: ReadContext) =>
+        guard(async () => {
+          const p = filters(a);
+          const r = await read.browse(p, (await viewerOf(ctx))?.wallet ?? null);
+          return toConnection(r.offers, p.offset!, r.pagination.total);
+        }),
     }),
     offer: t.field({
-      type: OfferT, args: { address: t.arg.string({ required: true }) },
-      resolve: (_r: unknown, a: { address: string }, ctx: ReadContext) => guard(async () => {
-        const o = await read.offer(offerAddress(a.address), (await viewerOf(ctx))?.wallet ?? null);
-        if (!o) throw new ApiError(404, "offer not found");
-        return o;
-      }),
+      type: OfferT,
+      args: { address: t.arg.string({ required: true }) },
+      resolve: (_r: unknown, a: { address: string }, ctx: ReadContext) =>
+        guard(async () => {
+          const o = await read.offer(offerAddress(a.address), (await viewerOf(ctx))?.wallet ?? null);
+          if (!o) throw new ApiError(404, "offer not found");
+          return o;
+        }),
     }),
     fills: t.field({
-      type: FillConnection, args: { offerAddress: t.arg.string({ required: true }), first: t.arg.int(), after: t.arg.string() },
-      resolve: (_r: unknown, a: { offerAddress: string; first?: number; after?: string }) => guard(async () => {
-        const w = window(a);
-        const r = await read.fills(offerAddress(a.offerAddress), { page: 1, pageSize: w.pageSize, offset: w.offset });
-        return toConnection<DerivedFill>(r.fills, w.offset, r.pagination.total);
-      }),
+      type: FillConnection,
+      args: { offerAddress: t.arg.string({ required: true }), first: t.arg.int(), after: t.arg.string() },
+      resolve: (_r: unknown, a: { offerAddress: string; first?: number; after?: string }) =>
+        guard(async () => {
+          const w = window(a);
+          const r = await read.fills(offerAddress(a.offerAddress), { page: 1, pageSize: w.pageSize, offset: w.offset });
+          return toConnection<DerivedFill>(r.fills, w.offset, r.pagination.total);
+        }),
     }),
     mine: t.field({
-      type: OfferConnection, args: listArgs(t), description: "Offers the caller created or took (needs a token).",
-      resolve: (_r: unknown, a: Record<string, unknown>, ctx: ReadContext) => guard(async () => {
-        const v = await viewerOf(ctx);
-        if (!v) throw new ApiError(401, "mine needs a token: Authorization: Bearer <token>");
-        const p = filters(a);
-        const r = await read.mine(p, v.wallet);
-        return toConnection(r.offers, p.offset!, r.pagination.total);
-      }),
+      type: OfferConnection,
+      args: listArgs(t),
+      description: "Offers the caller created or took (needs a token).",
+      resolve: (_r: unknown, a: Record<string, unknown>, ctx: ReadContext) =>
+        guard(async () => {
+          const v = await viewerOf(ctx);
+          if (!v) throw new ApiError(401, "mine needs a token: Authorization: Bearer <token>");
+          const p = filters(a);
+          const r = await read.mine(p, v.wallet);
+          return toConnection(r.offers, p.offset!, r.pagination.total);
+        }),
     }),
     shareable: t.field({
-      type: ShareableConnection, args: listArgs(t),
-      resolve: (_r: unknown, a: Record<string, unknown>) => guard(async () => {
-        const p = filters(a);
-        const r = await read.shareable(p);
-        return toConnection(r.offers, p.offset!, r.pagination.total);
-      }),
+      type: ShareableConnection,
+      args: listArgs(t),
+      resolve: (_r: unknown, a: Record<string, unknown>) =>
+        guard(async () => {
+          const p = filters(a);
+          const r = await read.shareable(p);
+          return toConnection(r.offers, p.offset!, r.pagination.total);
+        }),
     }),
     poll: t.field({
-      type: Pool, args: { identifier: t.arg.string({ required: true, description: "Pool slug or bet address." }) },
-      resolve: (_r: unknown, a: { identifier: string }) => guard(async () => {
-        const p = await read.poolAggregate(a.identifier);
-        if (!p) throw new ApiError(404, "Poll not found");
-        return p;
-      }),
+      type: Pool,
+      args: { identifier: t.arg.string({ required: true, description: "Pool slug or bet address." }) },
+      resolve: (_r: unknown, a: { identifier: string }) =>
+        guard(async () => {
+          const p = await read.poolAggregate(a.identifier);
+          if (!p) throw new ApiError(404, "Poll not found");
+          return p;
+        }),
     }),
     _meta: t.field({ type: Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));

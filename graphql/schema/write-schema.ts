@@ -19,11 +19,18 @@ import { GraphQLError, type GraphQLSchema } from "graphql";
 import type { WriteService } from "../../service/writes/write-service";
 import { apiGraphQLError } from "../../service/api-error";
 
-const gqlError = (e: unknown, log?: (e: unknown) => void): GraphQLError => apiGraphQLError(e, "temporarily unavailable; retry with the same idempotencyKey", log);
+const gqlError = (e: unknown, log?: (e: unknown) => void): GraphQLError =>
+  apiGraphQLError(e, "temporarily unavailable; retry with the same idempotencyKey", log);
 
 interface Receipt {
-  signature: string; status: string; offerAddress: string; positionAddress?: string; takeAmountMicros?: string;
-  creatorMatchedMicros?: string; refundMicros?: string; expectedRevision?: string;
+  signature: string;
+  status: string;
+  offerAddress: string;
+  positionAddress?: string;
+  takeAmountMicros?: string;
+  creatorMatchedMicros?: string;
+  refundMicros?: string;
+  expectedRevision?: string;
 }
 
 /** Anything with a `request` (yoga's context) carrying the Authorization header. */
@@ -33,7 +40,11 @@ export type RequestContext = { request: Request };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyBuilder = any;
 
-export function addWriteMutations(builder: AnyBuilder, service: WriteService | ((ctx: RequestContext) => WriteService), opts: { log?: (e: unknown) => void } = {}): void {
+export function addWriteMutations(
+  builder: AnyBuilder,
+  service: WriteService | ((ctx: RequestContext) => WriteService),
+  opts: { log?: (e: unknown) => void } = {},
+): void {
   const svc = (ctx: RequestContext) => (typeof service === "function" ? service(ctx) : service);
   const auth = (ctx: RequestContext) => svc(ctx).authorize(ctx.request.headers.get("authorization"));
 
@@ -62,7 +73,11 @@ export function addWriteMutations(builder: AnyBuilder, service: WriteService | (
     }),
   });
   const TakeOfferInput = builder.inputType("TakeOfferInput", {
-    fields: (t: AnyBuilder) => ({ takeAmountMicros: t.string({ required: true }), expectedRevision: t.string({ required: true }), idempotencyKey: t.string({ required: true }) }),
+    fields: (t: AnyBuilder) => ({
+      takeAmountMicros: t.string({ required: true }),
+      expectedRevision: t.string({ required: true }),
+      idempotencyKey: t.string({ required: true }),
+    }),
   });
   const CloseOfferInput = builder.inputType("CloseOfferInput", {
     fields: (t: AnyBuilder) => ({ expectedRevision: t.string({ required: true }), idempotencyKey: t.string({ required: true }) }),
@@ -70,13 +85,15 @@ export function addWriteMutations(builder: AnyBuilder, service: WriteService | (
   const plain = (o: unknown) => ({ ...(o as object) });
   type WriteCall<A> = (writes: ReturnType<typeof svc>, user: Awaited<ReturnType<typeof auth>>, args: A) => Promise<Receipt>;
   /** A mutation's resolver: the caller authenticated, the write service called, its errors as GraphQL errors with the REST status. */
-  const write = <A>(call: WriteCall<A>) => async (_r: unknown, a: A, ctx: RequestContext): Promise<Receipt> => {
-    try {
-      return await call(svc(ctx), await auth(ctx), a);
-    } catch (e) {
-      throw gqlError(e, opts.log);
-    }
-  };
+  const write =
+    <A>(call: WriteCall<A>) =>
+    async (_r: unknown, a: A, ctx: RequestContext): Promise<Receipt> => {
+      try {
+        return await call(svc(ctx), await auth(ctx), a);
+      } catch (e) {
+        throw gqlError(e, opts.log);
+      }
+    };
   builder.mutationFields((t: AnyBuilder) => ({
     createOffer: t.field({
       type: WriteReceipt,

@@ -49,7 +49,10 @@ export class ProgramPdas {
 
 /** A program's Anchor `Program` (instruction building, IDL) and its PDAs: the base of both clients. */
 export class ProgramClient<T extends Idl, P extends ProgramPdas> {
-  constructor(readonly program: Program<T>, readonly pda: P) {}
+  constructor(
+    readonly program: Program<T>,
+    readonly pda: P,
+  ) {}
 }
 
 /** Custom program error code in an error string ("custom program error: 0x..", "Custom(n)"). */
@@ -68,7 +71,10 @@ export function bigints<T>(v: unknown): T {
 }
 
 /** The events a program emitted in a transaction's log messages ("Program data: ..." lines its coder decodes). */
-export function parseEvents<N extends string>(coder: { decode(log: string): { name: string; data: unknown } | null }, logs: string[]): { name: N; data: Record<string, unknown> }[] {
+export function parseEvents<N extends string>(
+  coder: { decode(log: string): { name: string; data: unknown } | null },
+  logs: string[],
+): { name: N; data: Record<string, unknown> }[] {
   const out: { name: N; data: Record<string, unknown> }[] = [];
   for (const line of logs) {
     if (!line.startsWith("Program data: ")) continue;

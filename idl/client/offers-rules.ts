@@ -73,7 +73,11 @@ export function unmatchedStake(o: { creatorTotal: bigint; creatorAllocated: bigi
 }
 
 /** create_offer: the odds `creatorTotal : takerTarget` against the configured range (target > 0). */
-export function oddsRefusal(total: bigint, target: bigint, l: Pick<LimitsArgs, "minimumOddsNumerator" | "minimumOddsDenominator" | "maximumOddsNumerator" | "maximumOddsDenominator">): "OddsBelowMinimum" | "OddsAboveMaximum" | null {
+export function oddsRefusal(
+  total: bigint,
+  target: bigint,
+  l: Pick<LimitsArgs, "minimumOddsNumerator" | "minimumOddsDenominator" | "maximumOddsNumerator" | "maximumOddsDenominator">,
+): "OddsBelowMinimum" | "OddsAboveMaximum" | null {
   if (!ratioLe(l.minimumOddsNumerator, target, total, l.minimumOddsDenominator)) return "OddsBelowMinimum";
   if (!ratioLe(total, l.maximumOddsDenominator, l.maximumOddsNumerator, target)) return "OddsAboveMaximum";
   return null;
@@ -82,7 +86,10 @@ export function oddsRefusal(total: bigint, target: bigint, l: Pick<LimitsArgs, "
 // ---- contract timing ---------------------------------------------------------------------
 
 /** A contract as the rules need it: the chain account or a store row, times in unix seconds. */
-export interface ContractTiming { status: string; cutoffAt: bigint | number }
+export interface ContractTiming {
+  status: string;
+  cutoffAt: bigint | number;
+}
 
 /**
  * Why a contract takes no more offers or takes at `now`, in the program's order (create_offer,
@@ -113,7 +120,10 @@ export function cutoffFilter(which: "passed" | "ahead", now: bigint | number): [
 
 // ---- warning ratio -----------------------------------------------------------------------
 
-export interface WarningRatio { numerator: bigint; denominator: bigint }
+export interface WarningRatio {
+  numerator: bigint;
+  denominator: bigint;
+}
 
 /** The launch setting, for a store that has not indexed the Config yet. */
 export const LAUNCH_WARNING_RATIO: WarningRatio = { numerator: LAUNCH_LIMITS.warningRatioNumerator, denominator: LAUNCH_LIMITS.warningRatioDenominator };

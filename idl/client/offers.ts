@@ -5,7 +5,19 @@
  */
 import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
+import {
+  ProgramClient,
+  ProgramPdas,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+  accountKindIn,
+  bigints,
+  bn,
+  parseEvents,
+  programDataAddress,
+  programErrors,
+  u64le,
+} from "./common";
 import { offersIdl, type Offers } from "../offers";
 
 /** The IDL with camelCased names, as Anchor's TypeScript client uses it. */
@@ -107,12 +119,27 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
   }
 
   /** `deployer` (default: the authority) must be the program's upgrade authority; it signs and pays. */
-  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number; offersEnabled: boolean; limits: LimitsArgs; deployer?: PublicKey }) {
+  initializeConfig(a: {
+    authority: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+    feeBps: number;
+    offersEnabled: boolean;
+    limits: LimitsArgs;
+    deployer?: PublicKey;
+  }) {
     return this.program.methods
       .initializeConfig(a.feeBps, a.offersEnabled ? 1 : 0, this.limits(a.limits))
       .accountsStrict({
-        deployer: a.deployer ?? a.authority, authority: a.authority, config: this.pda.config()[0], vault: this.pda.vault()[0], mint: a.mint, treasury: a.treasury,
-        programData: programDataAddress(this.program.programId), tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM,
+        deployer: a.deployer ?? a.authority,
+        authority: a.authority,
+        config: this.pda.config()[0],
+        vault: this.pda.vault()[0],
+        mint: a.mint,
+        treasury: a.treasury,
+        programData: programDataAddress(this.program.programId),
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
       })
       .instruction();
   }
@@ -126,10 +153,21 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
 
   /** Names a new fee treasury (authority only), e.g. when the old one was closed or frozen. */
   setTreasury(a: { authority: PublicKey; treasury: PublicKey; config?: PublicKey }) {
-    return this.program.methods.setTreasury().accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury }).instruction();
+    return this.program.methods
+      .setTreasury()
+      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury })
+      .instruction();
   }
 
-  createContract(a: { authority: PublicKey; payer: PublicKey; templateId: string; eventId: string; cutoffAt: bigint; resolutionDeadline: bigint; config?: PublicKey }) {
+  createContract(a: {
+    authority: PublicKey;
+    payer: PublicKey;
+    templateId: string;
+    eventId: string;
+    cutoffAt: bigint;
+    resolutionDeadline: bigint;
+    config?: PublicKey;
+  }) {
     const [contract, bump] = this.pda.contract(a.templateId, a.eventId);
     return this.program.methods
       .createContract(uuidBytes(a.templateId), uuidBytes(a.eventId), bn(a.cutoffAt), bn(a.resolutionDeadline), bump)
@@ -292,7 +330,12 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
    * The owner takes its whole claim to `destination` (a token account of the mint it owns); the
    * claim account closes and its rent goes to `rentPayer` (the claim's recorded `rentPayer`).
    */
-  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey; overrides?: Partial<Record<"config" | "vault" | "claim" | "tokenProgram", PublicKey>> }) {
+  withdrawClaim(a: {
+    owner: PublicKey;
+    destination: PublicKey;
+    rentPayer: PublicKey;
+    overrides?: Partial<Record<"config" | "vault" | "claim" | "tokenProgram", PublicKey>>;
+  }) {
     return this.program.methods
       .withdrawClaim()
       .accountsStrict({
@@ -313,25 +356,67 @@ export { TOKEN_PROGRAM, SYSTEM_PROGRAM };
 
 /** Decoded accounts, with u64/i64 as bigint and enums as names. */
 export interface ConfigAccount {
-  authority: PublicKey; mint: PublicKey; treasury: PublicKey; vault: PublicKey;
-  feeBps: number; offersEnabled: boolean; limits: LimitsArgs;
+  authority: PublicKey;
+  mint: PublicKey;
+  treasury: PublicKey;
+  vault: PublicKey;
+  feeBps: number;
+  offersEnabled: boolean;
+  limits: LimitsArgs;
 }
 export interface ContractAccount {
-  templateId: string; eventId: string; cutoffAt: bigint; resolutionDeadline: bigint;
-  status: (typeof ContractStatus)[number]; result: (typeof ContractResult)[number]; createdAt: bigint; resolvedAt: bigint;
+  templateId: string;
+  eventId: string;
+  cutoffAt: bigint;
+  resolutionDeadline: bigint;
+  status: (typeof ContractStatus)[number];
+  result: (typeof ContractResult)[number];
+  createdAt: bigint;
+  resolvedAt: bigint;
 }
 export interface OfferAccount {
-  contract: PublicKey; creator: PublicKey; creatorToken: PublicKey; rentPayer: PublicKey; nonce: bigint;
-  side: SideName; status: (typeof OfferStatus)[number]; feeBps: number;
-  creatorTotal: bigint; takerTarget: bigint; minimumTake: bigint; takerFilled: bigint; creatorAllocated: bigint; creatorRefunded: bigint;
-  revision: bigint; fillCount: number; positionCount: number; settledPositionCount: number; createdAt: bigint; closedAt: bigint;
+  contract: PublicKey;
+  creator: PublicKey;
+  creatorToken: PublicKey;
+  rentPayer: PublicKey;
+  nonce: bigint;
+  side: SideName;
+  status: (typeof OfferStatus)[number];
+  feeBps: number;
+  creatorTotal: bigint;
+  takerTarget: bigint;
+  minimumTake: bigint;
+  takerFilled: bigint;
+  creatorAllocated: bigint;
+  creatorRefunded: bigint;
+  revision: bigint;
+  fillCount: number;
+  positionCount: number;
+  settledPositionCount: number;
+  createdAt: bigint;
+  closedAt: bigint;
 }
 export interface PositionAccount {
-  offer: PublicKey; taker: PublicKey; takerToken: PublicKey; rentPayer: PublicKey; takerAmount: bigint; creatorMatched: bigint;
-  status: (typeof PositionStatus)[number]; fillCount: number; createdAt: bigint; settledAt: bigint;
-  creatorPayout: bigint; takerPayout: bigint; fee: bigint;
+  offer: PublicKey;
+  taker: PublicKey;
+  takerToken: PublicKey;
+  rentPayer: PublicKey;
+  takerAmount: bigint;
+  creatorMatched: bigint;
+  status: (typeof PositionStatus)[number];
+  fillCount: number;
+  createdAt: bigint;
+  settledAt: bigint;
+  creatorPayout: bigint;
+  takerPayout: bigint;
+  fee: bigint;
 }
-export interface ClaimAccount { owner: PublicKey; amount: bigint; rentPayer: PublicKey; bump: number }
+export interface ClaimAccount {
+  owner: PublicKey;
+  amount: bigint;
+  rentPayer: PublicKey;
+  bump: number;
+}
 
 const big = bigints;
 
@@ -371,7 +456,10 @@ export function offersAccountKind(data: Buffer): "config" | "contract" | "offer"
   return accountKindIn(OFFERS_IDL, data);
 }
 
-export interface OffersEvent { name: "offerTaken" | "offerClosed" | "positionSettled" | "claimCredited" | "claimWithdrawn"; data: Record<string, unknown> }
+export interface OffersEvent {
+  name: "offerTaken" | "offerClosed" | "positionSettled" | "claimCredited" | "claimWithdrawn";
+  data: Record<string, unknown>;
+}
 /** Events in a transaction's log messages ("Program data: ..." lines of this program). */
 export function parseOffersEvents(logs: string[]): OffersEvent[] {
   return parseEvents(offersEventCoder, logs);

@@ -5,7 +5,19 @@
  */
 import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
-import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, accountKindIn, bigints, bn, parseEvents, programDataAddress, programErrors, u64le } from "./common";
+import {
+  ProgramClient,
+  ProgramPdas,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+  accountKindIn,
+  bigints,
+  bn,
+  parseEvents,
+  programDataAddress,
+  programErrors,
+  u64le,
+} from "./common";
 import { poolsIdl, type Pools } from "../pools";
 
 export const POOLS_IDL: Pools = poolsIdl;
@@ -85,23 +97,44 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
   }
 
   /** `deployer` (default: the authority) must be the program's upgrade authority; it signs and pays. */
-  initializeConfig(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; feeBps: number; deployer?: PublicKey; overrides?: Over<"config" | "vault" | "programData"> }) {
+  initializeConfig(a: {
+    authority: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+    feeBps: number;
+    deployer?: PublicKey;
+    overrides?: Over<"config" | "vault" | "programData">;
+  }) {
     return this.program.methods
       .initializeConfig(a.feeBps)
       .accountsStrict({
-        deployer: a.deployer ?? a.authority, authority: a.authority, config: this.pda.config()[0], vault: this.pda.vault()[0], mint: a.mint, treasury: a.treasury,
-        programData: programDataAddress(this.program.programId), tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+        deployer: a.deployer ?? a.authority,
+        authority: a.authority,
+        config: this.pda.config()[0],
+        vault: this.pda.vault()[0],
+        mint: a.mint,
+        treasury: a.treasury,
+        programData: programDataAddress(this.program.programId),
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
+        ...a.overrides,
       })
       .instruction();
   }
 
   updateConfig(a: { authority: PublicKey; feeBps: number; config?: PublicKey }) {
-    return this.program.methods.updateConfig(a.feeBps).accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] }).instruction();
+    return this.program.methods
+      .updateConfig(a.feeBps)
+      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] })
+      .instruction();
   }
 
   /** Names a new fee treasury (authority only), e.g. when the old one was closed or frozen. */
   setTreasury(a: { authority: PublicKey; treasury: PublicKey; config?: PublicKey }) {
-    return this.program.methods.setTreasury().accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury }).instruction();
+    return this.program.methods
+      .setTreasury()
+      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury })
+      .instruction();
   }
 
   createPool(a: CreatePoolInput & { bump?: number }) {
@@ -122,22 +155,49 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
     const r = a.rawLens ?? {};
     return this.program.methods
       .createPool(
-        bn(a.nonce), bump, count, bn(a.closesAt), bn(a.resolutionAt ?? 0n),
-        Math.min(r.question ?? q.len, 65535), q.bytes, Math.min(r.criteria ?? c.len, 65535), c.bytes, Math.min(r.coverUrl ?? u.len, 255), u.bytes,
-        r.labels ?? labelLens, [...labelBytes],
+        bn(a.nonce),
+        bump,
+        count,
+        bn(a.closesAt),
+        bn(a.resolutionAt ?? 0n),
+        Math.min(r.question ?? q.len, 65535),
+        q.bytes,
+        Math.min(r.criteria ?? c.len, 65535),
+        c.bytes,
+        Math.min(r.coverUrl ?? u.len, 255),
+        u.bytes,
+        r.labels ?? labelLens,
+        [...labelBytes],
       )
       .accountsStrict({ payer: a.payer, creator: a.creator, config: this.pda.config()[0], pool, systemProgram: SYSTEM_PROGRAM, ...a.overrides })
       .instruction();
   }
 
   /** `participantBump` overrides the canonical bump (adversarial tests). */
-  placePick(a: { payer: PublicKey; user: PublicKey; userToken: PublicKey; pool: PublicKey; outcome: number; amount: bigint; participantBump?: number; overrides?: Over<"config" | "participant" | "vault" | "tokenProgram" | "systemProgram"> }) {
+  placePick(a: {
+    payer: PublicKey;
+    user: PublicKey;
+    userToken: PublicKey;
+    pool: PublicKey;
+    outcome: number;
+    amount: bigint;
+    participantBump?: number;
+    overrides?: Over<"config" | "participant" | "vault" | "tokenProgram" | "systemProgram">;
+  }) {
     const [participant, bump] = this.pda.participant(a.pool, a.user);
     return this.program.methods
       .placePick(a.outcome, bn(a.amount), a.participantBump ?? bump)
       .accountsStrict({
-        payer: a.payer, user: a.user, userToken: a.userToken, config: this.pda.config()[0], pool: a.pool, participant,
-        vault: this.pda.vault()[0], tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+        payer: a.payer,
+        user: a.user,
+        userToken: a.userToken,
+        config: this.pda.config()[0],
+        pool: a.pool,
+        participant,
+        vault: this.pda.vault()[0],
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
+        ...a.overrides,
       })
       .instruction();
   }
@@ -171,24 +231,58 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
    * `user` is the participant's wallet (its Claim receives what `userToken` cannot); `payer`
    * signs and pays the Claim's rent if one is created.
    */
-  settleParticipant(a: { pool: PublicKey; participant: PublicKey; user: PublicKey; userToken: PublicKey; treasury: PublicKey; payer: PublicKey; claimBump?: number; overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram"> }) {
+  settleParticipant(a: {
+    pool: PublicKey;
+    participant: PublicKey;
+    user: PublicKey;
+    userToken: PublicKey;
+    treasury: PublicKey;
+    payer: PublicKey;
+    claimBump?: number;
+    overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram">;
+  }) {
     const [userClaim, bump] = this.pda.claim(a.user);
     return this.program.methods
       .settleParticipant(a.claimBump ?? bump)
       .accountsStrict({
-        config: this.pda.config()[0], pool: a.pool, participant: a.participant, vault: this.pda.vault()[0], userToken: a.userToken,
-        treasury: a.treasury, tokenProgram: TOKEN_PROGRAM, payer: a.payer, userClaim, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+        config: this.pda.config()[0],
+        pool: a.pool,
+        participant: a.participant,
+        vault: this.pda.vault()[0],
+        userToken: a.userToken,
+        treasury: a.treasury,
+        tokenProgram: TOKEN_PROGRAM,
+        payer: a.payer,
+        userClaim,
+        systemProgram: SYSTEM_PROGRAM,
+        ...a.overrides,
       })
       .instruction();
   }
 
-  refundParticipant(a: { pool: PublicKey; participant: PublicKey; user: PublicKey; userToken: PublicKey; payer: PublicKey; claimBump?: number; overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram"> }) {
+  refundParticipant(a: {
+    pool: PublicKey;
+    participant: PublicKey;
+    user: PublicKey;
+    userToken: PublicKey;
+    payer: PublicKey;
+    claimBump?: number;
+    overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram">;
+  }) {
     const [userClaim, bump] = this.pda.claim(a.user);
     return this.program.methods
       .refundParticipant(a.claimBump ?? bump)
       .accountsStrict({
-        config: this.pda.config()[0], pool: a.pool, participant: a.participant, vault: this.pda.vault()[0], userToken: a.userToken,
-        tokenProgram: TOKEN_PROGRAM, payer: a.payer, userClaim, systemProgram: SYSTEM_PROGRAM, ...a.overrides,
+        config: this.pda.config()[0],
+        pool: a.pool,
+        participant: a.participant,
+        vault: this.pda.vault()[0],
+        userToken: a.userToken,
+        tokenProgram: TOKEN_PROGRAM,
+        payer: a.payer,
+        userClaim,
+        systemProgram: SYSTEM_PROGRAM,
+        ...a.overrides,
       })
       .instruction();
   }
@@ -198,8 +292,14 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
     return this.program.methods
       .withdrawClaim()
       .accountsStrict({
-        owner: a.owner, config: this.pda.config()[0], claim: this.pda.claim(a.owner)[0], vault: this.pda.vault()[0], destination: a.destination,
-        rentPayer: a.rentPayer, tokenProgram: TOKEN_PROGRAM, ...a.overrides,
+        owner: a.owner,
+        config: this.pda.config()[0],
+        claim: this.pda.claim(a.owner)[0],
+        vault: this.pda.vault()[0],
+        destination: a.destination,
+        rentPayer: a.rentPayer,
+        tokenProgram: TOKEN_PROGRAM,
+        ...a.overrides,
       })
       .instruction();
   }
@@ -208,24 +308,75 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
 const big = bigints;
 const text = (bytes: number[], len: number) => Buffer.from(bytes.slice(0, len)).toString("utf8");
 
-export interface PoolsConfigAccount { authority: PublicKey; mint: PublicKey; treasury: PublicKey; vault: PublicKey; feeBps: number; bump: number; vaultBump: number }
-export interface OutcomeAccount { outcomeIndex: number; label: string; totalOi: bigint; wagerCount: number; voteWeight: bigint }
+export interface PoolsConfigAccount {
+  authority: PublicKey;
+  mint: PublicKey;
+  treasury: PublicKey;
+  vault: PublicKey;
+  feeBps: number;
+  bump: number;
+  vaultBump: number;
+}
+export interface OutcomeAccount {
+  outcomeIndex: number;
+  label: string;
+  totalOi: bigint;
+  wagerCount: number;
+  voteWeight: bigint;
+}
 export interface PoolAccount {
-  creator: PublicKey; nonce: bigint; bump: number; version: number; state: (typeof PoolState)[number]; outcomeCount: number; feeBps: number;
-  question: string; criteria: string; coverUrl: string; closesAt: bigint; resolutionAt: bigint;
+  creator: PublicKey;
+  nonce: bigint;
+  bump: number;
+  version: number;
+  state: (typeof PoolState)[number];
+  outcomeCount: number;
+  feeBps: number;
+  question: string;
+  criteria: string;
+  coverUrl: string;
+  closesAt: bigint;
+  resolutionAt: bigint;
   /** End of the dispute window of the proposal (0 before one). */
   voteEndsAt: bigint;
   /** When the pool went to the authority (0: not escalated). */
   escalatedAt: bigint;
-  outcomes: OutcomeAccount[]; totalOi: bigint; participantCount: number; voterCount: number; voteWeightTotal: bigint;
-  proposedOutcome: number | null; escalated: boolean; disputeCount: number;
-  winningOutcome: number | null; settledCount: number; paidOut: bigint; feesPaid: bigint; createdAt: bigint; updatedAt: bigint;
+  outcomes: OutcomeAccount[];
+  totalOi: bigint;
+  participantCount: number;
+  voterCount: number;
+  voteWeightTotal: bigint;
+  proposedOutcome: number | null;
+  escalated: boolean;
+  disputeCount: number;
+  winningOutcome: number | null;
+  settledCount: number;
+  paidOut: bigint;
+  feesPaid: bigint;
+  createdAt: bigint;
+  updatedAt: bigint;
 }
 export interface ParticipantAccount {
-  pool: PublicKey; user: PublicKey; userToken: PublicKey; bump: number; voted: boolean; voteOutcome: number | null; settled: boolean;
-  stakes: bigint[]; total: bigint; pickCount: number; payout: bigint; fee: bigint; createdAt: bigint;
+  pool: PublicKey;
+  user: PublicKey;
+  userToken: PublicKey;
+  bump: number;
+  voted: boolean;
+  voteOutcome: number | null;
+  settled: boolean;
+  stakes: bigint[];
+  total: bigint;
+  pickCount: number;
+  payout: bigint;
+  fee: bigint;
+  createdAt: bigint;
 }
-export interface ClaimAccount { owner: PublicKey; amount: bigint; rentPayer: PublicKey; bump: number }
+export interface ClaimAccount {
+  owner: PublicKey;
+  amount: bigint;
+  rentPayer: PublicKey;
+  bump: number;
+}
 
 export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
   return big(poolsAccountsCoder.decode("config", data));
@@ -233,16 +384,41 @@ export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
 export function decodePool(data: Buffer): PoolAccount {
   const r = big<Record<string, any>>(poolsAccountsCoder.decode("pool", data));
   const outcomes = (r.outcomes as any[]).slice(0, r.outcomeCount).map((o, i) => ({
-    outcomeIndex: i, label: text(o.label, o.labelLen), totalOi: o.totalOi, wagerCount: o.wagerCount, voteWeight: o.voteWeight,
+    outcomeIndex: i,
+    label: text(o.label, o.labelLen),
+    totalOi: o.totalOi,
+    wagerCount: o.wagerCount,
+    voteWeight: o.voteWeight,
   }));
   return {
-    creator: r.creator, nonce: r.nonce, bump: r.bump, version: r.version, state: PoolState[r.state], outcomeCount: r.outcomeCount, feeBps: r.feeBps,
-    question: text(r.question, r.questionLen), criteria: text(r.criteria, r.criteriaLen), coverUrl: text(r.coverUrl, r.coverUrlLen),
-    closesAt: r.closesAt, resolutionAt: r.resolutionAt, voteEndsAt: r.voteEndsAt, escalatedAt: r.escalatedAt, outcomes, totalOi: r.totalOi,
-    participantCount: r.participantCount, voterCount: r.voterCount, voteWeightTotal: r.voteWeightTotal,
-    proposedOutcome: r.proposedOutcome === NO_OUTCOME ? null : r.proposedOutcome, escalated: r.escalated === 1, disputeCount: r.disputeCount,
-    winningOutcome: r.winningOutcome === NO_OUTCOME ? null : r.winningOutcome, settledCount: r.settledCount, paidOut: r.paidOut, feesPaid: r.feesPaid,
-    createdAt: r.createdAt, updatedAt: r.updatedAt,
+    creator: r.creator,
+    nonce: r.nonce,
+    bump: r.bump,
+    version: r.version,
+    state: PoolState[r.state],
+    outcomeCount: r.outcomeCount,
+    feeBps: r.feeBps,
+    question: text(r.question, r.questionLen),
+    criteria: text(r.criteria, r.criteriaLen),
+    coverUrl: text(r.coverUrl, r.coverUrlLen),
+    closesAt: r.closesAt,
+    resolutionAt: r.resolutionAt,
+    voteEndsAt: r.voteEndsAt,
+    escalatedAt: r.escalatedAt,
+    outcomes,
+    totalOi: r.totalOi,
+    participantCount: r.participantCount,
+    voterCount: r.voterCount,
+    voteWeightTotal: r.voteWeightTotal,
+    proposedOutcome: r.proposedOutcome === NO_OUTCOME ? null : r.proposedOutcome,
+    escalated: r.escalated === 1,
+    disputeCount: r.disputeCount,
+    winningOutcome: r.winningOutcome === NO_OUTCOME ? null : r.winningOutcome,
+    settledCount: r.settledCount,
+    paidOut: r.paidOut,
+    feesPaid: r.feesPaid,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }
 export function decodeParticipant(data: Buffer): ParticipantAccount {
@@ -274,7 +450,10 @@ export function poolStateAt(pool: Pick<PoolAccount, "state" | "closesAt">, now: 
 }
 
 /** What can happen next to a pool at `now` in the resolution of the program (for crank and UI). */
-export function poolResolutionAt(pool: PoolAccount, now: bigint): "picks-open" | "awaiting-proposal" | "escalatable" | "dispute-window" | "resolvable" | "awaiting-authority" | "cancelable" | "final" {
+export function poolResolutionAt(
+  pool: PoolAccount,
+  now: bigint,
+): "picks-open" | "awaiting-proposal" | "escalatable" | "dispute-window" | "resolvable" | "awaiting-authority" | "cancelable" | "final" {
   if (pool.state === "OPEN") {
     if (now < pool.closesAt) return "picks-open";
     if (pool.participantCount === 0) return "cancelable";

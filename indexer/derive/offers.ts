@@ -94,10 +94,16 @@ export interface DerivedFill {
 
 export function deriveFill(f: FillsTable): DerivedFill {
   return {
-    offer: f.offer, revision: String(f.revision), taker: f.taker, position: f.position,
-    takeMicros: f.take_micros, creatorMatchedMicros: f.creator_matched_micros,
-    takerFilledMicros: f.taker_filled_micros, creatorAllocatedMicros: f.creator_allocated_micros,
-    filledAt: iso(f.filled_at)!, signature: f.signature,
+    offer: f.offer,
+    revision: String(f.revision),
+    taker: f.taker,
+    position: f.position,
+    takeMicros: f.take_micros,
+    creatorMatchedMicros: f.creator_matched_micros,
+    takerFilledMicros: f.taker_filled_micros,
+    creatorAllocatedMicros: f.creator_allocated_micros,
+    filledAt: iso(f.filled_at)!,
+    signature: f.signature,
   };
 }
 
@@ -118,17 +124,32 @@ export interface DerivedPosition {
 
 export function derivePosition(p: PositionsTable): DerivedPosition {
   return {
-    address: p.address, offer: p.offer, taker: p.taker, takerMicros: p.taker_micros, creatorMatchedMicros: p.creator_matched_micros,
-    status: p.status as DerivedPosition["status"], fillCount: Number(p.fill_count), createdAt: iso(p.created_at)!, settledAt: iso(p.settled_at),
-    creatorPayoutMicros: p.creator_payout_micros, takerPayoutMicros: p.taker_payout_micros, feeMicros: p.fee_micros,
+    address: p.address,
+    offer: p.offer,
+    taker: p.taker,
+    takerMicros: p.taker_micros,
+    creatorMatchedMicros: p.creator_matched_micros,
+    status: p.status as DerivedPosition["status"],
+    fillCount: Number(p.fill_count),
+    createdAt: iso(p.created_at)!,
+    settledAt: iso(p.settled_at),
+    creatorPayoutMicros: p.creator_payout_micros,
+    takerPayoutMicros: p.taker_payout_micros,
+    feeMicros: p.fee_micros,
   };
 }
 
 /** Contract fields from chain + catalog (joined, not mixed). */
 export function deriveContractChain(c: ContractsTable) {
   return {
-    address: c.address, templateId: c.template_id, eventId: c.event_id,
-    cutoffAt: iso(c.cutoff_at)!, resolutionDeadline: iso(c.resolution_deadline)!,
-    status: c.status, result: c.result, createdAt: iso(c.created_at)!, resolvedAt: iso(c.resolved_at),
+    address: c.address,
+    templateId: c.template_id,
+    eventId: c.event_id,
+    cutoffAt: iso(c.cutoff_at)!,
+    resolutionDeadline: iso(c.resolution_deadline)!,
+    status: c.status,
+    result: c.result,
+    createdAt: iso(c.created_at)!,
+    resolvedAt: iso(c.resolved_at),
   };
 }

@@ -23,7 +23,11 @@ export interface ProcessedTx {
   accountKeys: string[];
 }
 
-export interface LocalAccount { owner: PublicKey; data: Uint8Array; lamports: number | bigint }
+export interface LocalAccount {
+  owner: PublicKey;
+  data: Uint8Array;
+  lamports: number | bigint;
+}
 export interface LocalChainReader {
   getAccount(address: PublicKey): Promise<LocalAccount | null>;
   getSlot(): Promise<bigint | number>;
@@ -44,7 +48,10 @@ export class BankrunSource implements AccountSource {
   private received = 0;
   private handled = 0;
 
-  constructor(readonly reader: LocalChainReader, opts: { programs: (string | PublicKey)[]; name?: string }) {
+  constructor(
+    readonly reader: LocalChainReader,
+    opts: { programs: (string | PublicKey)[]; name?: string },
+  ) {
     this.programs = new Set(opts.programs.map((p) => p.toString()));
     this.name = opts.name ?? "bankrun";
   }
@@ -112,7 +119,9 @@ export class BankrunSource implements AccountSource {
     // seen belongs to an earlier chain, whose rows would shadow this one's (same PDAs, higher
     // slots). Refuse rather than silently skip or mix; empty the chain tables first.
     if (from && from.writeVersion > this.seq) {
-      throw new Error(`store checkpoint "${from.source}" is at write version ${from.writeVersion}, past this local chain (${this.seq}): it holds an earlier chain; call resetChainTables(store) or use a fresh store`);
+      throw new Error(
+        `store checkpoint "${from.source}" is at write version ${from.writeVersion}, past this local chain (${this.seq}): it holds an earlier chain; call resetChainTables(store) or use a fresh store`,
+      );
     }
     this.from = from;
     this.sink = sink;
@@ -156,7 +165,11 @@ export function bankrunReader(ctx: ProgramTestContext): LocalChainReader {
  */
 export class IndexedBankrun {
   readonly source: BankrunSource;
-  constructor(readonly ctx: ProgramTestContext, programs: (string | PublicKey)[], name = "bankrun") {
+  constructor(
+    readonly ctx: ProgramTestContext,
+    programs: (string | PublicKey)[],
+    name = "bankrun",
+  ) {
     this.source = new BankrunSource(bankrunReader(ctx), { programs, name });
   }
 

@@ -8,7 +8,13 @@ import { createInterface } from "node:readline";
 import type { AccountSource, Batch, BatchSink, Checkpoint } from "./types";
 import { newer } from "./types";
 
-interface WireBatch { slot: number; writeVersion: number; cursor?: string; accounts: { slot: number; writeVersion: number; pubkey: string; owner: string; data: string | null }[]; transactions: Batch["transactions"] }
+interface WireBatch {
+  slot: number;
+  writeVersion: number;
+  cursor?: string;
+  accounts: { slot: number; writeVersion: number; pubkey: string; owner: string; data: string | null }[];
+  transactions: Batch["transactions"];
+}
 
 export function encodeBatch(b: Batch): string {
   const w: WireBatch = { ...b, accounts: b.accounts.map((a) => ({ ...a, data: a.data ? a.data.toString("base64") : null })) };
@@ -45,13 +51,22 @@ export async function readBatches(path: string): Promise<Batch[]> {
 /** Merges consecutive batches into one (the writer keeps the newest version of each account). */
 export function mergeBatches(list: Batch[]): Batch {
   const last = list[list.length - 1];
-  return { slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor, accounts: list.flatMap((b) => b.accounts), transactions: list.flatMap((b) => b.transactions) };
+  return {
+    slot: last.slot,
+    writeVersion: last.writeVersion,
+    cursor: last.cursor,
+    accounts: list.flatMap((b) => b.accounts),
+    transactions: list.flatMap((b) => b.transactions),
+  };
 }
 
 export class ReplaySource implements AccountSource {
   readonly name: string;
   private stopped = false;
-  constructor(readonly path: string, opts: { name?: string; group?: number } = {}) {
+  constructor(
+    readonly path: string,
+    opts: { name?: string; group?: number } = {},
+  ) {
     this.name = opts.name ?? "replay";
     this.group = opts.group ?? 1;
   }

@@ -51,10 +51,19 @@ export interface RpcSourceOptions {
 
 const SNAPSHOT_CHUNK = 500;
 
-interface CloseCheck { signature: string; slot: number; attempts: number; nextAt: number }
+interface CloseCheck {
+  signature: string;
+  slot: number;
+  attempts: number;
+  nextAt: number;
+}
 
 /** A history read: events to deliver, and where each program's cursor moves once they are. */
-interface History { events: TxEvent[]; newest: Map<string, string>; floor: number }
+interface History {
+  events: TxEvent[];
+  newest: Map<string, string>;
+  floor: number;
+}
 
 export class RpcSource implements AccountSource {
   readonly name: string;
@@ -195,7 +204,13 @@ export class RpcSource implements AccountSource {
         tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
       }
       if (!tx) throw new Error(`getTransaction ${s.signature}: not found at ${finality}`);
-      out.push({ signature: s.signature, slot: tx.slot, writeVersion: 0, err: tx.meta?.err ? JSON.stringify(tx.meta.err) : null, logs: tx.meta?.logMessages ?? [] });
+      out.push({
+        signature: s.signature,
+        slot: tx.slot,
+        writeVersion: 0,
+        err: tx.meta?.err ? JSON.stringify(tx.meta.err) : null,
+        logs: tx.meta?.logMessages ?? [],
+      });
     }
     return { events: out, newest, floor: ordered.length ? ordered[ordered.length - 1].slot : 0 };
   }
@@ -206,7 +221,9 @@ export class RpcSource implements AccountSource {
     this.wv = from?.writeVersion ?? 0;
     this.restoreCursor(from?.cursor ?? "");
     for (const program of this.programs) {
-      this.accountSubs.push(this.connection.onProgramAccountChange(program, (a, ctx) => this.onAccount(a, ctx), { commitment: this.commitment, encoding: "base64" }));
+      this.accountSubs.push(
+        this.connection.onProgramAccountChange(program, (a, ctx) => this.onAccount(a, ctx), { commitment: this.commitment, encoding: "base64" }),
+      );
       this.logSubs.push(this.connection.onLogs(program, (l, ctx) => this.onLogs(l, ctx), this.commitment));
     }
     const ws = (this.connection as unknown as { _rpcWebSocket?: { on(ev: string, f: () => void): void } })._rpcWebSocket;
@@ -235,7 +252,8 @@ export class RpcSource implements AccountSource {
     this.queueTxs.push({ signature: l.signature, slot: ctx.slot, writeVersion: ++this.wv, err: l.err ? JSON.stringify(l.err) : null, logs: l.logs });
     // Rent reclaims close accounts and log no event; a closed account belongs to the system
     // program afterwards, so programSubscribe never reports it. Check such transactions' accounts.
-    if (!l.err && !l.logs.some((x) => x.startsWith("Program data: "))) this.closeChecks.push({ signature: l.signature, slot: ctx.slot, attempts: 0, nextAt: 0 });
+    if (!l.err && !l.logs.some((x) => x.startsWith("Program data: ")))
+      this.closeChecks.push({ signature: l.signature, slot: ctx.slot, attempts: 0, nextAt: 0 });
   }
 
   /**
@@ -255,10 +273,16 @@ export class RpcSource implements AccountSource {
         if (++c.attempts < 25) this.closeChecks.push({ ...c, nextAt: now + 200 });
         continue;
       }
-      const keys = [...tx.transaction.message.staticAccountKeys.map((k) => k.toBase58()), ...(tx.meta?.loadedAddresses?.writable ?? []).map((k) => k.toBase58())];
+      const keys = [
+        ...tx.transaction.message.staticAccountKeys.map((k) => k.toBase58()),
+        ...(tx.meta?.loadedAddresses?.writable ?? []).map((k) => k.toBase58()),
+      ];
       const candidates = keys.filter((k) => this.known.has(k));
       if (!candidates.length) continue;
-      const infos = await this.connection.getMultipleAccountsInfo(candidates.map((k) => new PublicKey(k)), this.commitment);
+      const infos = await this.connection.getMultipleAccountsInfo(
+        candidates.map((k) => new PublicKey(k)),
+        this.commitment,
+      );
       candidates.forEach((pubkey, i) => {
         const a = infos[i];
         const ours = a && a.lamports > 0 && this.programs.some((p) => p.equals(a.owner));
@@ -313,7 +337,11 @@ export class RpcSource implements AccountSource {
     if (!this.sink || this.stopped) return false;
     const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     for (const program of this.programs) {
-      const listed = await this.connection.getSignaturesForAddress(program, { until: this.cursors.get(program.toBase58()), limit: 1000, minContextSlot: slot }, finality);
+      const listed = await this.connection.getSignaturesForAddress(
+        program,
+        { until: this.cursors.get(program.toBase58()), limit: 1000, minContextSlot: slot },
+        finality,
+      );
       if (listed.length === 1000) return false;
       if (listed.some((s) => s.slot <= slot && !this.seenLive.has(s.signature))) return false;
     }

@@ -26,11 +26,13 @@ export async function tableChecksums(db: Kysely<Database>, mode: ChecksumMode = 
     let rows = (await db.selectFrom(table).selectAll().execute()) as Record<string, unknown>[];
     if (mode === "content" && ACCOUNT_LIKE.has(table) && table !== "pool_outcomes") rows = rows.filter((r) => Number(r.deleted) === 0);
     const lines = rows.map((r) => {
-      const cols = Object.keys(r).sort().filter((c) => {
-        if (table === "checkpoints" && c === "updated_at") return false;
-        if (mode === "content" && ACCOUNT_LIKE.has(table) && CHAIN_META.has(c)) return false;
-        return true;
-      });
+      const cols = Object.keys(r)
+        .sort()
+        .filter((c) => {
+          if (table === "checkpoints" && c === "updated_at") return false;
+          if (mode === "content" && ACCOUNT_LIKE.has(table) && CHAIN_META.has(c)) return false;
+          return true;
+        });
       return cols.map((c) => `${c}=${norm(r[c])}`).join("\u001f");
     });
     lines.sort();

@@ -6,7 +6,8 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, typ
 
 type Tb = CreateTableBuilder<string, never>;
 const meta = (t: Tb) =>
-  t.addColumn("slot", "bigint", (c) => c.notNull())
+  t
+    .addColumn("slot", "bigint", (c) => c.notNull())
     .addColumn("write_version", "bigint", (c) => c.notNull())
     .addColumn("deleted", "integer", (c) => c.notNull().defaultTo(0));
 const txt = (t: Tb, ...names: string[]) => names.reduce((x, n) => x.addColumn(n, "text", (c) => c.notNull()), t);
@@ -17,19 +18,20 @@ const bigNull = (t: Tb, ...names: string[]) => names.reduce((x, n) => x.addColum
 const m0001: Migration = {
   async up(db: Kysely<unknown>) {
     const s = db.schema;
-    await meta(txt(s.createTable("config").addColumn("address", "text", (c) => c.primaryKey()) as Tb,
-      "authority", "mint", "treasury", "vault")
-      .addColumn("fee_bps", "integer", (c) => c.notNull())
-      .addColumn("offers_enabled", "integer", (c) => c.notNull())
-      .addColumn("minimum_creator_micros", "text", (c) => c.notNull())
-      .addColumn("minimum_take_micros", "text", (c) => c.notNull())
-      .addColumn("maximum_wager_micros", "text", (c) => c.notNull())
-      .addColumn("warning_ratio_numerator", "text", (c) => c.notNull())
-      .addColumn("warning_ratio_denominator", "text", (c) => c.notNull())
-      .addColumn("minimum_odds_numerator", "text", (c) => c.notNull())
-      .addColumn("minimum_odds_denominator", "text", (c) => c.notNull())
-      .addColumn("maximum_odds_numerator", "text", (c) => c.notNull())
-      .addColumn("maximum_odds_denominator", "text", (c) => c.notNull())).execute();
+    await meta(
+      txt(s.createTable("config").addColumn("address", "text", (c) => c.primaryKey()) as Tb, "authority", "mint", "treasury", "vault")
+        .addColumn("fee_bps", "integer", (c) => c.notNull())
+        .addColumn("offers_enabled", "integer", (c) => c.notNull())
+        .addColumn("minimum_creator_micros", "text", (c) => c.notNull())
+        .addColumn("minimum_take_micros", "text", (c) => c.notNull())
+        .addColumn("maximum_wager_micros", "text", (c) => c.notNull())
+        .addColumn("warning_ratio_numerator", "text", (c) => c.notNull())
+        .addColumn("warning_ratio_denominator", "text", (c) => c.notNull())
+        .addColumn("minimum_odds_numerator", "text", (c) => c.notNull())
+        .addColumn("minimum_odds_denominator", "text", (c) => c.notNull())
+        .addColumn("maximum_odds_numerator", "text", (c) => c.notNull())
+        .addColumn("maximum_odds_denominator", "text", (c) => c.notNull()),
+    ).execute();
 
     let t = s.createTable("contracts").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
     t = txt(t, "template_id", "event_id");
@@ -42,7 +44,15 @@ const m0001: Migration = {
     t = s.createTable("offers").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
     t = txt(t, "contract", "creator", "creator_token", "rent_payer", "nonce", "side", "status");
     t = int(t, "fee_bps");
-    t = txt(t, "creator_total_micros", "taker_target_micros", "minimum_take_micros", "taker_filled_micros", "creator_allocated_micros", "creator_refunded_micros");
+    t = txt(
+      t,
+      "creator_total_micros",
+      "taker_target_micros",
+      "minimum_take_micros",
+      "taker_filled_micros",
+      "creator_allocated_micros",
+      "creator_refunded_micros",
+    );
     t = big(t, "revision");
     t = int(t, "fill_count", "position_count", "settled_position_count");
     t = big(t, "created_at");
@@ -141,7 +151,22 @@ const m0001: Migration = {
     await s.createIndex("contract_catalog_sport_idx").on("contract_catalog").column("sport").execute();
   },
   async down(db: Kysely<unknown>) {
-    for (const t of ["checkpoints", "profiles", "pool_catalog", "contract_catalog", "pool_wagers", "pool_outcomes", "pools", "settlements", "offer_closes", "fills", "positions", "offers", "contracts", "config"]) {
+    for (const t of [
+      "checkpoints",
+      "profiles",
+      "pool_catalog",
+      "contract_catalog",
+      "pool_wagers",
+      "pool_outcomes",
+      "pools",
+      "settlements",
+      "offer_closes",
+      "fills",
+      "positions",
+      "offers",
+      "contracts",
+      "config",
+    ]) {
       await db.schema.dropTable(t).ifExists().execute();
     }
   },

@@ -17,7 +17,12 @@ import type { Store } from "./db";
 import { decodeAccount, decodeEvents, type AccountRow } from "../decode";
 import { newer, type AccountUpdate, type Batch, type Checkpoint } from "../sources/types";
 
-interface Version { slot: number; wv: number; table: AccountTable | null; deleted?: boolean }
+interface Version {
+  slot: number;
+  wv: number;
+  table: AccountTable | null;
+  deleted?: boolean;
+}
 
 export interface WriterStats {
   batches: number;
@@ -33,7 +38,9 @@ export interface WriterStats {
 const CHUNK = 400;
 
 /** Children rows that replace a parent's on every accepted update (pool outcomes). */
-export interface AccountChildren { pool_outcomes?: Omit<PoolOutcomesTable, "slot" | "write_version">[] }
+export interface AccountChildren {
+  pool_outcomes?: Omit<PoolOutcomesTable, "slot" | "write_version">[];
+}
 
 export class StoreWriter {
   private readonly versions = new Map<string, Version>();
@@ -41,7 +48,10 @@ export class StoreWriter {
 
   private readonly prepared = new Map<string, { run(params: unknown[]): unknown; cols: string[] }>();
 
-  private constructor(readonly store: Store, readonly source: string) {}
+  private constructor(
+    readonly store: Store,
+    readonly source: string,
+  ) {}
 
   /**
    * SQLite hot path: better-sqlite3 statements prepared once per table and column set, run per
@@ -148,7 +158,8 @@ export class StoreWriter {
         else await upsertNewer(trx, table, rows);
       }
       for (const { table, u } of tombstones) {
-        await trx.updateTable(table)
+        await trx
+          .updateTable(table)
           .set({ deleted: 1, slot: u.slot, write_version: u.writeVersion } as never)
           .where("address", "=", u.pubkey)
           .where(sql<boolean>`(slot < ${u.slot} OR (slot = ${u.slot} AND write_version < ${u.writeVersion}))`)
@@ -157,17 +168,32 @@ export class StoreWriter {
       for (const c of children) {
         await trx.deleteFrom("pool_outcomes").where("pool", "=", c.pool).execute();
         if (c.rows.length) {
-          await trx.insertInto("pool_outcomes").values(c.rows.map((r) => ({ ...r, pool: c.pool, slot: c.u.slot, write_version: c.u.writeVersion }))).execute();
+          await trx
+            .insertInto("pool_outcomes")
+            .values(c.rows.map((r) => ({ ...r, pool: c.pool, slot: c.u.slot, write_version: c.u.writeVersion })))
+            .execute();
         }
       }
       for (let i = 0; i < events.fills.length; i += CHUNK) {
-        await trx.insertInto("fills").values(events.fills.slice(i, i + CHUNK)).onConflict((oc) => oc.columns(["offer", "revision"]).doNothing()).execute();
+        await trx
+          .insertInto("fills")
+          .values(events.fills.slice(i, i + CHUNK))
+          .onConflict((oc) => oc.columns(["offer", "revision"]).doNothing())
+          .execute();
       }
       for (let i = 0; i < events.closes.length; i += CHUNK) {
-        await trx.insertInto("offer_closes").values(events.closes.slice(i, i + CHUNK)).onConflict((oc) => oc.column("offer").doNothing()).execute();
+        await trx
+          .insertInto("offer_closes")
+          .values(events.closes.slice(i, i + CHUNK))
+          .onConflict((oc) => oc.column("offer").doNothing())
+          .execute();
       }
       for (let i = 0; i < events.settlements.length; i += CHUNK) {
-        await trx.insertInto("settlements").values(events.settlements.slice(i, i + CHUNK)).onConflict((oc) => oc.column("position").doNothing()).execute();
+        await trx
+          .insertInto("settlements")
+          .values(events.settlements.slice(i, i + CHUNK))
+          .onConflict((oc) => oc.column("position").doNothing())
+          .execute();
       }
       await writeCheckpoint(trx, { source: this.source, slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor ?? "" });
     });
@@ -187,8 +213,12 @@ function upsertOneQuery(db: Kysely<Database>, table: AccountTable, cols: string[
     .insertInto(table)
     .values(row as never)
     .onConflict((oc) =>
-      oc.column("address").doUpdateSet(Object.fromEntries(rest.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
-        .where(sql<boolean>`(excluded.slot > ${sql.ref(`${table}.slot`)} OR (excluded.slot = ${sql.ref(`${table}.slot`)} AND excluded.write_version > ${sql.ref(`${table}.write_version`)}))`),
+      oc
+        .column("address")
+        .doUpdateSet(Object.fromEntries(rest.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
+        .where(
+          sql<boolean>`(excluded.slot > ${sql.ref(`${table}.slot`)} OR (excluded.slot = ${sql.ref(`${table}.slot`)} AND excluded.write_version > ${sql.ref(`${table}.write_version`)}))`,
+        ),
     )
     .compile();
 }
@@ -200,8 +230,12 @@ async function upsertNewer(trx: Transaction<Database>, table: AccountTable, rows
       .insertInto(table)
       .values(rows.slice(i, i + CHUNK) as never)
       .onConflict((oc) =>
-        oc.column("address").doUpdateSet(Object.fromEntries(cols.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
-          .where(sql<boolean>`(excluded.slot > ${sql.ref(`${table}.slot`)} OR (excluded.slot = ${sql.ref(`${table}.slot`)} AND excluded.write_version > ${sql.ref(`${table}.write_version`)}))`),
+        oc
+          .column("address")
+          .doUpdateSet(Object.fromEntries(cols.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
+          .where(
+            sql<boolean>`(excluded.slot > ${sql.ref(`${table}.slot`)} OR (excluded.slot = ${sql.ref(`${table}.slot`)} AND excluded.write_version > ${sql.ref(`${table}.write_version`)}))`,
+          ),
       )
       .execute();
   }
@@ -209,7 +243,9 @@ async function upsertNewer(trx: Transaction<Database>, table: AccountTable, rows
 
 export async function writeCheckpoint(trx: Kysely<Database> | Transaction<Database>, c: Checkpoint): Promise<void> {
   const row = { source: c.source, slot: c.slot, write_version: c.writeVersion, cursor: c.cursor, updated_at: Math.floor(Date.now() / 1000) };
-  await trx.insertInto("checkpoints").values(row)
+  await trx
+    .insertInto("checkpoints")
+    .values(row)
     .onConflict((oc) => oc.column("source").doUpdateSet({ slot: row.slot, write_version: row.write_version, cursor: row.cursor, updated_at: row.updated_at }))
     .execute();
 }

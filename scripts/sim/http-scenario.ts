@@ -40,8 +40,17 @@ export interface HttpScenarioSummary {
   requestsPerSecond: number;
 }
 
-interface SimUser { name: string; token: string; tokenAccount: PublicKey }
-interface LiveOffer { address: string; contract: string; creator: SimUser; open: boolean }
+interface SimUser {
+  name: string;
+  token: string;
+  tokenAccount: PublicKey;
+}
+interface LiveOffer {
+  address: string;
+  contract: string;
+  creator: SimUser;
+  open: boolean;
+}
 
 export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScenarioSummary> {
   const rng = new Rng(o.seed);
@@ -50,20 +59,43 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
     const gw = s.chain.gateway;
     const api = `${s.url}${OFFERS_BASE}`;
     const sum: HttpScenarioSummary = {
-      engine: o.engine, users: o.users, actions: o.actions, simulatedDays: o.days, requests: 0, rejections: {}, offersCreated: 0, fills: 0, closes: 0,
-      contracts: 0, positionsSettled: 0, volumeMicros: 0n, feesMicros: 0n, payoutsMicros: 0n, invariantChecks: 0, wallSeconds: 0, requestsPerSecond: 0,
+      engine: o.engine,
+      users: o.users,
+      actions: o.actions,
+      simulatedDays: o.days,
+      requests: 0,
+      rejections: {},
+      offersCreated: 0,
+      fills: 0,
+      closes: 0,
+      contracts: 0,
+      positionsSettled: 0,
+      volumeMicros: 0n,
+      feesMicros: 0n,
+      payoutsMicros: 0n,
+      invariantChecks: 0,
+      wallSeconds: 0,
+      requestsPerSecond: 0,
     };
     let keySeq = 0;
-    const call = async (method: "GET" | "POST", path: string, token: string | null, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const call = async (
+      method: "GET" | "POST",
+      path: string,
+      token: string | null,
+      body?: unknown,
+    ): Promise<{ status: number; body: Record<string, unknown> }> => {
       const headers: Record<string, string> = {};
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers["content-type"] = "application/json";
-      const payload = body === undefined ? undefined : JSON.stringify({ ...(body as object), idempotencyKey: `sim-${o.seed}-${String(++keySeq).padStart(8, "0")}` });
+      const payload =
+        body === undefined ? undefined : JSON.stringify({ ...(body as object), idempotencyKey: `sim-${o.seed}-${String(++keySeq).padStart(8, "0")}` });
       const r = await fetch(`${api}${path}`, { method, headers, body: payload });
       sum.requests++;
       const parsed = (await r.json()) as Record<string, unknown>;
       if (r.status >= 400) {
-        const k = `${r.status} ${String(parsed.error ?? "").split(/[:(]/)[0].slice(0, 60)}`;
+        const k = `${r.status} ${String(parsed.error ?? "")
+          .split(/[:(]/)[0]
+          .slice(0, 60)}`;
         sum.rejections[k] = (sum.rejections[k] ?? 0) + 1;
       }
       return { status: r.status, body: parsed };
@@ -97,8 +129,16 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
       const cutoffIn = rng.big(3_600n, 2n * 86_400n);
       const sport = rng.pick(SPORTS);
       const address = await s.admin.createContract({
-        title: `Match ${contracts.length + 1}`, event: `Home ${contracts.length + 1} vs Away`, sport, competition: `${sport} league`, startsAt: Number(now + cutoffIn),
-        cutoffAt: now + cutoffIn, resolutionDeadline: now + cutoffIn + 6n * 3_600n, sideALabel: "Home", sideBLabel: "Away", visuals: [],
+        title: `Match ${contracts.length + 1}`,
+        event: `Home ${contracts.length + 1} vs Away`,
+        sport,
+        competition: `${sport} league`,
+        startsAt: Number(now + cutoffIn),
+        cutoffAt: now + cutoffIn,
+        resolutionDeadline: now + cutoffIn + 6n * 3_600n,
+        sideALabel: "Home",
+        sideBLabel: "Away",
+        visuals: [],
       });
       contracts.push({ address, cutoff: now + cutoffIn, deadline: now + cutoffIn + 6n * 3_600n, done: false });
       sum.contracts++;
@@ -131,8 +171,12 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
         const stake = rng.big(1n, 50n) * UNIT;
         const target = (stake * rng.big(3n, 40n)) / 10n;
         const r = await call("POST", "/", creator.token, {
-          contractAddress: c.address.toBase58(), creatorOutcome: rng.pick(["sideA", "sideB"]), creatorTotalMicros: String(stake), takerTargetMicros: String(target),
-          minimumTakeMicros: String(UNIT), expectedFeeBps: 1000,
+          contractAddress: c.address.toBase58(),
+          creatorOutcome: rng.pick(["sideA", "sideB"]),
+          creatorTotalMicros: String(stake),
+          takerTargetMicros: String(target),
+          minimumTakeMicros: String(UNIT),
+          expectedFeeBps: 1000,
         });
         if (r.status === 200) {
           offers.push({ address: r.body.offerAddress as string, contract: c.address.toBase58(), creator, open: true });

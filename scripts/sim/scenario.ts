@@ -37,7 +37,13 @@ export interface ScenarioSummary {
   txPerSecond: number;
 }
 
-interface LiveOffer { address: PublicKey; contract: PublicKey; creator: User; takers: Set<User>; open: boolean }
+interface LiveOffer {
+  address: PublicKey;
+  contract: PublicKey;
+  creator: User;
+  takers: Set<User>;
+  open: boolean;
+}
 
 export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> {
   const rng = new Rng(o.seed);
@@ -47,16 +53,34 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
   for (let i = 0; i < o.users; i++) users.push(await w.user(rng.big(100n, 2_000n) * UNIT));
   const initialTotal = (await w.balances()).total;
   const s: ScenarioSummary = {
-    engine: o.engine, users: o.users, actions: o.actions, simulatedDays: o.days, transactions: 0, failedTransactions: 0, rejections: {},
-    offersCreated: 0, fills: 0, closes: 0, contracts: 0, contractsResolved: 0, contractsVoided: 0, positionsSettled: 0,
-    volumeMicros: 0n, feesMicros: 0n, payoutsMicros: 0n, computeUnits: 0n, invariantChecks: 0, wallSeconds: 0, txPerSecond: 0,
+    engine: o.engine,
+    users: o.users,
+    actions: o.actions,
+    simulatedDays: o.days,
+    transactions: 0,
+    failedTransactions: 0,
+    rejections: {},
+    offersCreated: 0,
+    fills: 0,
+    closes: 0,
+    contracts: 0,
+    contractsResolved: 0,
+    contractsVoided: 0,
+    positionsSettled: 0,
+    volumeMicros: 0n,
+    feesMicros: 0n,
+    payoutsMicros: 0n,
+    computeUnits: 0n,
+    invariantChecks: 0,
+    wallSeconds: 0,
+    txPerSecond: 0,
   };
   const tally = (r: TxResult) => {
     s.transactions++;
     s.computeUnits += r.computeUnits;
     if (!r.ok) {
       s.failedTransactions++;
-      const name = r.code !== null ? OFFERS_ERRORS.get(r.code)?.name ?? `custom ${r.code}` : "runtime";
+      const name = r.code !== null ? (OFFERS_ERRORS.get(r.code)?.name ?? `custom ${r.code}`) : "runtime";
       s.rejections[name] = (s.rejections[name] ?? 0) + 1;
     }
     return r.ok;

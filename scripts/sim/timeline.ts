@@ -2,9 +2,21 @@
 import type { PublicKey } from "@solana/web3.js";
 import type { EngineName } from "../../harness/chain";
 
-export interface ScenarioOptions { users: number; actions: number; days: number; seed: number; engine: EngineName; onProgress?: (done: number) => void }
+export interface ScenarioOptions {
+  users: number;
+  actions: number;
+  days: number;
+  seed: number;
+  engine: EngineName;
+  onProgress?: (done: number) => void;
+}
 
-export interface LiveContract { address: PublicKey; cutoff: bigint; deadline: bigint; done: boolean }
+export interface LiveContract {
+  address: PublicKey;
+  cutoff: bigint;
+  deadline: bigint;
+  done: boolean;
+}
 
 /** The simulated time: `days` spread evenly over `actions` steps from the chain's clock at the start. */
 export class Timeline {
@@ -12,7 +24,10 @@ export class Timeline {
   private readonly span: bigint;
   private readonly step: bigint;
 
-  private constructor(readonly t0: bigint, o: Pick<ScenarioOptions, "days" | "actions">) {
+  private constructor(
+    readonly t0: bigint,
+    o: Pick<ScenarioOptions, "days" | "actions">,
+  ) {
     this.span = BigInt(o.days) * 86_400n;
     this.step = this.span / BigInt(o.actions);
   }

@@ -53,7 +53,9 @@ export class EngineGateway implements ChainGateway {
     for (const p of programs) {
       if (!existsSync(join(deployDir, `${p.name}.so`))) throw new Error(`${p.name}.so missing in ${deployDir}: run npm run build:programs`);
     }
-    return new EngineGateway(engine === "litesvm" ? await LiteSvmEngine.start(deployDir, programs, opts) : await BankrunEngine.start(deployDir, programs, opts));
+    return new EngineGateway(
+      engine === "litesvm" ? await LiteSvmEngine.start(deployDir, programs, opts) : await BankrunEngine.start(deployDir, programs, opts),
+    );
   }
 
   onProcessed(l: ProcessedListener): () => void {
@@ -154,9 +156,10 @@ export class EngineGateway implements ChainGateway {
     const r = await this.serial(async () => {
       const r = await this.engine.process(tx);
       const slot = (await this.engine.getClock()).slot;
-      const status: SubmissionStatus = r.error === null
-        ? { state: "confirmed", code: null, error: null, slot: Number(slot) }
-        : { state: "failed", code: r.code, error: r.error, slot: Number(slot) };
+      const status: SubmissionStatus =
+        r.error === null
+          ? { state: "confirmed", code: null, error: null, slot: Number(slot) }
+          : { state: "failed", code: r.code, error: r.error, slot: Number(slot) };
       this.statuses.set(signature, status);
       const accountKeys = tx.compileMessage().accountKeys.map((k) => k.toBase58());
       const p: ProcessedTx = { signature, slot, err: r.error, code: r.code, logs: r.logs, accountKeys };

@@ -62,4 +62,3 @@ export interface ChainGateway {
   waitFor(signature: string, timeoutMs?: number): Promise<SubmissionStatus>;
   close?(): Promise<void>;
 }
-

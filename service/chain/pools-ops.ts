@@ -21,7 +21,10 @@ export class PoolOps {
     return { user, key: await this.d.custody.signer(user.id) };
   }
 
-  async create(creator: string, p: { question: string; labels?: string[]; closesAt: bigint; resolutionAt?: bigint; criteria?: string; coverUrl?: string }): Promise<PublicKey> {
+  async create(
+    creator: string,
+    p: { question: string; labels?: string[]; closesAt: bigint; resolutionAt?: bigint; criteria?: string; coverUrl?: string },
+  ): Promise<PublicKey> {
     const { key } = await this.user(creator);
     const nonce = ++this.nonce;
     const ix = await this.d.pools.createPool({ payer: this.d.service.publicKey, creator: key.publicKey, nonce, ...p });
@@ -72,9 +75,10 @@ export class PoolOps {
       const participant = this.d.pools.pda.participant(pool, user.wallet)[0];
       const rec = await this.d.gateway.getAccount(participant);
       const userToken = rec ? decodeParticipant(rec.data).userToken : user.tokenAccount;
-      const ix = mode === "settle"
-        ? await this.d.pools.settleParticipant({ pool, participant, user: user.wallet, userToken, treasury: this.d.treasury, payer })
-        : await this.d.pools.refundParticipant({ pool, participant, user: user.wallet, userToken, payer });
+      const ix =
+        mode === "settle"
+          ? await this.d.pools.settleParticipant({ pool, participant, user: user.wallet, userToken, treasury: this.d.treasury, payer })
+          : await this.d.pools.refundParticipant({ pool, participant, user: user.wallet, userToken, payer });
       await sendAndConfirm(this.d.gateway, [ix], [this.d.service]);
     }
   }

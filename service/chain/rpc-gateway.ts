@@ -13,7 +13,10 @@ export class RpcGateway implements ChainGateway {
   readonly kind = "rpc" as const;
   readonly connection: Connection;
 
-  constructor(url: string, readonly commitment: "confirmed" | "finalized" = "confirmed") {
+  constructor(
+    url: string,
+    readonly commitment: "confirmed" | "finalized" = "confirmed",
+  ) {
     this.connection = new Connection(url, commitment);
   }
 
@@ -41,7 +44,8 @@ export class RpcGateway implements ChainGateway {
   getAccounts(addresses: PublicKey[]): Promise<(AccountInfo<Buffer> | null)[]> {
     return this.net(async () => {
       const out: (AccountInfo<Buffer> | null)[] = [];
-      for (let i = 0; i < addresses.length; i += 100) out.push(...(await this.connection.getMultipleAccountsInfo(addresses.slice(i, i + 100), this.commitment)));
+      for (let i = 0; i < addresses.length; i += 100)
+        out.push(...(await this.connection.getMultipleAccountsInfo(addresses.slice(i, i + 100), this.commitment)));
       return out;
     });
   }

@@ -34,9 +34,7 @@ export type SubmitFailure =
   | { kind: "rejected"; message: string; logs: string[] };
 
 export type SubmitResult =
-  | { kind: "sent"; signature: string; tx: Transaction }
-  | { kind: "confirmed"; signature: string; tx: Transaction | null }
-  | SubmitFailure;
+  { kind: "sent"; signature: string; tx: Transaction } | { kind: "confirmed"; signature: string; tx: Transaction | null } | SubmitFailure;
 
 export type SubmitKind = SubmitResult["kind"];
 
@@ -53,9 +51,26 @@ export interface SubmitterOptions {
 
 /** SPL Token's error names, indexed by its custom codes. */
 const TOKEN_ERRORS = [
-  "NotRentExempt", "InsufficientFunds", "InvalidMint", "MintMismatch", "OwnerMismatch", "FixedSupply", "AlreadyInUse", "InvalidNumberOfProvidedSigners",
-  "InvalidNumberOfRequiredSigners", "UninitializedState", "NativeNotSupported", "NonNativeHasBalance", "InvalidInstruction", "InvalidState", "Overflow",
-  "AuthorityTypeNotSupported", "MintCannotFreeze", "AccountFrozen", "MintDecimalsMismatch", "NonNativeNotSupported",
+  "NotRentExempt",
+  "InsufficientFunds",
+  "InvalidMint",
+  "MintMismatch",
+  "OwnerMismatch",
+  "FixedSupply",
+  "AlreadyInUse",
+  "InvalidNumberOfProvidedSigners",
+  "InvalidNumberOfRequiredSigners",
+  "UninitializedState",
+  "NativeNotSupported",
+  "NonNativeHasBalance",
+  "InvalidInstruction",
+  "InvalidState",
+  "Overflow",
+  "AuthorityTypeNotSupported",
+  "MintCannotFreeze",
+  "AccountFrozen",
+  "MintDecimalsMismatch",
+  "NonNativeNotSupported",
 ];
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
@@ -68,10 +83,14 @@ function programOf(id: string | null): ProgramName | null {
 
 function errorName(program: ProgramName | null, code: number): string | null {
   switch (program) {
-    case "offers": return OFFERS_ERRORS.get(code)?.name ?? null;
-    case "pools": return POOLS_ERRORS.get(code)?.name ?? null;
-    case "token": return TOKEN_ERRORS[code] ?? null;
-    default: return null;
+    case "offers":
+      return OFFERS_ERRORS.get(code)?.name ?? null;
+    case "pools":
+      return POOLS_ERRORS.get(code)?.name ?? null;
+    case "token":
+      return TOKEN_ERRORS[code] ?? null;
+    default:
+      return null;
   }
 }
 
@@ -86,7 +105,11 @@ function classifyRefusal(message: string, code: number | null, logs: string[], t
   }
   // The program that failed: the last "Program <id> failed" line (a CPI's callee), else the
   // top-level instruction the error names.
-  let programId = [...logs].reverse().map((l) => /^Program (\w+) failed/.exec(l)?.[1]).find(Boolean) ?? null;
+  let programId =
+    [...logs]
+      .reverse()
+      .map((l) => /^Program (\w+) failed/.exec(l)?.[1])
+      .find(Boolean) ?? null;
   if (!programId && tx) {
     const i = /Instruction(?:Error"?:\s*\[|\s+)(\d+)/.exec(message)?.[1];
     if (i !== undefined) programId = tx.instructions[Number(i)]?.programId.toBase58() ?? null;
@@ -116,10 +139,14 @@ export function describeFailure(f: SubmitFailure): string {
       if (f.program === "token") return `token program: ${f.name ?? `custom error ${f.code}`}`;
       if (f.name) return f.program === "offers" ? f.name : `${f.program} program: ${f.name}`;
       return `${f.programId ? `program ${f.programId}: ` : ""}custom error ${f.code}`;
-    case "blockhash_expired": return "blockhash not found (expired)";
-    case "timeout": return `not confirmed within the wait (${f.state})`;
-    case "rpc": return f.message;
-    case "rejected": return f.message;
+    case "blockhash_expired":
+      return "blockhash not found (expired)";
+    case "timeout":
+      return `not confirmed within the wait (${f.state})`;
+    case "rpc":
+      return f.message;
+    case "rejected":
+      return f.message;
   }
 }
 
@@ -134,7 +161,10 @@ export class TransactionFailed extends Error {
 const signatureOf = (tx: Transaction) => utils.bytes.bs58.encode(tx.signature!);
 
 export class Submitter {
-  constructor(readonly gateway: ChainGateway, readonly opts: SubmitterOptions = {}) {}
+  constructor(
+    readonly gateway: ChainGateway,
+    readonly opts: SubmitterOptions = {},
+  ) {}
 
   private done<R extends SubmitResult>(r: R): R {
     this.opts.onResult?.(r);
@@ -158,7 +188,8 @@ export class Submitter {
    * `confirm`: also waits until it is confirmed or failed.
    */
   async send(
-    ixs: TransactionInstruction[], signers: Keypair[],
+    ixs: TransactionInstruction[],
+    signers: Keypair[],
     o: { feePayer?: PublicKey; confirm?: boolean; beforeSubmit?: (tx: Transaction, signature: string) => Promise<void> } = {},
   ): Promise<SubmitResult> {
     const retries = this.opts.blockhashRetries ?? 8;

@@ -57,12 +57,27 @@ export class AdminOps {
   async createContract(c: ContractInput): Promise<PublicKey> {
     const templateId = c.templateId ?? randomUUID();
     const eventId = c.eventId ?? randomUUID();
-    const ix = await this.client.createContract({ authority: this.service.publicKey, payer: this.service.publicKey, templateId, eventId, cutoffAt: c.cutoffAt, resolutionDeadline: c.resolutionDeadline });
+    const ix = await this.client.createContract({
+      authority: this.service.publicKey,
+      payer: this.service.publicKey,
+      templateId,
+      eventId,
+      cutoffAt: c.cutoffAt,
+      resolutionDeadline: c.resolutionDeadline,
+    });
     await sendAndConfirm(this.gateway, [ix], [this.service]);
     const address = this.client.pda.contract(templateId, eventId)[0];
     await upsertContractCatalog(this.store, {
-      contract: address.toBase58(), title: c.title, description: c.description, event: c.event, sport: c.sport, competition: c.competition,
-      startsAt: c.startsAt, sideALabel: c.sideALabel, sideBLabel: c.sideBLabel, visuals: c.visuals,
+      contract: address.toBase58(),
+      title: c.title,
+      description: c.description,
+      event: c.event,
+      sport: c.sport,
+      competition: c.competition,
+      startsAt: c.startsAt,
+      sideALabel: c.sideALabel,
+      sideBLabel: c.sideBLabel,
+      visuals: c.visuals,
     });
     return address;
   }
@@ -73,7 +88,11 @@ export class AdminOps {
 
   async setOffersEnabled(enabled: boolean, feeBps?: number): Promise<void> {
     const cfg = await readConfig(this.gateway, this.client);
-    await sendAndConfirm(this.gateway, [await this.client.updateConfig({ authority: this.service.publicKey, feeBps: feeBps ?? cfg.feeBps, offersEnabled: enabled, limits: cfg.limits })], [this.service]);
+    await sendAndConfirm(
+      this.gateway,
+      [await this.client.updateConfig({ authority: this.service.publicKey, feeBps: feeBps ?? cfg.feeBps, offersEnabled: enabled, limits: cfg.limits })],
+      [this.service],
+    );
   }
 
   /**

@@ -43,8 +43,13 @@ const nowSec = () => Math.floor(Date.now() / 1000);
 
 function toUser(r: UsersTable): User {
   return {
-    id: r.id, name: r.name, displayName: r.display_name, wallet: new PublicKey(r.wallet), tokenAccount: new PublicKey(r.token_account),
-    blocked: r.blocked === 1, blockedReason: r.blocked_reason,
+    id: r.id,
+    name: r.name,
+    displayName: r.display_name,
+    wallet: new PublicKey(r.wallet),
+    tokenAccount: new PublicKey(r.token_account),
+    blocked: r.blocked === 1,
+    blockedReason: r.blocked_reason,
   };
 }
 
@@ -72,10 +77,20 @@ export class Custody {
     const wallet = Keypair.generate();
     const tokenAccount = Keypair.generate();
     const rent = await rentExempt(a.gateway, ACCOUNT_SIZE);
-    await sendAndConfirm(a.gateway, [
-      SystemProgram.createAccount({ fromPubkey: a.payer.publicKey, newAccountPubkey: tokenAccount.publicKey, lamports: Number(rent), space: ACCOUNT_SIZE, programId: TOKEN_PROGRAM_ID }),
-      createInitializeAccount3Instruction(tokenAccount.publicKey, a.mint, wallet.publicKey),
-    ], [a.payer, tokenAccount]);
+    await sendAndConfirm(
+      a.gateway,
+      [
+        SystemProgram.createAccount({
+          fromPubkey: a.payer.publicKey,
+          newAccountPubkey: tokenAccount.publicKey,
+          lamports: Number(rent),
+          space: ACCOUNT_SIZE,
+          programId: TOKEN_PROGRAM_ID,
+        }),
+        createInitializeAccount3Instruction(tokenAccount.publicKey, a.mint, wallet.publicKey),
+      ],
+      [a.payer, tokenAccount],
+    );
     const row: UsersTable = {
       id: randomUUID(),
       name: a.name,
@@ -120,35 +135,67 @@ export class Custody {
   }
 
   async setBlocked(userId: string, blocked: boolean, reason: string | null = null): Promise<void> {
-    await this.db.updateTable("users").set({ blocked: blocked ? 1 : 0, blocked_reason: blocked ? reason : null }).where("id", "=", userId).execute();
+    await this.db
+      .updateTable("users")
+      .set({ blocked: blocked ? 1 : 0, blocked_reason: blocked ? reason : null })
+      .where("id", "=", userId)
+      .execute();
   }
 
   /** Issues a token; the clear token is returned once and never stored. */
-  async issueToken(userId: string, opts: { scopes?: string[]; ttlSeconds?: number | null; label?: string } = {}): Promise<{ id: string; token: string; expiresAt: number | null }> {
+  async issueToken(
+    userId: string,
+    opts: { scopes?: string[]; ttlSeconds?: number | null; label?: string } = {},
+  ): Promise<{ id: string; token: string; expiresAt: number | null }> {
     const scopes = opts.scopes ?? ["bet:write"];
     for (const s of scopes) if (!(SCOPES as readonly string[]).includes(s)) throw new Error(`unknown scope ${s}; known: ${SCOPES.join(", ")}`);
     const token = `pat_${randomBytes(32).toString("base64url")}`;
     const id = randomUUID();
     const now = this.clock();
     const expiresAt = opts.ttlSeconds == null ? null : now + opts.ttlSeconds;
-    await this.db.insertInto("access_tokens").values({
-      id, user_id: userId, token_hash: sha256Hex(token), scopes: scopes.join(" "), label: opts.label ?? "", created_at: now, expires_at: expiresAt, revoked_at: null, last_used_at: null,
-    }).execute();
+    await this.db
+      .insertInto("access_tokens")
+      .values({
+        id,
+        user_id: userId,
+        token_hash: sha256Hex(token),
+        scopes: scopes.join(" "),
+        label: opts.label ?? "",
+        created_at: now,
+        expires_at: expiresAt,
+        revoked_at: null,
+        last_used_at: null,
+      })
+      .execute();
     return { id, token, expiresAt };
   }
 
   async revokeToken(tokenId: string): Promise<boolean> {
-    const r = await this.db.updateTable("access_tokens").set({ revoked_at: this.clock() }).where("id", "=", tokenId).where("revoked_at", "is", null).executeTakeFirst();
+    const r = await this.db
+      .updateTable("access_tokens")
+      .set({ revoked_at: this.clock() })
+      .where("id", "=", tokenId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   async revokeAllTokens(userId: string): Promise<number> {
-    const r = await this.db.updateTable("access_tokens").set({ revoked_at: this.clock() }).where("user_id", "=", userId).where("revoked_at", "is", null).executeTakeFirst();
+    const r = await this.db
+      .updateTable("access_tokens")
+      .set({ revoked_at: this.clock() })
+      .where("user_id", "=", userId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 
   async listTokens(userId: string) {
-    return this.db.selectFrom("access_tokens").select(["id", "scopes", "label", "created_at", "expires_at", "revoked_at", "last_used_at"]).where("user_id", "=", userId).execute();
+    return this.db
+      .selectFrom("access_tokens")
+      .select(["id", "scopes", "label", "created_at", "expires_at", "revoked_at", "last_used_at"])
+      .where("user_id", "=", userId)
+      .execute();
   }
 
   /**
@@ -178,7 +225,10 @@ export function bearerToken(header: string | null | undefined): string | null {
 }
 
 async function rentExempt(gateway: ChainGateway, bytes: number): Promise<bigint> {
-  const g = gateway as ChainGateway & { engine?: { rentExempt(b: number): Promise<bigint> }; connection?: { getMinimumBalanceForRentExemption(b: number): Promise<number> } };
+  const g = gateway as ChainGateway & {
+    engine?: { rentExempt(b: number): Promise<bigint> };
+    connection?: { getMinimumBalanceForRentExemption(b: number): Promise<number> };
+  };
   if (g.engine) return g.engine.rentExempt(bytes);
   if (g.connection) return BigInt(await g.connection.getMinimumBalanceForRentExemption(bytes));
   return BigInt((bytes + 128) * 6960);
@@ -196,7 +246,10 @@ export function loadServiceWallet(dataDir: string, key: ServiceKey, env: NodeJS.
   const file = join(dataDir, "service-wallet.sealed");
   if (!existsSync(file)) {
     const kp = Keypair.generate();
-    writeFileSync(file, JSON.stringify({ publicKey: kp.publicKey.toBase58(), sealed: key.seal(kp.secretKey, "service-wallet") }) + "\n", { mode: 0o600, flag: "wx" });
+    writeFileSync(file, JSON.stringify({ publicKey: kp.publicKey.toBase58(), sealed: key.seal(kp.secretKey, "service-wallet") }) + "\n", {
+      mode: 0o600,
+      flag: "wx",
+    });
   }
   const { sealed } = JSON.parse(readFileSync(file, "utf8")) as { sealed: string };
   return Keypair.fromSecretKey(key.open(sealed, "service-wallet"));

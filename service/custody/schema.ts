@@ -107,7 +107,8 @@ export interface CustodyDatabase {
 const m0001: Migration = {
   async up(db: Kysely<unknown>) {
     const s = db.schema;
-    await s.createTable("users")
+    await s
+      .createTable("users")
       .addColumn("id", "text", (c) => c.primaryKey())
       .addColumn("name", "text", (c) => c.notNull().unique())
       .addColumn("display_name", "text", (c) => c.notNull())
@@ -118,7 +119,8 @@ const m0001: Migration = {
       .addColumn("blocked_reason", "text")
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
-    await s.createTable("access_tokens")
+    await s
+      .createTable("access_tokens")
       .addColumn("id", "text", (c) => c.primaryKey())
       .addColumn("user_id", "text", (c) => c.notNull())
       .addColumn("token_hash", "text", (c) => c.notNull().unique())
@@ -130,7 +132,8 @@ const m0001: Migration = {
       .addColumn("last_used_at", "bigint")
       .execute();
     await s.createIndex("access_tokens_user").on("access_tokens").column("user_id").execute();
-    await s.createTable("idempotency")
+    await s
+      .createTable("idempotency")
       .addColumn("user_id", "text", (c) => c.notNull())
       .addColumn("idem_key", "text", (c) => c.notNull())
       .addColumn("operation", "text", (c) => c.notNull())
@@ -153,7 +156,8 @@ const m0001: Migration = {
 const m0002: Migration = {
   async up(db: Kysely<unknown>) {
     const s = db.schema;
-    await s.createTable("worker_failures")
+    await s
+      .createTable("worker_failures")
       .addColumn("kind", "text", (c) => c.notNull())
       .addColumn("item", "text", (c) => c.notNull())
       .addColumn("attempts", "integer", (c) => c.notNull())
@@ -164,7 +168,8 @@ const m0002: Migration = {
       .addPrimaryKeyConstraint("worker_failures_pk", ["kind", "item"])
       .execute();
     await s.createIndex("worker_failures_retry").on("worker_failures").columns(["kind", "next_retry_at"]).execute();
-    await s.createTable("write_rate")
+    await s
+      .createTable("write_rate")
       .addColumn("user_id", "text", (c) => c.primaryKey())
       .addColumn("tat_ms", "bigint", (c) => c.notNull())
       .execute();

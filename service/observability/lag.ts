@@ -29,7 +29,10 @@ export interface LagSample {
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    p.then((v) => (clearTimeout(t), resolve(v)), (e) => (clearTimeout(t), reject(e)));
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
   });
 
 export class LagMonitor {
@@ -37,7 +40,11 @@ export class LagMonitor {
   private inflight: Promise<LagSample> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly watch: ChainWatch, private readonly metrics: ServiceMetrics, readonly timeoutMs = 2_000) {}
+  constructor(
+    private readonly watch: ChainWatch,
+    private readonly metrics: ServiceMetrics,
+    readonly timeoutMs = 2_000,
+  ) {}
 
   /** Reads the head and asks the source; throws when the chain does not answer (in time). */
   sample(): Promise<LagSample> {
@@ -52,16 +59,22 @@ export class LagMonitor {
     const lag = Math.max(0, head - this.synced);
     this.metrics.syncedSlot.set(this.synced);
     this.metrics.lagSlots.set(lag);
-    if (this.watch.checkpointSlot) await this.watch.checkpointSlot().then((s) => this.metrics.checkpointSlot.set(s), () => undefined);
+    if (this.watch.checkpointSlot)
+      await this.watch.checkpointSlot().then(
+        (s) => this.metrics.checkpointSlot.set(s),
+        () => undefined,
+      );
     return { headSlot: head, syncedSlot: this.synced, lagSlots: lag };
   }
 
   start(everyMs = 2_000): void {
     if (this.timer) return;
     const tick = () => {
-      void this.sample().catch(() => undefined).finally(() => {
-        if (this.timer) this.timer = setTimeout(tick, everyMs).unref();
-      });
+      void this.sample()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.timer) this.timer = setTimeout(tick, everyMs).unref();
+        });
     };
     this.timer = setTimeout(tick, 0).unref();
   }

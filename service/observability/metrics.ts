@@ -29,13 +29,26 @@ export function txFailureLabel(f: SubmitFailure): string {
 
 /** A worker pass's report, as far as metrics read it (worker/worker.ts WorkerReport). */
 export interface PassCounts {
-  voided: number; closed: number; settled: number; reclaimedPositions: number; reclaimedOffers: number;
-  skipped: number; failed: number; retried: number; deferred: number;
+  voided: number;
+  closed: number;
+  settled: number;
+  reclaimedPositions: number;
+  reclaimedOffers: number;
+  skipped: number;
+  failed: number;
+  retried: number;
+  deferred: number;
 }
 
 const PASS_OUTCOMES: [keyof PassCounts, string][] = [
-  ["voided", "voided"], ["closed", "closed"], ["settled", "settled"], ["reclaimedPositions", "reclaimed_positions"],
-  ["reclaimedOffers", "reclaimed_offers"], ["skipped", "skipped"], ["failed", "failed"], ["retried", "retried"],
+  ["voided", "voided"],
+  ["closed", "closed"],
+  ["settled", "settled"],
+  ["reclaimedPositions", "reclaimed_positions"],
+  ["reclaimedOffers", "reclaimed_offers"],
+  ["skipped", "skipped"],
+  ["failed", "failed"],
+  ["retried", "retried"],
 ];
 
 export class ServiceMetrics {
@@ -61,17 +74,50 @@ export class ServiceMetrics {
     // Off by default: each collection starts an event-loop monitor, one per stack in a test process.
     if (o.processMetrics) collectDefaultMetrics({ register: this.registry });
     this.httpMiddleware = prometheus({ registry: this.registry }).registerMetrics;
-    this.txSent = new Counter({ name: "offers_tx_sent_total", help: "Transactions the chain accepted (writes: on acceptance; the worker, which waits, on confirmation)", labelNames: ["path"], registers });
+    this.txSent = new Counter({
+      name: "offers_tx_sent_total",
+      help: "Transactions the chain accepted (writes: on acceptance; the worker, which waits, on confirmation)",
+      labelNames: ["path"],
+      registers,
+    });
     this.txConfirmed = new Counter({ name: "offers_tx_confirmed_total", help: "Transactions seen confirmed", labelNames: ["path"], registers });
-    this.txFailed = new Counter({ name: "offers_tx_failed_total", help: "Transactions refused, failed on chain or not confirmed in time, by reason (IDL error name, pools:<name>, token:<name>, program_unknown, blockhash_expired, timeout, rpc, rejected)", labelNames: ["path", "reason"], registers });
+    this.txFailed = new Counter({
+      name: "offers_tx_failed_total",
+      help: "Transactions refused, failed on chain or not confirmed in time, by reason (IDL error name, pools:<name>, token:<name>, program_unknown, blockhash_expired, timeout, rpc, rejected)",
+      labelNames: ["path", "reason"],
+      registers,
+    });
     this.workerPasses = new Counter({ name: "offers_worker_passes_total", help: "Settlement worker passes completed", registers });
-    this.workerPassSeconds = new Histogram({ name: "offers_worker_pass_duration_seconds", help: "Duration of settlement worker passes", buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300], registers });
-    this.workerItems = new Counter({ name: "offers_worker_items_total", help: "Settlement worker work by outcome (voided, closed, settled, reclaimed_positions, reclaimed_offers, skipped, failed, retried)", labelNames: ["outcome"], registers });
-    this.workerDeferred = new Gauge({ name: "offers_worker_deferred_items", help: "Failing worker items waiting out their backoff after the last pass", registers });
+    this.workerPassSeconds = new Histogram({
+      name: "offers_worker_pass_duration_seconds",
+      help: "Duration of settlement worker passes",
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers,
+    });
+    this.workerItems = new Counter({
+      name: "offers_worker_items_total",
+      help: "Settlement worker work by outcome (voided, closed, settled, reclaimed_positions, reclaimed_offers, skipped, failed, retried)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.workerDeferred = new Gauge({
+      name: "offers_worker_deferred_items",
+      help: "Failing worker items waiting out their backoff after the last pass",
+      registers,
+    });
     this.indexerBatches = new Counter({ name: "offers_indexer_batches_total", help: "Batches the indexer applied to the store", registers });
-    this.indexerRows = new Counter({ name: "offers_indexer_rows_total", help: "Rows the indexer applied: accounts (newer versions written) and events (fills, closes, settlements decoded)", labelNames: ["kind"], registers });
+    this.indexerRows = new Counter({
+      name: "offers_indexer_rows_total",
+      help: "Rows the indexer applied: accounts (newer versions written) and events (fills, closes, settlements decoded)",
+      labelNames: ["kind"],
+      registers,
+    });
     this.headSlot = new Gauge({ name: "offers_chain_head_slot", help: "The chain's latest slot at the indexer's commitment", registers });
-    this.syncedSlot = new Gauge({ name: "offers_indexer_synced_slot", help: "Highest head slot up to which the indexer had applied every transaction of the programs", registers });
+    this.syncedSlot = new Gauge({
+      name: "offers_indexer_synced_slot",
+      help: "Highest head slot up to which the indexer had applied every transaction of the programs",
+      registers,
+    });
     this.checkpointSlot = new Gauge({ name: "offers_indexer_checkpoint_slot", help: "Slot of the indexer's last stored checkpoint", registers });
     this.lagSlots = new Gauge({ name: "offers_indexer_lag_slots", help: "Chain head slot minus the indexer's synced slot", registers });
     for (const path of ["writes", "worker"]) {

@@ -148,16 +148,25 @@ export class Observability {
       if (lag.status === "fulfilled" && lag.value) {
         const { headSlot, syncedSlot, lagSlots } = lag.value;
         checks.chain = { ok: true, headSlot };
-        checks.indexer = lagSlots <= this.maxLagSlots
-          ? { ok: true, lagSlots, syncedSlot, maxLagSlots: this.maxLagSlots }
-          : { ok: false, error: `the indexer is ${lagSlots} slots behind the chain (at most ${this.maxLagSlots})`, lagSlots, syncedSlot, maxLagSlots: this.maxLagSlots };
+        checks.indexer =
+          lagSlots <= this.maxLagSlots
+            ? { ok: true, lagSlots, syncedSlot, maxLagSlots: this.maxLagSlots }
+            : {
+                ok: false,
+                error: `the indexer is ${lagSlots} slots behind the chain (at most ${this.maxLagSlots})`,
+                lagSlots,
+                syncedSlot,
+                maxLagSlots: this.maxLagSlots,
+              };
       } else {
         checks.chain = { ok: false, error: "the chain did not answer" };
         checks.indexer = { ok: false, error: "lag unknown while the chain does not answer" };
         this.log.warn({ err: lag.status === "rejected" ? lag.reason : undefined }, "readiness: chain check failed");
       }
     }
-    const failing = Object.entries(checks).filter(([, c]) => !c.ok).map(([k]) => k);
+    const failing = Object.entries(checks)
+      .filter(([, c]) => !c.ok)
+      .map(([k]) => k);
     return { ready: failing.length === 0, failing, checks };
   }
 

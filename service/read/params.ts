@@ -11,14 +11,24 @@ export const VIEWS = ["browse", "results"] as const;
 export type View = (typeof VIEWS)[number];
 
 /** `offset`, when given, overrides `(page - 1) * pageSize` (GraphQL cursors). */
-export interface PageParams { page: number; pageSize: number; offset?: number }
-export interface BrowseParams extends PageParams { sport?: string; query?: string; status?: OfferStatus; view?: View }
+export interface PageParams {
+  page: number;
+  pageSize: number;
+  offset?: number;
+}
+export interface BrowseParams extends PageParams {
+  sport?: string;
+  query?: string;
+  status?: OfferStatus;
+  view?: View;
+}
 
 const INT = /^[1-9][0-9]{0,8}$/;
 
 function intParam(v: string | undefined, name: string, def: number, min: number, max: number): number {
   if (v === undefined || v === "") return def;
-  if (!INT.test(v) || Number(v) < min || Number(v) > max) throw new ApiError(400, `${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(v.slice(0, 40))}`);
+  if (!INT.test(v) || Number(v) < min || Number(v) > max)
+    throw new ApiError(400, `${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(v.slice(0, 40))}`);
   return Number(v);
 }
 
@@ -28,7 +38,8 @@ export function pageParams(q: Record<string, string | undefined>): PageParams {
 
 function oneOf<T extends string>(v: string | undefined, name: string, allowed: readonly T[]): T | undefined {
   if (v === undefined || v === "") return undefined;
-  if (!(allowed as readonly string[]).includes(v)) throw new ApiError(400, `${name} must be one of ${allowed.join(", ")}; got ${JSON.stringify(v.slice(0, 40))}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new ApiError(400, `${name} must be one of ${allowed.join(", ")}; got ${JSON.stringify(v.slice(0, 40))}`);
   return v as T;
 }
 

@@ -7,8 +7,22 @@
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import {
-  deriveFill, deriveOffer, derivePoolAggregate, poolState, iso, poolEligible, sideLabels, visualsOf,
-  type Database, type DerivedFill, type PoolAggregate, type ContractsTable, type ContractCatalogTable, type OffersTable, type PositionsTable, type ConfigTable,
+  deriveFill,
+  deriveOffer,
+  derivePoolAggregate,
+  poolState,
+  iso,
+  poolEligible,
+  sideLabels,
+  visualsOf,
+  type Database,
+  type DerivedFill,
+  type PoolAggregate,
+  type ContractsTable,
+  type ContractCatalogTable,
+  type OffersTable,
+  type PositionsTable,
+  type ConfigTable,
 } from "../../indexer";
 import { contractAcceptsOffers, creatorWinReturn, cutoffFilter, mayClose, takerWinReturn, type ContractTiming } from "../../idl/client/offers-rules";
 import { ApiError } from "../api-error";
@@ -18,50 +32,130 @@ export interface Settings {
   feeBps: number;
   offersEnabled: boolean;
   limits: {
-    minimumCreatorMicros: string; minimumTakeMicros: string; maximumWagerMicros: string;
-    warningRatioNumerator: string; warningRatioDenominator: string;
-    minimumOddsNumerator: string; minimumOddsDenominator: string; maximumOddsNumerator: string; maximumOddsDenominator: string;
+    minimumCreatorMicros: string;
+    minimumTakeMicros: string;
+    maximumWagerMicros: string;
+    warningRatioNumerator: string;
+    warningRatioDenominator: string;
+    minimumOddsNumerator: string;
+    minimumOddsDenominator: string;
+    maximumOddsNumerator: string;
+    maximumOddsDenominator: string;
   };
 }
 
 export interface Contract {
-  address: string; templateId: string; eventId: string; title: string; description: string; event: string; sport: string;
-  competition: string; startsAt: string | null; cutoffAt: string; resolutionDeadline: string; status: string;
-  outcomes: { side: "sideA" | "sideB"; label: string }[]; visuals: { src: string; alt: string }[];
+  address: string;
+  templateId: string;
+  eventId: string;
+  title: string;
+  description: string;
+  event: string;
+  sport: string;
+  competition: string;
+  startsAt: string | null;
+  cutoffAt: string;
+  resolutionDeadline: string;
+  status: string;
+  outcomes: { side: "sideA" | "sideB"; label: string }[];
+  visuals: { src: string; alt: string }[];
 }
 
 /** The viewer's position on an offer (documented in README "Read API"). */
 export interface ViewerPosition {
-  address: string; takerAmountMicros: string; creatorMatchedMicros: string; status: string; fillCount: number;
-  createdAt: string; settledAt: string | null; payoutMicros: string | null; feeMicros: string | null;
+  address: string;
+  takerAmountMicros: string;
+  creatorMatchedMicros: string;
+  status: string;
+  fillCount: number;
+  createdAt: string;
+  settledAt: string | null;
+  payoutMicros: string | null;
+  feeMicros: string | null;
 }
-export interface Viewer { role: "none" | "creator" | "taker"; canTake: boolean; canClose: boolean; returnMicros: string | null; position: ViewerPosition | null }
+export interface Viewer {
+  role: "none" | "creator" | "taker";
+  canTake: boolean;
+  canClose: boolean;
+  returnMicros: string | null;
+  position: ViewerPosition | null;
+}
 
 export interface Offer {
-  address: string; contract: Contract; creator: { displayName: string; profileImageUrl: string }; creatorOutcome: "sideA" | "sideB";
-  creatorSideLabel: string; takerSideLabel: string; creatorTotalMicros: string; creatorAllocatedMicros: string; takerTargetMicros: string;
-  takerFilledMicros: string; remainingTakerMicros: string; minimumTakeMicros: string; feeBps: number; termsGuardrail: { status: "normal" | "warning" };
-  status: "Open" | "Filled" | "Closed" | "Settled"; fillCount: number; positionCount: number; settledPositionCount: number; revision: string;
-  createdAt: string; closedAt: string | null; viewer: Viewer;
+  address: string;
+  contract: Contract;
+  creator: { displayName: string; profileImageUrl: string };
+  creatorOutcome: "sideA" | "sideB";
+  creatorSideLabel: string;
+  takerSideLabel: string;
+  creatorTotalMicros: string;
+  creatorAllocatedMicros: string;
+  takerTargetMicros: string;
+  takerFilledMicros: string;
+  remainingTakerMicros: string;
+  minimumTakeMicros: string;
+  feeBps: number;
+  termsGuardrail: { status: "normal" | "warning" };
+  status: "Open" | "Filled" | "Closed" | "Settled";
+  fillCount: number;
+  positionCount: number;
+  settledPositionCount: number;
+  revision: string;
+  createdAt: string;
+  closedAt: string | null;
+  viewer: Viewer;
 }
 
-export interface Pagination { page: number; pageSize: number; total: number; hasNextPage: boolean }
+export interface Pagination {
+  page: number;
+  pageSize: number;
+  total: number;
+  hasNextPage: boolean;
+}
 
 type ContractRow = ContractsTable & Partial<ContractCatalogTable>;
 
 /** Contract and catalog columns joined to an offer row, prefixed k_ (see withContract). */
 interface JoinedContract {
-  k_template_id: string; k_event_id: string; k_cutoff_at: number; k_resolution_deadline: number; k_status: string;
-  k_title: string | null; k_description: string | null; k_event: string | null; k_sport: string | null; k_competition: string | null;
-  k_starts_at: number | null; k_side_a_label: string | null; k_side_b_label: string | null; k_visuals_json: string | null;
+  k_template_id: string;
+  k_event_id: string;
+  k_cutoff_at: number;
+  k_resolution_deadline: number;
+  k_status: string;
+  k_title: string | null;
+  k_description: string | null;
+  k_event: string | null;
+  k_sport: string | null;
+  k_competition: string | null;
+  k_starts_at: number | null;
+  k_side_a_label: string | null;
+  k_side_b_label: string | null;
+  k_visuals_json: string | null;
 }
 
 function unprefix(r: OffersTable & JoinedContract): ContractRow {
   return {
-    address: r.contract, template_id: r.k_template_id, event_id: r.k_event_id, cutoff_at: r.k_cutoff_at, resolution_deadline: r.k_resolution_deadline, status: r.k_status,
-    result: "", created_at: 0, resolved_at: null, slot: 0, write_version: 0, deleted: 0,
-    title: r.k_title ?? undefined, description: r.k_description ?? undefined, event: r.k_event ?? undefined, sport: r.k_sport ?? undefined, competition: r.k_competition ?? undefined,
-    starts_at: r.k_starts_at ?? undefined, side_a_label: r.k_side_a_label ?? undefined, side_b_label: r.k_side_b_label ?? undefined, visuals_json: r.k_visuals_json ?? undefined,
+    address: r.contract,
+    template_id: r.k_template_id,
+    event_id: r.k_event_id,
+    cutoff_at: r.k_cutoff_at,
+    resolution_deadline: r.k_resolution_deadline,
+    status: r.k_status,
+    result: "",
+    created_at: 0,
+    resolved_at: null,
+    slot: 0,
+    write_version: 0,
+    deleted: 0,
+    title: r.k_title ?? undefined,
+    description: r.k_description ?? undefined,
+    event: r.k_event ?? undefined,
+    sport: r.k_sport ?? undefined,
+    competition: r.k_competition ?? undefined,
+    starts_at: r.k_starts_at ?? undefined,
+    side_a_label: r.k_side_a_label ?? undefined,
+    side_b_label: r.k_side_b_label ?? undefined,
+    visuals_json: r.k_visuals_json ?? undefined,
   };
 }
 
@@ -154,33 +248,62 @@ export class ReadService {
   private async openContractsUncached(): Promise<Contract[]> {
     const now = await this.now();
     const [op, at] = cutoffFilter("ahead", now);
-    const rows = await this.contractQuery().where("contracts.status", "=", "Open").where("contracts.cutoff_at", op, at).orderBy("contracts.cutoff_at").orderBy("contracts.address").execute();
+    const rows = await this.contractQuery()
+      .where("contracts.status", "=", "Open")
+      .where("contracts.cutoff_at", op, at)
+      .orderBy("contracts.cutoff_at")
+      .orderBy("contracts.address")
+      .execute();
     return rows.map((r) => toContract(r as ContractRow));
   }
 
   private contractQuery() {
-    return this.db.selectFrom("contracts").leftJoin("contract_catalog", "contract_catalog.contract", "contracts.address").selectAll("contracts")
-      .select(["contract_catalog.title", "contract_catalog.description", "contract_catalog.event", "contract_catalog.sport", "contract_catalog.competition", "contract_catalog.starts_at", "contract_catalog.side_a_label", "contract_catalog.side_b_label", "contract_catalog.visuals_json"])
+    return this.db
+      .selectFrom("contracts")
+      .leftJoin("contract_catalog", "contract_catalog.contract", "contracts.address")
+      .selectAll("contracts")
+      .select([
+        "contract_catalog.title",
+        "contract_catalog.description",
+        "contract_catalog.event",
+        "contract_catalog.sport",
+        "contract_catalog.competition",
+        "contract_catalog.starts_at",
+        "contract_catalog.side_a_label",
+        "contract_catalog.side_b_label",
+        "contract_catalog.visuals_json",
+      ])
       .where("contracts.deleted", "=", 0);
   }
 
   async contractsByAddress(addresses: readonly string[]): Promise<Map<string, Contract>> {
     if (addresses.length === 0) return new Map();
-    const rows = await this.contractQuery().where("contracts.address", "in", [...new Set(addresses)]).execute();
+    const rows = await this.contractQuery()
+      .where("contracts.address", "in", [...new Set(addresses)])
+      .execute();
     return new Map(rows.map((r) => [r.address, toContract(r as ContractRow)]));
   }
 
   // ---- offers -------------------------------------------------------------------------------
 
   private offerFilter(p: Partial<BrowseParams>) {
-    let q = this.db.selectFrom("offers").innerJoin("contracts", "contracts.address", "offers.contract").leftJoin("contract_catalog", "contract_catalog.contract", "offers.contract");
+    let q = this.db
+      .selectFrom("offers")
+      .innerJoin("contracts", "contracts.address", "offers.contract")
+      .leftJoin("contract_catalog", "contract_catalog.contract", "offers.contract");
     if (p.status) q = q.where("offers.status", "=", p.status);
     if (p.view === "browse") q = q.where("offers.status", "=", "Open");
     if (p.view === "results") q = q.where("offers.status", "in", ["Closed", "Settled"]);
     if (p.sport) q = q.where("contract_catalog.sport", "=", p.sport);
     if (p.query) {
       const like = `%${p.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) => eb.or(["title", "event", "competition", "side_a_label", "side_b_label"].map((c) => eb(sql`lower(${sql.ref(`contract_catalog.${c}`)})`, "like", sql`${like} escape '\\'`))));
+      q = q.where((eb) =>
+        eb.or(
+          ["title", "event", "competition", "side_a_label", "side_b_label"].map((c) =>
+            eb(sql`lower(${sql.ref(`contract_catalog.${c}`)})`, "like", sql`${like} escape '\\'`),
+          ),
+        ),
+      );
     }
     return q;
   }
@@ -200,19 +323,36 @@ export class ReadService {
 
   /** The offer columns plus its contract and catalog columns (prefixed k_), in the same query. */
   private withContract(q: ReturnType<ReadService["offerFilter"]>) {
-    return q.selectAll("offers").select([
-      "contracts.template_id as k_template_id", "contracts.event_id as k_event_id", "contracts.cutoff_at as k_cutoff_at", "contracts.resolution_deadline as k_resolution_deadline", "contracts.status as k_status",
-      "contract_catalog.title as k_title", "contract_catalog.description as k_description", "contract_catalog.event as k_event", "contract_catalog.sport as k_sport", "contract_catalog.competition as k_competition",
-      "contract_catalog.starts_at as k_starts_at", "contract_catalog.side_a_label as k_side_a_label", "contract_catalog.side_b_label as k_side_b_label", "contract_catalog.visuals_json as k_visuals_json",
-    ]);
+    return q
+      .selectAll("offers")
+      .select([
+        "contracts.template_id as k_template_id",
+        "contracts.event_id as k_event_id",
+        "contracts.cutoff_at as k_cutoff_at",
+        "contracts.resolution_deadline as k_resolution_deadline",
+        "contracts.status as k_status",
+        "contract_catalog.title as k_title",
+        "contract_catalog.description as k_description",
+        "contract_catalog.event as k_event",
+        "contract_catalog.sport as k_sport",
+        "contract_catalog.competition as k_competition",
+        "contract_catalog.starts_at as k_starts_at",
+        "contract_catalog.side_a_label as k_side_a_label",
+        "contract_catalog.side_b_label as k_side_b_label",
+        "contract_catalog.visuals_json as k_visuals_json",
+      ]);
   }
 
   /** Offers the viewer created or holds a position on, newest first. */
   async mine(p: BrowseParams, wallet: string): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    const base = this.offerFilter(p).where((eb) => eb.or([
-      eb("offers.creator", "=", wallet),
-      eb.exists(eb.selectFrom("positions").select("positions.address").whereRef("positions.offer", "=", "offers.address").where("positions.taker", "=", wallet)),
-    ]));
+    const base = this.offerFilter(p).where((eb) =>
+      eb.or([
+        eb("offers.creator", "=", wallet),
+        eb.exists(
+          eb.selectFrom("positions").select("positions.address").whereRef("positions.offer", "=", "offers.address").where("positions.taker", "=", wallet),
+        ),
+      ]),
+    );
     const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
     const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
     return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, Number(n)) };
@@ -232,7 +372,11 @@ export class ReadService {
   async fills(address: string, p: PageParams): Promise<{ fills: DerivedFill[]; pagination: Pagination }> {
     const exists = await this.db.selectFrom("offers").select("address").where("address", "=", address).executeTakeFirst();
     if (!exists) throw new ApiError(404, "offer not found");
-    const [{ n }] = await this.db.selectFrom("fills").select((eb) => eb.fn.countAll<number>().as("n")).where("offer", "=", address).execute();
+    const [{ n }] = await this.db
+      .selectFrom("fills")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("offer", "=", address)
+      .execute();
     const rows = await this.db.selectFrom("fills").selectAll().where("offer", "=", address).orderBy("revision").limit(p.pageSize).offset(offsetOf(p)).execute();
     return { fills: rows.map(deriveFill), pagination: pagination(p, Number(n)) };
   }
@@ -243,7 +387,8 @@ export class ReadService {
     return {
       offers: offers.map((o) => {
         const url = `${this.publicBaseUrl}/offers/${o.address}`;
-        const text = `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${o.contract.title || o.contract.address}: ` +
+        const text =
+          `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${o.contract.title || o.contract.address}: ` +
           `take "${o.takerSideLabel}" at ${units(BigInt(o.takerTargetMicros))} to ${units(BigInt(o.creatorTotalMicros))}, ` +
           `${units(BigInt(o.remainingTakerMicros))} left, cutoff ${o.contract.cutoffAt}. ${url}`;
         return { address: o.address, text, url, offer: o };
@@ -258,10 +403,33 @@ export class ReadService {
     const config = await this.configRow();
     const contracts = new Map(rows.map((r) => [r.contract, toContract(unprefix(r))]));
     const [profiles, positions, creatorPositions] = await Promise.all([
-      this.db.selectFrom("profiles").selectAll().where("wallet", "in", [...new Set(rows.map((r) => r.creator))]).execute(),
-      viewerWallet ? this.db.selectFrom("positions").selectAll().where("taker", "=", viewerWallet).where("offer", "in", rows.map((r) => r.address)).execute() : Promise.resolve([] as PositionsTable[]),
+      this.db
+        .selectFrom("profiles")
+        .selectAll()
+        .where("wallet", "in", [...new Set(rows.map((r) => r.creator))])
+        .execute(),
+      viewerWallet
+        ? this.db
+            .selectFrom("positions")
+            .selectAll()
+            .where("taker", "=", viewerWallet)
+            .where(
+              "offer",
+              "in",
+              rows.map((r) => r.address),
+            )
+            .execute()
+        : Promise.resolve([] as PositionsTable[]),
       viewerWallet && rows.some((r) => r.creator === viewerWallet)
-        ? this.db.selectFrom("positions").selectAll().where("offer", "in", rows.filter((r) => r.creator === viewerWallet).map((r) => r.address)).execute()
+        ? this.db
+            .selectFrom("positions")
+            .selectAll()
+            .where(
+              "offer",
+              "in",
+              rows.filter((r) => r.creator === viewerWallet).map((r) => r.address),
+            )
+            .execute()
         : Promise.resolve([] as PositionsTable[]),
     ]);
     const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
@@ -280,7 +448,15 @@ export class ReadService {
         contract,
         creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
         ...labels,
-        viewer: viewerOf(r, viewerWallet, positionOf.get(r.address) ?? null, creatorPositions.filter((p) => p.offer === r.address), { status: r.k_status, cutoffAt: r.k_cutoff_at }, now, config),
+        viewer: viewerOf(
+          r,
+          viewerWallet,
+          positionOf.get(r.address) ?? null,
+          creatorPositions.filter((p) => p.offer === r.address),
+          { status: r.k_status, cutoffAt: r.k_cutoff_at },
+          now,
+          config,
+        ),
       } as Offer;
     });
   }
@@ -303,7 +479,8 @@ export class ReadService {
     // reuse its serialisation too).
     const nowUnix = await this.now();
     const state = poolState(hit.rows.pool.state, hit.rows.pool.closes_at, nowUnix);
-    if (!hit.aggregate || hit.aggregate.state !== state) hit.aggregate = derivePoolAggregate({ ...hit.rows, nowUnix, canonicalBase: `${this.publicBaseUrl}/polls` });
+    if (!hit.aggregate || hit.aggregate.state !== state)
+      hit.aggregate = derivePoolAggregate({ ...hit.rows, nowUnix, canonicalBase: `${this.publicBaseUrl}/polls` });
     return hit.aggregate;
   }
 
@@ -317,7 +494,12 @@ export class ReadService {
     const outcomes = await this.db.selectFrom("pool_outcomes").selectAll().where("pool", "=", address).orderBy("outcome_index").execute();
     let participantCount: number | undefined;
     if (pool.participant_count === null) {
-      const [{ n }] = await this.db.selectFrom("pool_wagers").select((eb) => eb.fn.count<number>("owner").distinct().as("n")).where("pool", "=", address).where("deleted", "=", 0).execute();
+      const [{ n }] = await this.db
+        .selectFrom("pool_wagers")
+        .select((eb) => eb.fn.count<number>("owner").distinct().as("n"))
+        .where("pool", "=", address)
+        .where("deleted", "=", 0)
+        .execute();
       participantCount = Number(n);
     }
     return { pool, outcomes, catalog, participantCount };
@@ -325,7 +507,10 @@ export class ReadService {
 
   /** The highest slot the indexer has applied (freshness for clients). */
   async indexedSlot(): Promise<number> {
-    const r = await this.db.selectFrom("checkpoints").select((eb) => eb.fn.max<number>("slot").as("slot")).executeTakeFirst();
+    const r = await this.db
+      .selectFrom("checkpoints")
+      .select((eb) => eb.fn.max<number>("slot").as("slot"))
+      .executeTakeFirst();
     return Number(r?.slot ?? 0);
   }
 }
@@ -349,26 +534,61 @@ function toSettings(c: ConfigTable): Settings {
     feeBps: Number(c.fee_bps),
     offersEnabled: Number(c.offers_enabled) === 1,
     limits: {
-      minimumCreatorMicros: c.minimum_creator_micros, minimumTakeMicros: c.minimum_take_micros, maximumWagerMicros: c.maximum_wager_micros,
-      warningRatioNumerator: c.warning_ratio_numerator, warningRatioDenominator: c.warning_ratio_denominator,
-      minimumOddsNumerator: c.minimum_odds_numerator, minimumOddsDenominator: c.minimum_odds_denominator,
-      maximumOddsNumerator: c.maximum_odds_numerator, maximumOddsDenominator: c.maximum_odds_denominator,
+      minimumCreatorMicros: c.minimum_creator_micros,
+      minimumTakeMicros: c.minimum_take_micros,
+      maximumWagerMicros: c.maximum_wager_micros,
+      warningRatioNumerator: c.warning_ratio_numerator,
+      warningRatioDenominator: c.warning_ratio_denominator,
+      minimumOddsNumerator: c.minimum_odds_numerator,
+      minimumOddsDenominator: c.minimum_odds_denominator,
+      maximumOddsNumerator: c.maximum_odds_numerator,
+      maximumOddsDenominator: c.maximum_odds_denominator,
     },
   };
 }
 
 function toContract(r: ContractRow): Contract {
   return {
-    address: r.address, templateId: r.template_id, eventId: r.event_id,
-    title: r.title ?? "", description: r.description ?? "", event: r.event ?? "", sport: r.sport ?? "", competition: r.competition ?? "",
-    startsAt: iso(r.starts_at ?? null), cutoffAt: iso(r.cutoff_at)!, resolutionDeadline: iso(r.resolution_deadline)!, status: r.status,
-    outcomes: [{ side: "sideA", label: r.side_a_label ?? "Side A" }, { side: "sideB", label: r.side_b_label ?? "Side B" }],
+    address: r.address,
+    templateId: r.template_id,
+    eventId: r.event_id,
+    title: r.title ?? "",
+    description: r.description ?? "",
+    event: r.event ?? "",
+    sport: r.sport ?? "",
+    competition: r.competition ?? "",
+    startsAt: iso(r.starts_at ?? null),
+    cutoffAt: iso(r.cutoff_at)!,
+    resolutionDeadline: iso(r.resolution_deadline)!,
+    status: r.status,
+    outcomes: [
+      { side: "sideA", label: r.side_a_label ?? "Side A" },
+      { side: "sideB", label: r.side_b_label ?? "Side B" },
+    ],
     visuals: r.visuals_json ? visualsOf({ visuals_json: r.visuals_json }) : [],
   };
 }
 
 function missingContract(address: string): Contract {
-  return { address, templateId: "", eventId: "", title: "", description: "", event: "", sport: "", competition: "", startsAt: null, cutoffAt: iso(0)!, resolutionDeadline: iso(0)!, status: "Unknown", outcomes: [{ side: "sideA", label: "Side A" }, { side: "sideB", label: "Side B" }], visuals: [] };
+  return {
+    address,
+    templateId: "",
+    eventId: "",
+    title: "",
+    description: "",
+    event: "",
+    sport: "",
+    competition: "",
+    startsAt: null,
+    cutoffAt: iso(0)!,
+    resolutionDeadline: iso(0)!,
+    status: "Unknown",
+    outcomes: [
+      { side: "sideA", label: "Side A" },
+      { side: "sideB", label: "Side B" },
+    ],
+    visuals: [],
+  };
 }
 
 /**
@@ -378,28 +598,45 @@ function missingContract(address: string): Contract {
  * past the contract's cutoff. returnMicros: what the caller receives if their side wins (creator:
  * matched stake plus all takes minus the fee on each take; taker: takerWinReturn), null for none.
  */
-function viewerOf(o: OffersTable, wallet: string | null, position: PositionsTable | null, creatorPositions: PositionsTable[], contract: ContractTiming, now: number, config: ConfigTable | null): Viewer {
+function viewerOf(
+  o: OffersTable,
+  wallet: string | null,
+  position: PositionsTable | null,
+  creatorPositions: PositionsTable[],
+  contract: ContractTiming,
+  now: number,
+  config: ConfigTable | null,
+): Viewer {
   const open = o.status === "Open" && contractAcceptsOffers(contract, now) && (config ? Number(config.offers_enabled) === 1 : true);
   const isCreator = wallet !== null && wallet === o.creator;
   const canClose = wallet !== null && o.status === "Open" && mayClose(isCreator, contract, now);
   if (isCreator) {
     const ret = creatorWinReturn(
-      { creatorAllocated: BigInt(o.creator_allocated_micros), takerFilled: BigInt(o.taker_filled_micros) }, creatorPositions.map((p) => BigInt(p.taker_micros)), Number(o.fee_bps),
+      { creatorAllocated: BigInt(o.creator_allocated_micros), takerFilled: BigInt(o.taker_filled_micros) },
+      creatorPositions.map((p) => BigInt(p.taker_micros)),
+      Number(o.fee_bps),
     );
     return { role: "creator", canTake: false, canClose, returnMicros: ret.toString(), position: null };
   }
   if (position) {
     const payout = position.status === "Open" ? null : position.taker_payout_micros;
     return {
-      role: "taker", canTake: open, canClose,
+      role: "taker",
+      canTake: open,
+      canClose,
       returnMicros: takerWinReturn(BigInt(position.taker_micros), BigInt(position.creator_matched_micros), Number(o.fee_bps)).toString(),
       position: {
-        address: position.address, takerAmountMicros: position.taker_micros, creatorMatchedMicros: position.creator_matched_micros, status: position.status,
-        fillCount: Number(position.fill_count), createdAt: iso(position.created_at)!, settledAt: iso(position.settled_at), payoutMicros: payout,
+        address: position.address,
+        takerAmountMicros: position.taker_micros,
+        creatorMatchedMicros: position.creator_matched_micros,
+        status: position.status,
+        fillCount: Number(position.fill_count),
+        createdAt: iso(position.created_at)!,
+        settledAt: iso(position.settled_at),
+        payoutMicros: payout,
         feeMicros: position.status === "Open" ? null : position.fee_micros,
       },
     };
   }
   return { role: "none", canTake: open, canClose, returnMicros: null, position: null };
 }
-

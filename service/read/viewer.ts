@@ -7,7 +7,10 @@ import type { Custody } from "../custody/custody";
 import { bearerToken } from "../custody/custody";
 import { ApiError } from "../api-error";
 
-export interface ReadViewer { wallet: string; userId: string }
+export interface ReadViewer {
+  wallet: string;
+  userId: string;
+}
 
 export async function resolveViewer(custody: Custody | null, authorization: string | null | undefined): Promise<ReadViewer | null> {
   if (authorization === null || authorization === undefined || authorization === "") return null;

@@ -54,7 +54,10 @@ export function backoffSeconds(attempts: number, o: BackoffOptions = {}): number
 export class WorkerFailures {
   readonly db: Db;
 
-  constructor(db: Kysely<unknown> | Kysely<Database>, readonly backoff: BackoffOptions = {}) {
+  constructor(
+    db: Kysely<unknown> | Kysely<Database>,
+    readonly backoff: BackoffOptions = {},
+  ) {
     this.db = db as unknown as Db;
   }
 
@@ -66,14 +69,17 @@ export class WorkerFailures {
     const last_reason = reason.slice(0, 500);
     // Two workers failing the same item at once: the second insert becomes an update, and each
     // failure counts (attempts = stored + 1 in SQL).
-    await this.db.insertInto("worker_failures")
+    await this.db
+      .insertInto("worker_failures")
       .values({ kind, item, attempts, first_failed_at: now, last_failed_at: now, next_retry_at: next, last_reason })
-      .onConflict((oc) => oc.columns(["kind", "item"]).doUpdateSet((eb) => ({
-        attempts: eb("worker_failures.attempts", "+", 1),
-        last_failed_at: now,
-        next_retry_at: next,
-        last_reason,
-      })))
+      .onConflict((oc) =>
+        oc.columns(["kind", "item"]).doUpdateSet((eb) => ({
+          attempts: eb("worker_failures.attempts", "+", 1),
+          last_failed_at: now,
+          next_retry_at: next,
+          last_reason,
+        })),
+      )
       .execute();
     return (await this.get(kind, item))!;
   }
@@ -91,7 +97,12 @@ export class WorkerFailures {
   async list(o: { kind?: WorkKind; limit?: number } = {}): Promise<WorkerFailure[]> {
     let q = this.db.selectFrom("worker_failures").selectAll();
     if (o.kind) q = q.where("kind", "=", o.kind);
-    const rows = await q.orderBy("next_retry_at").orderBy("kind").orderBy("item").limit(o.limit ?? 1_000).execute();
+    const rows = await q
+      .orderBy("next_retry_at")
+      .orderBy("kind")
+      .orderBy("item")
+      .limit(o.limit ?? 1_000)
+      .execute();
     return rows.map(toFailure);
   }
 
@@ -136,7 +147,12 @@ export class WorkerFailures {
 
 function toFailure(r: WorkerFailuresTable): WorkerFailure {
   return {
-    kind: r.kind as WorkKind, item: r.item, attempts: Number(r.attempts), firstFailedAt: Number(r.first_failed_at), lastFailedAt: Number(r.last_failed_at),
-    nextRetryAt: Number(r.next_retry_at), lastReason: r.last_reason,
+    kind: r.kind as WorkKind,
+    item: r.item,
+    attempts: Number(r.attempts),
+    firstFailedAt: Number(r.first_failed_at),
+    lastFailedAt: Number(r.last_failed_at),
+    nextRetryAt: Number(r.next_retry_at),
+    lastReason: r.last_reason,
   };
 }

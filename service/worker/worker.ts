@@ -107,7 +107,18 @@ export interface WorkerDeps {
 }
 
 const COUNTS = ["voided", "closed", "settled", "reclaimedPositions", "reclaimedOffers", "skipped", "failed", "retried"] as const;
-const emptyReport = (): WorkerReport => ({ voided: 0, closed: 0, settled: 0, reclaimedPositions: 0, reclaimedOffers: 0, skipped: 0, failed: 0, retried: 0, deferred: 0, errors: [] });
+const emptyReport = (): WorkerReport => ({
+  voided: 0,
+  closed: 0,
+  settled: 0,
+  reclaimedPositions: 0,
+  reclaimedOffers: 0,
+  skipped: 0,
+  failed: 0,
+  retried: 0,
+  deferred: 0,
+  errors: [],
+});
 
 type Db = Kysely<Database & CustodyDatabase>;
 // A phase's candidate query: its tables differ per phase; the keyset, exclusion and order are
@@ -146,11 +157,15 @@ export class SettlementWorker {
   private async send(ixs: TransactionInstruction[]): Promise<SendResult> {
     const r = await this.submitter.send(ixs, [this.deps.payer], { confirm: true });
     switch (r.kind) {
-      case "confirmed": return { ok: true };
+      case "confirmed":
+        return { ok: true };
       // Not this item's fault: the pass stops.
-      case "rpc": throw new ChainUnavailableError(r.message);
-      case "sent": return { ok: false, reason: "not confirmed" };
-      default: return { ok: false, reason: describeFailure(r) };
+      case "rpc":
+        throw new ChainUnavailableError(r.message);
+      case "sent":
+        return { ok: false, reason: "not confirmed" };
+      default:
+        return { ok: false, reason: describeFailure(r) };
     }
   }
 
@@ -174,7 +189,9 @@ export class SettlementWorker {
   runOnce(): Promise<WorkerReport> {
     if (!this.running) {
       const started = performance.now();
-      this.running = this.pass().then((r) => (this.deps.obs?.workerPass(r, (performance.now() - started) / 1000), r)).finally(() => (this.running = null));
+      this.running = this.pass()
+        .then((r) => (this.deps.obs?.workerPass(r, (performance.now() - started) / 1000), r))
+        .finally(() => (this.running = null));
     }
     return this.running;
   }
@@ -195,9 +212,11 @@ export class SettlementWorker {
   start(intervalMs = 5_000): void {
     if (this.timer) return;
     const tick = () => {
-      this.runOnce().catch((e) => this.deps.log?.("worker: pass failed", { error: String((e as Error)?.message ?? e) })).finally(() => {
-        if (this.timer) this.timer = setTimeout(tick, intervalMs);
-      });
+      this.runOnce()
+        .catch((e) => this.deps.log?.("worker: pass failed", { error: String((e as Error)?.message ?? e) }))
+        .finally(() => {
+          if (this.timer) this.timer = setTimeout(tick, intervalMs);
+        });
     };
     this.timer = setTimeout(tick, 0);
   }
@@ -214,8 +233,15 @@ export class SettlementWorker {
     const nowN = Number(now);
     const phases: Phase[] = [
       {
-        kind: "void-contract", count: "voided", keys: ["contracts.resolution_deadline", "contracts.address"],
-        query: () => db.selectFrom("contracts").where("contracts.status", "=", "Open").where("contracts.deleted", "=", 0).where("contracts.resolution_deadline", "<", nowN),
+        kind: "void-contract",
+        count: "voided",
+        keys: ["contracts.resolution_deadline", "contracts.address"],
+        query: () =>
+          db
+            .selectFrom("contracts")
+            .where("contracts.status", "=", "Open")
+            .where("contracts.deleted", "=", 0)
+            .where("contracts.resolution_deadline", "<", nowN),
         act: async (address) => {
           const d = await this.data(new Pk(address), "contract");
           if (!d) return null;
@@ -225,21 +251,46 @@ export class SettlementWorker {
         },
       },
       {
-        kind: "close-offer", count: "closed", keys: ["contracts.cutoff_at", "offers.created_at", "offers.address"],
-        query: () => db.selectFrom("offers").innerJoin("contracts", "contracts.address", "offers.contract").where("offers.status", "=", "Open").where("offers.deleted", "=", 0)
-          .where((eb) => eb.or([eb("contracts.cutoff_at", ...cutoffFilter("passed", now)), eb("contracts.status", "!=", "Open")])),
+        kind: "close-offer",
+        count: "closed",
+        keys: ["contracts.cutoff_at", "offers.created_at", "offers.address"],
+        query: () =>
+          db
+            .selectFrom("offers")
+            .innerJoin("contracts", "contracts.address", "offers.contract")
+            .where("offers.status", "=", "Open")
+            .where("offers.deleted", "=", 0)
+            .where((eb) => eb.or([eb("contracts.cutoff_at", ...cutoffFilter("passed", now)), eb("contracts.status", "!=", "Open")])),
         act: async (address) => {
           const d = await this.data(new Pk(address), "offer");
           if (!d) return null;
           const o = decodeOffer(d);
           if (o.status !== "Open") return null;
-          return [await client.closeOffer({ caller: this.deps.payer.publicKey, contract: o.contract, offer: new Pk(address), creatorToken: o.creatorToken, creator: o.creator, expectedRevision: o.revision })];
+          return [
+            await client.closeOffer({
+              caller: this.deps.payer.publicKey,
+              contract: o.contract,
+              offer: new Pk(address),
+              creatorToken: o.creatorToken,
+              creator: o.creator,
+              expectedRevision: o.revision,
+            }),
+          ];
         },
       },
       {
-        kind: "settle-position", count: "settled", keys: ["positions.created_at", "positions.address"],
-        query: () => db.selectFrom("positions").innerJoin("offers", "offers.address", "positions.offer").innerJoin("contracts", "contracts.address", "offers.contract")
-          .where("positions.status", "=", "Open").where("positions.deleted", "=", 0).where("offers.status", "in", ["Filled", "Closed"]).where("contracts.status", "in", ["Resolved", "Voided"]),
+        kind: "settle-position",
+        count: "settled",
+        keys: ["positions.created_at", "positions.address"],
+        query: () =>
+          db
+            .selectFrom("positions")
+            .innerJoin("offers", "offers.address", "positions.offer")
+            .innerJoin("contracts", "contracts.address", "offers.contract")
+            .where("positions.status", "=", "Open")
+            .where("positions.deleted", "=", 0)
+            .where("offers.status", "in", ["Filled", "Closed"])
+            .where("contracts.status", "in", ["Resolved", "Voided"]),
         act: async (address) => {
           const pd = await this.data(new Pk(address), "position");
           if (!pd) return null;
@@ -248,15 +299,29 @@ export class SettlementWorker {
           const od = await this.data(p.offer, "offer");
           if (!od) return null;
           const o = decodeOffer(od);
-          return [await client.settlePosition({ contract: o.contract, offer: p.offer, position: new Pk(address), creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: await this.treasury(), creator: o.creator, taker: p.taker })];
+          return [
+            await client.settlePosition({
+              contract: o.contract,
+              offer: p.offer,
+              position: new Pk(address),
+              creatorToken: o.creatorToken,
+              takerToken: p.takerToken,
+              treasury: await this.treasury(),
+              creator: o.creator,
+              taker: p.taker,
+            }),
+          ];
         },
       },
     ];
     if (this.deps.reclaim === false) return phases;
     phases.push(
       {
-        kind: "reclaim-position", count: "reclaimedPositions", keys: ["positions.created_at", "positions.address"],
-        query: () => db.selectFrom("positions").where("positions.status", "!=", "Open").where("positions.deleted", "=", 0).where("positions.rent_payer", "=", payer),
+        kind: "reclaim-position",
+        count: "reclaimedPositions",
+        keys: ["positions.created_at", "positions.address"],
+        query: () =>
+          db.selectFrom("positions").where("positions.status", "!=", "Open").where("positions.deleted", "=", 0).where("positions.rent_payer", "=", payer),
         act: async (address) => {
           const pd = await this.data(new Pk(address), "position");
           if (!pd || decodePosition(pd).status === "Open") return null;
@@ -264,12 +329,24 @@ export class SettlementWorker {
         },
       },
       {
-        kind: "reclaim-offer", count: "reclaimedOffers", keys: ["offers.created_at", "offers.address"],
+        kind: "reclaim-offer",
+        count: "reclaimedOffers",
+        keys: ["offers.created_at", "offers.address"],
         // The program closes an offer account only once its contract is resolved or voided (the
         // address can then never be created again), so earlier ones are not candidates.
-        query: () => db.selectFrom("offers").innerJoin("contracts", "contracts.address", "offers.contract").where("offers.deleted", "=", 0).where("offers.rent_payer", "=", payer)
-          .where("contracts.status", "in", ["Resolved", "Voided"])
-          .where((eb) => eb.or([eb("offers.status", "=", "Settled"), eb.and([eb("offers.status", "=", "Closed"), eb("offers.settled_position_count", "=", eb.ref("offers.position_count"))])])),
+        query: () =>
+          db
+            .selectFrom("offers")
+            .innerJoin("contracts", "contracts.address", "offers.contract")
+            .where("offers.deleted", "=", 0)
+            .where("offers.rent_payer", "=", payer)
+            .where("contracts.status", "in", ["Resolved", "Voided"])
+            .where((eb) =>
+              eb.or([
+                eb("offers.status", "=", "Settled"),
+                eb.and([eb("offers.status", "=", "Closed"), eb("offers.settled_position_count", "=", eb.ref("offers.position_count"))]),
+              ]),
+            ),
         act: async (address) => {
           const od = await this.data(new Pk(address), "offer");
           if (!od) return null;
@@ -286,16 +363,30 @@ export class SettlementWorker {
   }
 
   /** Candidates of a phase in key order, after `cursor`, fresh (never failed) or due for a retry. */
-  private async candidates(p: Phase, mode: "fresh" | "retry", cursor: unknown[] | null, limit: number, wallNow: number): Promise<{ address: string; key: unknown[] }[]> {
+  private async candidates(
+    p: Phase,
+    mode: "fresh" | "retry",
+    cursor: unknown[] | null,
+    limit: number,
+    wallNow: number,
+  ): Promise<{ address: string; key: unknown[] }[]> {
     const addr = sql.ref(p.keys[p.keys.length - 1]);
     let q = p.query().select(p.keys.map((k, i) => sql`${sql.ref(k)}`.as(`k${i}`)));
-    q = mode === "fresh"
-      ? q.where(sql<boolean>`${addr} not in (select item from worker_failures where kind = ${p.kind})`)
-      : q.where(sql<boolean>`${addr} in (select item from worker_failures where kind = ${p.kind} and next_retry_at <= ${wallNow})`);
+    q =
+      mode === "fresh"
+        ? q.where(sql<boolean>`${addr} not in (select item from worker_failures where kind = ${p.kind})`)
+        : q.where(sql<boolean>`${addr} in (select item from worker_failures where kind = ${p.kind} and next_retry_at <= ${wallNow})`);
     if (cursor) {
       // (k0, k1, ..) > (c0, c1, ..), spelt out (row values differ between SQLite and PostgreSQL typing).
-      const ors = p.keys.map((k, i) => sql.join([...p.keys.slice(0, i).map((e, j) => sql`${sql.ref(e)} = ${cursor[j]}`), sql`${sql.ref(k)} > ${cursor[i]}`], sql` and `));
-      q = q.where(sql<boolean>`(${sql.join(ors.map((o) => sql`(${o})`), sql` or `)})`);
+      const ors = p.keys.map((k, i) =>
+        sql.join([...p.keys.slice(0, i).map((e, j) => sql`${sql.ref(e)} = ${cursor[j]}`), sql`${sql.ref(k)} > ${cursor[i]}`], sql` and `),
+      );
+      q = q.where(
+        sql<boolean>`(${sql.join(
+          ors.map((o) => sql`(${o})`),
+          sql` or `,
+        )})`,
+      );
     }
     for (const k of p.keys) q = q.orderBy(sql.ref(k));
     const rows = (await q.limit(limit).execute()) as Record<string, unknown>[];
@@ -378,7 +469,11 @@ export class SettlementWorker {
         await this.attempt(p, c.address, true, r);
       }
     }
-    const deferred = await (this.deps.db as unknown as Db).selectFrom("worker_failures").select((eb) => eb.fn.countAll().as("n")).where("next_retry_at", ">", wallNow).executeTakeFirst();
+    const deferred = await (this.deps.db as unknown as Db)
+      .selectFrom("worker_failures")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("next_retry_at", ">", wallNow)
+      .executeTakeFirst();
     r.deferred = Number(deferred?.n ?? 0);
     return r;
   }

@@ -61,7 +61,10 @@ export class Idempotency {
 
   /** Forgets keys last used more than `retentionSeconds` ago; returns how many. */
   async prune(retentionSeconds = RETENTION_SECONDS, now = nowSec()): Promise<number> {
-    const r = await this.db.deleteFrom("idempotency").where("updated_at", "<", now - retentionSeconds).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom("idempotency")
+      .where("updated_at", "<", now - retentionSeconds)
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 
@@ -85,15 +88,35 @@ export class Idempotency {
     return this.db.selectFrom("idempotency").selectAll().where("user_id", "=", userId).where("idem_key", "=", key);
   }
 
-  private async runOnce<R extends { signature: string }>(userId: string, key: string, op: string, hash: string, exec: (record: Recorder) => Promise<R>): Promise<R> {
+  private async runOnce<R extends { signature: string }>(
+    userId: string,
+    key: string,
+    op: string,
+    hash: string,
+    exec: (record: Recorder) => Promise<R>,
+  ): Promise<R> {
     let row = await this.where(userId, key).executeTakeFirst();
     const now = nowSec();
     if (!row) {
       try {
-        await this.db.insertInto("idempotency").values({
-          user_id: userId, idem_key: key, operation: op, request_hash: hash, state: "reserved", offer_address: null, signature: null, tx_base64: null,
-          response_json: null, status_code: null, error: null, created_at: now, updated_at: now,
-        }).execute();
+        await this.db
+          .insertInto("idempotency")
+          .values({
+            user_id: userId,
+            idem_key: key,
+            operation: op,
+            request_hash: hash,
+            state: "reserved",
+            offer_address: null,
+            signature: null,
+            tx_base64: null,
+            response_json: null,
+            status_code: null,
+            error: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
       } catch {
         row = await this.where(userId, key).executeTakeFirst();
         if (!row) throw new ApiError(503, "temporarily unavailable; retry with the same idempotencyKey");
@@ -102,9 +125,16 @@ export class Idempotency {
     if (row) {
       if (row.request_hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
       if (row.state !== "reserved") return this.replay(row) as Promise<R>;
-      if (now - Number(row.updated_at) < (this.opts.staleSeconds ?? 60)) throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
-      const took = await this.db.updateTable("idempotency").set({ updated_at: now })
-        .where("user_id", "=", userId).where("idem_key", "=", key).where("state", "=", "reserved").where("updated_at", "=", row.updated_at).executeTakeFirst();
+      if (now - Number(row.updated_at) < (this.opts.staleSeconds ?? 60))
+        throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+      const took = await this.db
+        .updateTable("idempotency")
+        .set({ updated_at: now })
+        .where("user_id", "=", userId)
+        .where("idem_key", "=", key)
+        .where("state", "=", "reserved")
+        .where("updated_at", "=", row.updated_at)
+        .executeTakeFirst();
       if (Number(took.numUpdatedRows) !== 1) throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
     }
     let recorded = false;
@@ -115,9 +145,19 @@ export class Idempotency {
         return;
       }
       lastSig = r.signature;
-      await this.db.updateTable("idempotency").set({
-        state: "submitted", signature: r.signature, tx_base64: r.txBase64, response_json: JSON.stringify(r.response), offer_address: r.offerAddress, updated_at: nowSec(),
-      }).where("user_id", "=", userId).where("idem_key", "=", key).execute();
+      await this.db
+        .updateTable("idempotency")
+        .set({
+          state: "submitted",
+          signature: r.signature,
+          tx_base64: r.txBase64,
+          response_json: JSON.stringify(r.response),
+          offer_address: r.offerAddress,
+          updated_at: nowSec(),
+        })
+        .where("user_id", "=", userId)
+        .where("idem_key", "=", key)
+        .execute();
       recorded = true;
     };
     try {
@@ -155,8 +195,12 @@ export class Idempotency {
   }
 
   private async mark(row: Pick<IdempotencyTable, "user_id" | "idem_key">, state: "confirmed" | "failed", e?: ApiError) {
-    await this.db.updateTable("idempotency").set({ state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
-      .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
+    await this.db
+      .updateTable("idempotency")
+      .set({ state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
+      .where("user_id", "=", row.user_id)
+      .where("idem_key", "=", row.idem_key)
+      .execute();
   }
 
   /** The recorded transaction never landed: send it again (re-signed if its blockhash expired). */
@@ -177,8 +221,17 @@ export class Idempotency {
       feePayer: old.feePayer,
       beforeSubmit: async (tx, signature) => {
         next = { ...response, signature };
-        await this.db.updateTable("idempotency").set({ signature, tx_base64: tx.serialize({ verifySignatures: false }).toString("base64"), response_json: JSON.stringify(next), updated_at: nowSec() })
-          .where("user_id", "=", row.user_id).where("idem_key", "=", row.idem_key).execute();
+        await this.db
+          .updateTable("idempotency")
+          .set({
+            signature,
+            tx_base64: tx.serialize({ verifySignatures: false }).toString("base64"),
+            response_json: JSON.stringify(next),
+            updated_at: nowSec(),
+          })
+          .where("user_id", "=", row.user_id)
+          .where("idem_key", "=", row.idem_key)
+          .execute();
       },
     });
     if (isSubmitFailure(r)) throw this.failureError(r);
@@ -193,8 +246,14 @@ export class Idempotency {
         const r = await this.submitter.confirm(signature, undefined, 90_000);
         if (r.kind === "timeout" || r.kind === "rpc" || r.kind === "sent") return;
         const e = r.kind === "confirmed" ? undefined : failedOnChain(r);
-        await this.db.updateTable("idempotency").set({ state: e ? "failed" : "confirmed", status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
-          .where("user_id", "=", userId).where("idem_key", "=", key).where("signature", "=", signature).where("state", "=", "submitted").execute();
+        await this.db
+          .updateTable("idempotency")
+          .set({ state: e ? "failed" : "confirmed", status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
+          .where("user_id", "=", userId)
+          .where("idem_key", "=", key)
+          .where("signature", "=", signature)
+          .where("state", "=", "submitted")
+          .execute();
       } catch {
         // Tracking is best effort; a replay re-checks the signature.
       }

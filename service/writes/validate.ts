@@ -49,7 +49,13 @@ function object(body: unknown, allowed: readonly string[], required: readonly st
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw bad("body must be a JSON object");
   const o = body as Record<string, unknown>;
   const extra = Object.keys(o).filter((k) => !allowed.includes(k));
-  if (extra.length) throw bad(`unknown field(s): ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}; allowed: ${allowed.join(", ")}`);
+  if (extra.length)
+    throw bad(
+      `unknown field(s): ${extra
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k.slice(0, 40)))
+        .join(", ")}; allowed: ${allowed.join(", ")}`,
+    );
   const missing = required.filter((k) => o[k] === undefined);
   if (missing.length) throw bad(`missing field(s): ${missing.join(", ")}`);
   return o;
@@ -65,7 +71,15 @@ export interface CreateRequest {
   idempotencyKey: string;
 }
 
-const CREATE_FIELDS = ["contractAddress", "creatorOutcome", "creatorTotalMicros", "takerTargetMicros", "minimumTakeMicros", "expectedFeeBps", "idempotencyKey"] as const;
+const CREATE_FIELDS = [
+  "contractAddress",
+  "creatorOutcome",
+  "creatorTotalMicros",
+  "takerTargetMicros",
+  "minimumTakeMicros",
+  "expectedFeeBps",
+  "idempotencyKey",
+] as const;
 
 export function parseCreate(body: unknown): CreateRequest {
   const o = object(body, CREATE_FIELDS, CREATE_FIELDS);
@@ -93,7 +107,12 @@ export function parseTake(offerAddress: string, body: unknown): TakeRequest {
   const offer = parseAddress(offerAddress, "offer address");
   const o = object(body, TAKE_FIELDS, TAKE_FIELDS);
   const idempotencyKey = parseKey(o.idempotencyKey);
-  return { offer, amount: parseU64String(o.takeAmountMicros, "takeAmountMicros"), expectedRevision: parseU64String(o.expectedRevision, "expectedRevision"), idempotencyKey };
+  return {
+    offer,
+    amount: parseU64String(o.takeAmountMicros, "takeAmountMicros"),
+    expectedRevision: parseU64String(o.expectedRevision, "expectedRevision"),
+    idempotencyKey,
+  };
 }
 
 export interface CloseRequest {

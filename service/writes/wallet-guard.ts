@@ -112,7 +112,10 @@ export class WalletGuard {
     if (cap > 0) {
       const held = await this.openOffers(user);
       if (held >= cap) {
-        throw new ApiError(409, `you have ${held} offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most ${cap} per user. You can create again once one of them is settled`);
+        throw new ApiError(
+          409,
+          `you have ${held} offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most ${cap} per user. You can create again once one of them is settled`,
+        );
       }
     }
     await this.consume(user.id);
@@ -124,7 +127,10 @@ export class WalletGuard {
     if (cap > 0 && newPosition) {
       const held = await this.openPositions(user);
       if (held >= cap) {
-        throw new ApiError(409, `you have ${held} positions not yet settled; at most ${cap} per user. You can add to a position you already hold, or take a new offer once one of your positions settles`);
+        throw new ApiError(
+          409,
+          `you have ${held} positions not yet settled; at most ${cap} per user. You can add to a position you already hold, or take a new offer once one of your positions settles`,
+        );
       }
     }
     await this.consume(user.id);
@@ -148,8 +154,13 @@ export class WalletGuard {
   /** Indexed live `table` rows of the user (as `owner`) with the service as rent payer, plus the user's pending `kind` writes. */
   private async openAccounts(user: User, table: "offers" | "positions", owner: "creator" | "taker", kind: "create" | "take"): Promise<number> {
     // Both tables have the owner, deleted and rent_payer columns; the casts only give Kysely one table's row type.
-    const r = await this.db.selectFrom(table as "offers").select((eb) => eb.fn.countAll().as("n"))
-      .where(owner as "creator", "=", user.wallet.toBase58()).where("deleted", "=", 0).where("rent_payer", "=", this.service.toBase58()).executeTakeFirst();
+    const r = await this.db
+      .selectFrom(table as "offers")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where(owner as "creator", "=", user.wallet.toBase58())
+      .where("deleted", "=", 0)
+      .where("rent_payer", "=", this.service.toBase58())
+      .executeTakeFirst();
     return Number(r?.n ?? 0) + (await this.pending(user, kind));
   }
 
@@ -160,11 +171,18 @@ export class WalletGuard {
    */
   private async pending(user: User, op: "create" | "take"): Promise<number> {
     const since = Math.floor(this.clockMs() / 1000) - CONFIRMED_PENDING_SECONDS;
-    const rows = await this.db.selectFrom("idempotency").select(["offer_address"]).where("user_id", "=", user.id).where("operation", "=", op)
+    const rows = await this.db
+      .selectFrom("idempotency")
+      .select(["offer_address"])
+      .where("user_id", "=", user.id)
+      .where("operation", "=", op)
       .where((eb) => eb.or([eb("state", "=", "submitted"), eb.and([eb("state", "=", "confirmed"), eb("updated_at", ">=", since)])]))
-      .where("offer_address", "is not", null).execute();
+      .where("offer_address", "is not", null)
+      .execute();
     if (rows.length === 0) return 0;
-    const targets = rows.map((r) => (op === "create" ? r.offer_address! : this.client.pda.position(new PublicKey(r.offer_address!), user.wallet)[0].toBase58()));
+    const targets = rows.map((r) =>
+      op === "create" ? r.offer_address! : this.client.pda.position(new PublicKey(r.offer_address!), user.wallet)[0].toBase58(),
+    );
     const table = op === "create" ? "offers" : "positions";
     const known = await this.db.selectFrom(table).select("address").where("address", "in", targets).execute();
     const seen = new Set(known.map((k) => k.address));
@@ -182,14 +200,26 @@ export class WalletGuard {
     const T = Math.ceil(3_600_000 / writesPerHour);
     const tau = T * (writeBurst - 1);
     const now = Math.floor(this.clockMs());
-    await this.db.insertInto("write_rate").values({ user_id: userId, tat_ms: 0 }).onConflict((oc) => oc.column("user_id").doNothing()).execute();
+    await this.db
+      .insertInto("write_rate")
+      .values({ user_id: userId, tat_ms: 0 })
+      .onConflict((oc) => oc.column("user_id").doNothing())
+      .execute();
     const tat = sql<number>`(case when tat_ms > ${now} then tat_ms else ${now} end)`;
-    const r = await this.db.updateTable("write_rate").set({ tat_ms: sql<number>`${tat} + ${T}` })
-      .where("user_id", "=", userId).where(sql<boolean>`${tat} - ${now} <= ${tau}`).executeTakeFirst();
+    const r = await this.db
+      .updateTable("write_rate")
+      .set({ tat_ms: sql<number>`${tat} + ${T}` })
+      .where("user_id", "=", userId)
+      .where(sql<boolean>`${tat} - ${now} <= ${tau}`)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 1) return;
     const row = await this.db.selectFrom("write_rate").select("tat_ms").where("user_id", "=", userId).executeTakeFirst();
     const waitMs = Math.max(1, Number(row?.tat_ms ?? now) - now - tau);
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new ApiError(429, `too many writes: at most ${writeBurst} at once and ${writesPerHour} per hour per user; retry in ${retryAfter} s with the same idempotencyKey`, retryAfter);
+    throw new ApiError(
+      429,
+      `too many writes: at most ${writeBurst} at once and ${writesPerHour} per hour per user; retry in ${retryAfter} s with the same idempotencyKey`,
+      retryAfter,
+    );
   }
 }

@@ -27,8 +27,16 @@ import { createHash } from "node:crypto";
 import type { AccountInfo, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { AccountLayout } from "@solana/spl-token";
 import {
-  OFFERS_PROGRAM_ID, OffersClient, decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind,
-  type ConfigAccount, type ContractAccount, type OfferAccount,
+  OFFERS_PROGRAM_ID,
+  OffersClient,
+  decodeConfig,
+  decodeContract,
+  decodeOffer,
+  decodePosition,
+  offersAccountKind,
+  type ConfigAccount,
+  type ContractAccount,
+  type OfferAccount,
 } from "../../idl/client/offers";
 import { contractRefusal, matchedForTake, mayClose, oddsRefusal, unmatchedStake } from "../../idl/client/offers-rules";
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
@@ -41,12 +49,27 @@ import { ApiError } from "../api-error";
 import { parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
 import { WalletGuard, type WalletLimits } from "./wallet-guard";
 
-export interface CreateResponse { signature: string; status: "pending"; offerAddress: string }
-export interface TakeResponse {
-  signature: string; status: "pending"; offerAddress: string; positionAddress: string;
-  takeAmountMicros: string; creatorMatchedMicros: string; expectedRevision: string;
+export interface CreateResponse {
+  signature: string;
+  status: "pending";
+  offerAddress: string;
 }
-export interface CloseResponse { signature: string; status: "pending"; offerAddress: string; refundMicros: string; expectedRevision: string }
+export interface TakeResponse {
+  signature: string;
+  status: "pending";
+  offerAddress: string;
+  positionAddress: string;
+  takeAmountMicros: string;
+  creatorMatchedMicros: string;
+  expectedRevision: string;
+}
+export interface CloseResponse {
+  signature: string;
+  status: "pending";
+  offerAddress: string;
+  refundMicros: string;
+  expectedRevision: string;
+}
 
 export interface WriteServiceDeps {
   custody: Custody;
@@ -139,7 +162,14 @@ export class WriteService {
 
   async create(p: Principal, body: unknown): Promise<CreateResponse> {
     const req = parseCreate(body);
-    const hash = requestHash("create", "", { ...req, contract: req.contract.toBase58(), creatorTotal: String(req.creatorTotal), takerTarget: String(req.takerTarget), minimumTake: String(req.minimumTake), idempotencyKey: undefined });
+    const hash = requestHash("create", "", {
+      ...req,
+      contract: req.contract.toBase58(),
+      creatorTotal: String(req.creatorTotal),
+      takerTarget: String(req.takerTarget),
+      minimumTake: String(req.minimumTake),
+      idempotencyKey: undefined,
+    });
     return (await this.idem.run(p.user.id, req.idempotencyKey, "create", hash, async (record) => {
       if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
       return this.doCreate(p, req, record);
@@ -155,7 +185,8 @@ export class WriteService {
       return { cfg, contract, token, existing, now: await this.deps.gateway.now() };
     });
     if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
-    if (req.expectedFeeBps !== cfg.feeBps) throw new ApiError(409, `expectedFeeBps ${req.expectedFeeBps} differs from the current feeBps ${cfg.feeBps}; re-read /contracts`);
+    if (req.expectedFeeBps !== cfg.feeBps)
+      throw new ApiError(409, `expectedFeeBps ${req.expectedFeeBps} differs from the current feeBps ${cfg.feeBps}; re-read /contracts`);
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract address");
     this.assertOpenContract(decodeContract(kd), now);
@@ -165,7 +196,10 @@ export class WriteService {
     if (total > l.maximumWagerMicros) throw new ApiError(400, `creatorTotalMicros must be at most maximumWagerMicros ${l.maximumWagerMicros}`);
     if (target === 0n) throw new ApiError(400, "takerTargetMicros must be positive");
     if (oddsRefusal(total, target, l) !== null) {
-      throw new ApiError(400, `odds out of range: creatorTotalMicros : takerTargetMicros must be between ${l.minimumOddsNumerator}:${l.minimumOddsDenominator} and ${l.maximumOddsNumerator}:${l.maximumOddsDenominator}`);
+      throw new ApiError(
+        400,
+        `odds out of range: creatorTotalMicros : takerTargetMicros must be between ${l.minimumOddsNumerator}:${l.minimumOddsDenominator} and ${l.maximumOddsNumerator}:${l.maximumOddsDenominator}`,
+      );
     }
     if (minTake < l.minimumTakeMicros) throw new ApiError(400, `minimumTakeMicros must be at least ${l.minimumTakeMicros}`);
     if (minTake > target) throw new ApiError(400, "minimumTakeMicros must not exceed takerTargetMicros");
@@ -175,8 +209,16 @@ export class WriteService {
 
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.createOffer({
-      payer: this.payer.publicKey, creator: p.user.wallet, creatorToken: p.user.tokenAccount, contract: req.contract, nonce,
-      side: req.side, creatorTotal: total, takerTarget: target, minimumTake: minTake, expectedFeeBps: req.expectedFeeBps,
+      payer: this.payer.publicKey,
+      creator: p.user.wallet,
+      creatorToken: p.user.tokenAccount,
+      contract: req.contract,
+      nonce,
+      side: req.side,
+      creatorTotal: total,
+      takerTarget: target,
+      minimumTake: minTake,
+      expectedFeeBps: req.expectedFeeBps,
     });
     return this.guard.serial(p.user.id, async () => {
       await this.guard.admitCreate(p.user);
@@ -194,7 +236,12 @@ export class WriteService {
       feePayer: this.payer.publicKey,
       beforeSubmit: async (tx, signature) => {
         out = { ...response, signature };
-        await record({ signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response: out, offerAddress: (out as { offerAddress?: string }).offerAddress ?? null });
+        await record({
+          signature,
+          txBase64: tx.serialize({ verifySignatures: false }).toString("base64"),
+          response: out,
+          offerAddress: (out as { offerAddress?: string }).offerAddress ?? null,
+        });
       },
     });
     if (isSubmitFailure(r)) throw this.idem.failureError(r);
@@ -233,31 +280,50 @@ export class WriteService {
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract of this offer");
     if (o.creator.equals(p.user.wallet)) throw new ApiError(400, "you cannot take your own offer");
-    if (req.expectedRevision !== o.revision) throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
+    if (req.expectedRevision !== o.revision)
+      throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
     if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
     this.assertOpenContract(decodeContract(kd), now);
     const remaining = o.takerTarget - o.takerFilled;
     if (req.amount === 0n) throw new ApiError(400, "takeAmountMicros must be positive");
     if (req.amount > remaining) throw new ApiError(409, `the amount is no longer available: remainingTakerMicros is ${remaining}`);
-    if (req.amount < o.minimumTake && req.amount !== remaining) throw new ApiError(400, `takeAmountMicros must be at least the offer's minimumTakeMicros ${o.minimumTake}, or exactly remainingTakerMicros ${remaining}`);
+    if (req.amount < o.minimumTake && req.amount !== remaining)
+      throw new ApiError(400, `takeAmountMicros must be at least the offer's minimumTakeMicros ${o.minimumTake}, or exactly remainingTakerMicros ${remaining}`);
     const matched = matchedForTake(req.amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
     if (matched === 0n) throw new ApiError(400, "takeAmountMicros is too small to be matched with any creator stake");
     const pd = this.owned(pos, "position");
     const held = pd ? decodePosition(pd).takerAmount : 0n;
-    if (held + req.amount > cfg.limits.maximumWagerMicros) throw new ApiError(400, `your position on this offer would be ${held + req.amount} micros, above maximumWagerMicros ${cfg.limits.maximumWagerMicros}`);
+    if (held + req.amount > cfg.limits.maximumWagerMicros)
+      throw new ApiError(400, `your position on this offer would be ${held + req.amount} micros, above maximumWagerMicros ${cfg.limits.maximumWagerMicros}`);
     const available = await this.tokenBalance(token);
     if (available < req.amount) throw new ApiError(400, `insufficient balance: needed ${req.amount} micros, available ${available} micros`);
 
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.takeOffer({
-      payer: this.payer.publicKey, taker: p.user.wallet, takerToken: p.user.tokenAccount, contract: o.contract, offer: req.offer, amount: req.amount, expectedRevision: req.expectedRevision,
+      payer: this.payer.publicKey,
+      taker: p.user.wallet,
+      takerToken: p.user.tokenAccount,
+      contract: o.contract,
+      offer: req.offer,
+      amount: req.amount,
+      expectedRevision: req.expectedRevision,
     });
     return this.guard.serial(p.user.id, async () => {
       await this.guard.admitTake(p.user, pd === null);
-      return this.submitRecorded([ix], [this.payer, user], {
-        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), positionAddress: position.toBase58(),
-        takeAmountMicros: String(req.amount), creatorMatchedMicros: String(matched), expectedRevision: String(req.expectedRevision),
-      }, record);
+      return this.submitRecorded(
+        [ix],
+        [this.payer, user],
+        {
+          signature: "",
+          status: "pending" as const,
+          offerAddress: req.offer.toBase58(),
+          positionAddress: position.toBase58(),
+          takeAmountMicros: String(req.amount),
+          creatorMatchedMicros: String(matched),
+          expectedRevision: String(req.expectedRevision),
+        },
+        record,
+      );
     });
   }
 
@@ -275,23 +341,44 @@ export class WriteService {
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract of this offer");
     const k = decodeContract(kd);
-    if (req.expectedRevision !== o.revision) throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
+    if (req.expectedRevision !== o.revision)
+      throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
     if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
     if (!mayClose(o.creator.equals(p.user.wallet), k, now)) throw new ApiError(403, "only the creator may close an offer before the contract's cutoff");
     const user = await this.deps.custody.signer(p.user.id);
-    const ix = await this.client.closeOffer({ caller: p.user.wallet, contract: o.contract, offer: req.offer, creatorToken: o.creatorToken, creator: o.creator, expectedRevision: req.expectedRevision });
+    const ix = await this.client.closeOffer({
+      caller: p.user.wallet,
+      contract: o.contract,
+      offer: req.offer,
+      creatorToken: o.creatorToken,
+      creator: o.creator,
+      expectedRevision: req.expectedRevision,
+    });
     return this.guard.serial(p.user.id, async () => {
       await this.guard.admitClose(p.user);
-      return this.submitRecorded([ix], [this.payer, user], {
-        signature: "", status: "pending" as const, offerAddress: req.offer.toBase58(), refundMicros: String(unmatchedStake(o)), expectedRevision: String(req.expectedRevision),
-      }, record);
+      return this.submitRecorded(
+        [ix],
+        [this.payer, user],
+        {
+          signature: "",
+          status: "pending" as const,
+          offerAddress: req.offer.toBase58(),
+          refundMicros: String(unmatchedStake(o)),
+          expectedRevision: String(req.expectedRevision),
+        },
+        record,
+      );
     });
   }
 }
 
 /** sha256 of the canonical request: operation, path address and normalized fields (sorted). */
 export function requestHash(op: string, address: string, fields: Record<string, unknown>): string {
-  const canon = Object.keys(fields).filter((k) => fields[k] !== undefined).sort().map((k) => [k, String(fields[k])]);
-  return createHash("sha256").update(JSON.stringify([op, address, canon])).digest("hex");
+  const canon = Object.keys(fields)
+    .filter((k) => fields[k] !== undefined)
+    .sort()
+    .map((k) => [k, String(fields[k])]);
+  return createHash("sha256")
+    .update(JSON.stringify([op, address, canon]))
+    .digest("hex");
 }
-

@@ -26,7 +26,13 @@ beforeAll(async () => {
   users = [await makeUser(s), await makeUser(s), await makeUser(s)];
   ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
   const now = await s.chain.gateway.now();
-  pool = await ops.create(users[0].name, { question: "Who wins?", labels: ["Red", "Blue", "Green"], closesAt: now + 600n, criteria: "Official result", coverUrl: "https://img.example/c.png" });
+  pool = await ops.create(users[0].name, {
+    question: "Who wins?",
+    labels: ["Red", "Blue", "Green"],
+    closesAt: now + 600n,
+    criteria: "Official result",
+    coverUrl: "https://img.example/c.png",
+  });
   await ops.pick(users[0].name, pool, 0, 10n * UNIT);
   await ops.pick(users[1].name, pool, 1, 10n * UNIT);
   await ops.pick(users[1].name, pool, 2, 10n * UNIT); // same person again: still 2 participants
@@ -44,12 +50,26 @@ describe("pool aggregate", () => {
     expect(r.body.error).toBeNull();
     const d = r.body.data;
     expect(d).toMatchObject({
-      schemaVersion: 1, id: pool.toBase58(), slug: "who-wins", question: "Who wins?", version: 4, state: "OPEN", totalOiMicros: "30000000", participantCount: 2,
-      resolutionAt: null, resolutionCriteria: "Official result", coverImageUrl: "https://img.example/c.png", canonicalUrl: "https://offers.example/polls/who-wins",
+      schemaVersion: 1,
+      id: pool.toBase58(),
+      slug: "who-wins",
+      question: "Who wins?",
+      version: 4,
+      state: "OPEN",
+      totalOiMicros: "30000000",
+      participantCount: 2,
+      resolutionAt: null,
+      resolutionCriteria: "Official result",
+      coverImageUrl: "https://img.example/c.png",
+      canonicalUrl: "https://offers.example/polls/who-wins",
     });
     // 1/3 each: 3333 + 3333 + 3334 by largest remainder (ties to the lower index first).
     expect(d.outcomes.map((o: { shareBps: number }) => o.shareBps)).toEqual([3334, 3333, 3333]);
-    expect(d.outcomes.map((o: { label: string; wagerCount: number; isResolved: boolean }) => [o.label, o.wagerCount, o.isResolved])).toEqual([["Red", 1, false], ["Blue", 1, false], ["Green", 1, false]]);
+    expect(d.outcomes.map((o: { label: string; wagerCount: number; isResolved: boolean }) => [o.label, o.wagerCount, o.isResolved])).toEqual([
+      ["Red", 1, false],
+      ["Blue", 1, false],
+      ["Green", 1, false],
+    ]);
     expect(d.revision).toMatch(/^[0-9a-f]{32}$/);
     const byAddress = await getJson(s, `${EMBED}/${pool.toBase58()}`);
     expect(byAddress.body.data).toEqual(d);
@@ -123,12 +143,25 @@ describe("pool aggregate", () => {
   it("answers the same 404 for unknown, private, deleted, flagged and malformed identifiers", async () => {
     const now = await s.chain.gateway.now();
     const hidden: [string, Parameters<typeof upsertPoolCatalog>[1]][] = [];
-    for (const [slug, flags] of [["private-one", { isPublic: false }], ["deleted-one", { deleted: true }], ["flagged-one", { flagged: true }]] as const) {
+    for (const [slug, flags] of [
+      ["private-one", { isPublic: false }],
+      ["deleted-one", { deleted: true }],
+      ["flagged-one", { flagged: true }],
+    ] as const) {
       const p = await ops.create(users[0].name, { question: `Hidden ${slug}?`, closesAt: now + 600n });
       hidden.push([slug, { pool: p.toBase58(), slug, ...flags }]);
     }
     for (const [, row] of hidden) await upsertPoolCatalog(s.db, row);
-    for (const id of ["private-one", "deleted-one", "flagged-one", hidden[0][1].pool, "no-such-pool", "11111111111111111111111111111111", "bad%20id", "x".repeat(200)]) {
+    for (const id of [
+      "private-one",
+      "deleted-one",
+      "flagged-one",
+      hidden[0][1].pool,
+      "no-such-pool",
+      "11111111111111111111111111111111",
+      "bad%20id",
+      "x".repeat(200),
+    ]) {
       const r = await getJson(s, `${EMBED}/${id}`);
       expect([id, r.status, r.body]).toEqual([id, 404, { error: "Poll not found" }]);
     }
@@ -140,12 +173,15 @@ describe("pool aggregate", () => {
     const r = await getJson(s, `${EMBED}/who-wins`, { headers: { origin: "https://elsewhere.example" } });
     expect(r.status).toBe(200);
     expect(r.headers.get("access-control-allow-origin")).toBeNull();
-    const pre = await getJson(s, `${EMBED}/who-wins`, { method: "OPTIONS", headers: { origin: "https://elsewhere.example", "access-control-request-method": "GET" } });
+    const pre = await getJson(s, `${EMBED}/who-wins`, {
+      method: "OPTIONS",
+      headers: { origin: "https://elsewhere.example", "access-control-request-method": "GET" },
+    });
     expect(pre.headers.get("access-control-allow-origin")).toBeNull();
     expect(pre.headers.get("access-control-allow-methods")).toBeNull();
   });
 
-  it("answers 500 {error: \"Internal server error\"} without detail when the store fails", async () => {
+  it('answers 500 {error: "Internal server error"} without detail when the store fails', async () => {
     const store = await openStore(":memory:");
     const read = new ReadService({ db: store.db, now: () => 0 });
     const srv = await listen(createApp({ read, custody: null, graphiql: false }));

@@ -3,23 +3,40 @@ import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../
 import { createApp } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
 
-export interface ApiStack extends LocalStack { read: ReadService }
+export interface ApiStack extends LocalStack {
+  read: ReadService;
+}
 
 export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number } = {}): Promise<ApiStack> {
   let read!: ReadService;
   const s = await startLocalStack({
     ...opts,
     app: (parts) => {
-      read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: "https://offers.example", settingsTtlMs: opts.settingsTtlMs ?? 0, embedTtlMs: opts.embedTtlMs, clockCacheMs: 0 });
+      read = new ReadService({
+        db: parts.db,
+        now: async () => Number(await parts.chain.gateway.now()),
+        publicBaseUrl: "https://offers.example",
+        settingsTtlMs: opts.settingsTtlMs ?? 0,
+        embedTtlMs: opts.embedTtlMs,
+        clockCacheMs: 0,
+      });
       return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });
     },
   });
   return Object.assign(s, { read });
 }
 
-export interface Json { status: number; headers: Headers; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface Json {
+  status: number;
+  headers: Headers;
+  body: any;
+} // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export async function getJson(s: { url: string }, path: string, opts: { token?: string; headers?: Record<string, string>; method?: string } = {}): Promise<Json> {
+export async function getJson(
+  s: { url: string },
+  path: string,
+  opts: { token?: string; headers?: Record<string, string>; method?: string } = {},
+): Promise<Json> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const r = await fetch(`${s.url}${path}`, { method: opts.method ?? "GET", headers });

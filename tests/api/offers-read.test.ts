@@ -33,11 +33,31 @@ describe("GET /contracts", () => {
     const r = await getJson(s, `${BASE}/contracts`);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      feeBps: 1000, offersEnabled: true,
-      limits: { minimumCreatorMicros: "1000000", minimumTakeMicros: "1000000", maximumWagerMicros: "500000000", warningRatioNumerator: "5", warningRatioDenominator: "1", minimumOddsNumerator: "1", minimumOddsDenominator: "10", maximumOddsNumerator: "10", maximumOddsDenominator: "1" },
+      feeBps: 1000,
+      offersEnabled: true,
+      limits: {
+        minimumCreatorMicros: "1000000",
+        minimumTakeMicros: "1000000",
+        maximumWagerMicros: "500000000",
+        warningRatioNumerator: "5",
+        warningRatioDenominator: "1",
+        minimumOddsNumerator: "1",
+        minimumOddsDenominator: "10",
+        maximumOddsNumerator: "10",
+        maximumOddsDenominator: "1",
+      },
     });
     const c = r.body.contracts.find((x: { address: string }) => x.address === contract.toBase58());
-    expect(c).toMatchObject({ title: "Will the home side win?", sport: "football", status: "Open", outcomes: [{ side: "sideA", label: "Home" }, { side: "sideB", label: "Away" }], visuals: [{ src: "https://example.com/a.png", alt: "crest" }] });
+    expect(c).toMatchObject({
+      title: "Will the home side win?",
+      sport: "football",
+      status: "Open",
+      outcomes: [
+        { side: "sideA", label: "Home" },
+        { side: "sideB", label: "Away" },
+      ],
+      visuals: [{ src: "https://example.com/a.png", alt: "crest" }],
+    });
     expect(c.templateId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -55,10 +75,24 @@ describe("GET /<offer_address>", () => {
     const r = await getJson(s, `${BASE}/${offer}`);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      address: offer, creatorOutcome: "sideA", creatorSideLabel: "Home", takerSideLabel: "Away",
-      creatorTotalMicros: "8000000", creatorAllocatedMicros: "4000000", takerTargetMicros: "10000000", takerFilledMicros: "5000000",
-      remainingTakerMicros: "5000000", minimumTakeMicros: "1000000", feeBps: 1000, termsGuardrail: { status: "normal" }, status: "Open",
-      fillCount: 1, positionCount: 1, settledPositionCount: 0, revision: "2", closedAt: null,
+      address: offer,
+      creatorOutcome: "sideA",
+      creatorSideLabel: "Home",
+      takerSideLabel: "Away",
+      creatorTotalMicros: "8000000",
+      creatorAllocatedMicros: "4000000",
+      takerTargetMicros: "10000000",
+      takerFilledMicros: "5000000",
+      remainingTakerMicros: "5000000",
+      minimumTakeMicros: "1000000",
+      feeBps: 1000,
+      termsGuardrail: { status: "normal" },
+      status: "Open",
+      fillCount: 1,
+      positionCount: 1,
+      settledPositionCount: 0,
+      revision: "2",
+      closedAt: null,
       creator: { displayName: expect.any(String), profileImageUrl: expect.any(String) },
       viewer: { role: "none", canTake: true, canClose: false, returnMicros: null, position: null },
     });
@@ -75,7 +109,14 @@ describe("GET /<offer_address>", () => {
   it("shows a taker their position and return (5 + 4 - 0.4)", async () => {
     const r = await getJson(s, `${BASE}/${offer}`, { token: taker.token });
     expect(r.body.viewer).toMatchObject({ role: "taker", canTake: true, canClose: false, returnMicros: String(9n * UNIT - 400_000n) });
-    expect(r.body.viewer.position).toMatchObject({ takerAmountMicros: "5000000", creatorMatchedMicros: "4000000", status: "Open", fillCount: 1, settledAt: null, payoutMicros: null });
+    expect(r.body.viewer.position).toMatchObject({
+      takerAmountMicros: "5000000",
+      creatorMatchedMicros: "4000000",
+      status: "Open",
+      fillCount: 1,
+      settledAt: null,
+      payoutMicros: null,
+    });
   });
 
   it("answers 400 for a malformed address, 404 for an unknown one, 401 for a bad token", async () => {
@@ -131,7 +172,13 @@ describe("fills, mine, shareable", () => {
     const r = await getJson(s, `${BASE}/${offer}/fills`);
     expect(r.status).toBe(200);
     expect(r.body.fills).toHaveLength(1);
-    expect(r.body.fills[0]).toMatchObject({ offer, revision: "2", taker: taker.user.wallet.toBase58(), takeMicros: "5000000", creatorMatchedMicros: "4000000" });
+    expect(r.body.fills[0]).toMatchObject({
+      offer,
+      revision: "2",
+      taker: taker.user.wallet.toBase58(),
+      takeMicros: "5000000",
+      creatorMatchedMicros: "4000000",
+    });
     expect((await getJson(s, `${BASE}/11111111111111111111111111111111/fills`)).status).toBe(404);
   });
 
@@ -158,7 +205,13 @@ describe("GraphQL", () => {
     const q = `query($a: String!) { offer(address: $a) { address revision remainingTakerMicros viewer { role returnMicros position { takerAmountMicros } } contract { title } } _meta { indexedSlot } }`;
     const r = await gql(s, q, { a: offer }, taker.token);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.offer).toEqual({ address: offer, revision: "2", remainingTakerMicros: "5000000", viewer: { role: "taker", returnMicros: "8600000", position: { takerAmountMicros: "5000000" } }, contract: { title: "Will the home side win?" } });
+    expect(r.body.data.offer).toEqual({
+      address: offer,
+      revision: "2",
+      remainingTakerMicros: "5000000",
+      viewer: { role: "taker", returnMicros: "8600000", position: { takerAmountMicros: "5000000" } },
+      contract: { title: "Will the home side win?" },
+    });
     expect(Number(r.body.data._meta.indexedSlot)).toBeGreaterThan(0);
     const p1 = await gql(s, `{ offers(first: 2) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { address } } } }`);
     const p2 = await gql(s, `query($c: String) { offers(first: 2, after: $c) { edges { node { address } } } }`, { c: p1.body.data.offers.pageInfo.endCursor });

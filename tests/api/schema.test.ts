@@ -14,6 +14,20 @@ describe("schema.graphql", () => {
 
   it("exposes every query of the read API and the three write mutations", () => {
     const sdl = readFileSync(join(root, "schema.graphql"), "utf8");
-    for (const f of ["settings:", "contracts:", "offers(", "offer(", "fills(", "mine(", "shareable(", "poll(", "_meta:", "createOffer(", "takeOffer(", "closeOffer("]) expect(sdl).toContain(f);
+    for (const f of [
+      "settings:",
+      "contracts:",
+      "offers(",
+      "offer(",
+      "fills(",
+      "mine(",
+      "shareable(",
+      "poll(",
+      "_meta:",
+      "createOffer(",
+      "takeOffer(",
+      "closeOffer(",
+    ])
+      expect(sdl).toContain(f);
   });
 });

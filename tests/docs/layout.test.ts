@@ -46,7 +46,13 @@ describe("layout", () => {
   });
 
   it("nothing outside tests/ imports from tests/", () => {
-    const offenders = sources.filter((f) => !f.startsWith("tests/")).flatMap((f) => importsOf(f).filter((t) => t.startsWith("tests/")).map((t) => `${f} imports ${t}`));
+    const offenders = sources
+      .filter((f) => !f.startsWith("tests/"))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((t) => t.startsWith("tests/"))
+          .map((t) => `${f} imports ${t}`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -73,7 +79,13 @@ describe("layout", () => {
 
   it("the README's folder list names every top-level folder of the code", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
-    const folders = [...new Set(tracked(["*.ts", "*.rs", "*.md", "*.sh"]).filter((f) => f.includes("/")).map((f) => f.split("/")[0]))].filter((d) => !d.startsWith("."));
+    const folders = [
+      ...new Set(
+        tracked(["*.ts", "*.rs", "*.md", "*.sh"])
+          .filter((f) => f.includes("/"))
+          .map((f) => f.split("/")[0]),
+      ),
+    ].filter((d) => !d.startsWith("."));
     const missing = folders.filter((d) => !readme.includes(`${d}/`));
     expect(missing).toEqual([]);
   });

@@ -10,8 +10,17 @@
  * FUZZ_SEED (default 1510) and FUZZ_ACTIONS (default 1500) select a run.
  */
 import {
-  AccountLayout, ACCOUNT_SIZE, AuthorityType, MINT_SIZE, TOKEN_PROGRAM_ID, createCloseAccountInstruction, createInitializeAccount3Instruction,
-  createInitializeMint2Instruction, createMintToInstruction, createSetAuthorityInstruction, createTransferInstruction,
+  AccountLayout,
+  ACCOUNT_SIZE,
+  AuthorityType,
+  MINT_SIZE,
+  TOKEN_PROGRAM_ID,
+  createCloseAccountInstruction,
+  createInitializeAccount3Instruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
+  createSetAuthorityInstruction,
+  createTransferInstruction,
 } from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction, type AccountInfo } from "@solana/web3.js";
 import type { Idl, Program } from "../../idl/client/anchor";
@@ -39,7 +48,11 @@ export class FuzzContext {
   action = "setup";
   readonly trail: string[] = [];
   readonly startedAt = Date.now();
-  constructor(readonly program: string, readonly seed: number, readonly actions: number) {}
+  constructor(
+    readonly program: string,
+    readonly seed: number,
+    readonly actions: number,
+  ) {}
   /** Records what the current step does (the last 12 are printed with a failure). */
   note(s: string): void {
     this.trail.push(`${this.step}: ${s}`);
@@ -62,11 +75,20 @@ export class FuzzContext {
 
 export type AccountMap = Record<string, PublicKey | undefined>;
 /** What the fuzzers need of Anchor's BorshAccountsCoder. */
-export interface AccountsCoder { decode(name: string, data: Buffer): unknown; encode(name: string, value: unknown): Promise<Buffer> }
-export interface IdlIxAccount { name: string; writable?: boolean; signer?: boolean }
+export interface AccountsCoder {
+  decode(name: string, data: Buffer): unknown;
+  encode(name: string, value: unknown): Promise<Buffer>;
+}
+export interface IdlIxAccount {
+  name: string;
+  writable?: boolean;
+  signer?: boolean;
+}
 
 export function idlIx(program: Program<Idl>, name: string): { accounts: IdlIxAccount[]; args: { name: string; type: unknown }[] } | undefined {
-  return (program.idl.instructions as unknown as { name: string; accounts: IdlIxAccount[]; args: { name: string; type: unknown }[] }[]).find((i) => i.name === name);
+  return (program.idl.instructions as unknown as { name: string; accounts: IdlIxAccount[]; args: { name: string; type: unknown }[] }[]).find(
+    (i) => i.name === name,
+  );
 }
 export const hasIx = (program: Program<Idl>, name: string): boolean => idlIx(program, name) !== undefined;
 export const ixNames = (program: Program<Idl>): string[] => (program.idl.instructions as unknown as { name: string }[]).map((i) => i.name);
@@ -83,7 +105,8 @@ export interface BuildOptions {
 const bnArgs = (v: unknown): unknown => {
   if (typeof v === "bigint") return new BN(v.toString());
   if (Array.isArray(v)) return v.map(bnArgs);
-  if (v && typeof v === "object" && !(v instanceof PublicKey) && !BN.isBN(v) && !Buffer.isBuffer(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bnArgs(x)]));
+  if (v && typeof v === "object" && !(v instanceof PublicKey) && !BN.isBN(v) && !Buffer.isBuffer(v))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bnArgs(x)]));
   return v;
 };
 
@@ -93,7 +116,14 @@ const bnArgs = (v: unknown): unknown => {
  * serve several versions of an account list), its arguments by name from `args` (bigints become
  * u64s; an argument `fooBump` missing from `args` is taken from `bumps` for the account `foo`).
  */
-export function buildIx(program: Program<Idl>, name: string, args: Record<string, unknown>, accounts: AccountMap, opts: BuildOptions = {}, bumps?: Map<string, number>): TransactionInstruction {
+export function buildIx(
+  program: Program<Idl>,
+  name: string,
+  args: Record<string, unknown>,
+  accounts: AccountMap,
+  opts: BuildOptions = {},
+  bumps?: Map<string, number>,
+): TransactionInstruction {
   const ix = idlIx(program, name);
   if (!ix) throw new Error(`the IDL has no instruction ${name}`);
   const missing: string[] = [];
@@ -141,7 +171,11 @@ export function toBig(v: unknown): unknown {
 // ---------------------------------------------------------------------------------------------
 // PDAs at every bump.
 
-export interface Pda { address: PublicKey; bump: number; canonical: boolean }
+export interface Pda {
+  address: PublicKey;
+  bump: number;
+  canonical: boolean;
+}
 
 /** Every valid PDA of `seeds` (canonical first), at most `limit` of them. */
 export function allBumps(seeds: (Buffer | Uint8Array)[], programId: PublicKey, limit = 256): Pda[] {
@@ -167,11 +201,35 @@ export const u64le = (v: bigint): Buffer => {
 // Error names and tallies.
 
 const TOKEN_ERRORS = [
-  "NotRentExempt", "InsufficientFunds", "InvalidMint", "MintMismatch", "OwnerMismatch", "FixedSupply", "AlreadyInUse", "InvalidNumberOfProvidedSigners",
-  "InvalidNumberOfRequiredSigners", "UninitializedState", "NativeNotSupported", "NonNativeHasBalance", "InvalidInstruction", "InvalidState", "Overflow",
-  "AuthorityTypeNotSupported", "MintCannotFreeze", "AccountFrozen", "MintDecimalsMismatch", "NonNativeNotSupported",
+  "NotRentExempt",
+  "InsufficientFunds",
+  "InvalidMint",
+  "MintMismatch",
+  "OwnerMismatch",
+  "FixedSupply",
+  "AlreadyInUse",
+  "InvalidNumberOfProvidedSigners",
+  "InvalidNumberOfRequiredSigners",
+  "UninitializedState",
+  "NativeNotSupported",
+  "NonNativeHasBalance",
+  "InvalidInstruction",
+  "InvalidState",
+  "Overflow",
+  "AuthorityTypeNotSupported",
+  "MintCannotFreeze",
+  "AccountFrozen",
+  "MintDecimalsMismatch",
+  "NonNativeNotSupported",
 ];
-const SYSTEM_ERRORS = ["AccountAlreadyInUse", "ResultWithNegativeLamports", "InvalidProgramId", "InvalidAccountDataLength", "MaxSeedLengthExceeded", "AddressWithSeedMismatch"];
+const SYSTEM_ERRORS = [
+  "AccountAlreadyInUse",
+  "ResultWithNegativeLamports",
+  "InvalidProgramId",
+  "InvalidAccountDataLength",
+  "MaxSeedLengthExceeded",
+  "AddressWithSeedMismatch",
+];
 
 /** The runtime's own refusals, by message (both engines' wordings). */
 const RUNTIME_ERRORS: [RegExp, string][] = [
@@ -191,7 +249,13 @@ const RUNTIME_ERRORS: [RegExp, string][] = [
   [/ReadonlyLamportChange|instruction changed the balance of a read-only account/i, "ReadonlyLamportChange"],
   [/AccountBorrowFailed|already borrowed/i, "AccountBorrowFailed"],
 ];
-const pascal = (s: string) => s.replace(/[^A-Za-z0-9 ]/g, " ").split(/\s+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+const pascal = (s: string) =>
+  s
+    .replace(/[^A-Za-z0-9 ]/g, " ")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join("");
 
 /** A failed transaction's error as one short name: the program's named error, `Token:…`, `System:…` or the runtime's. */
 export function errorName(r: TxResult, programErrors: Map<number, { name: string }>, programId?: PublicKey): string {
@@ -232,7 +296,13 @@ export class Tally {
     return [...this.byKind.entries()]
       .filter(([k]) => k.startsWith(prefix))
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([k, m]) => `  ${k.padEnd(34)} ${String(this.count(k)).padStart(5)}  ${[...m.entries()].sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${n}`).join(", ")}`)
+      .map(
+        ([k, m]) =>
+          `  ${k.padEnd(34)} ${String(this.count(k)).padStart(5)}  ${[...m.entries()]
+            .sort((a, b) => b[1] - a[1])
+            .map(([r, n]) => `${r} ${n}`)
+            .join(", ")}`,
+      )
       .join("\n");
   }
 }
@@ -261,7 +331,12 @@ export interface Actor {
   initial: bigint;
 }
 
-export interface TokenState { mint: PublicKey; owner: PublicKey; amount: bigint; state: number }
+export interface TokenState {
+  mint: PublicKey;
+  owner: PublicKey;
+  amount: bigint;
+  state: number;
+}
 
 export async function readToken(chain: TestChain, address: PublicKey): Promise<TokenState | null> {
   const a = await chain.account(address);
@@ -286,7 +361,13 @@ export async function createMint(chain: TestChain, authority: Keypair, decimals 
   const mint = Keypair.generate();
   const r = await chain.send(
     [
-      SystemProgram.createAccount({ fromPubkey: authority.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(await chain.rentExempt(MINT_SIZE)), space: MINT_SIZE, programId: TOKEN_PROGRAM }),
+      SystemProgram.createAccount({
+        fromPubkey: authority.publicKey,
+        newAccountPubkey: mint.publicKey,
+        lamports: Number(await chain.rentExempt(MINT_SIZE)),
+        space: MINT_SIZE,
+        programId: TOKEN_PROGRAM,
+      }),
       createInitializeMint2Instruction(mint.publicKey, decimals, authority.publicKey, authority.publicKey),
     ],
     [authority, mint],
@@ -299,7 +380,13 @@ export async function createMint(chain: TestChain, authority: Keypair, decimals 
 /** Instructions creating the token account `kp` (of `mint`, owned by `owner`), rent from `payer`. */
 export async function openTokenIxs(chain: TestChain, payer: PublicKey, kp: Keypair, mint: PublicKey, owner: PublicKey): Promise<TransactionInstruction[]> {
   return [
-    SystemProgram.createAccount({ fromPubkey: payer, newAccountPubkey: kp.publicKey, lamports: Number(await chain.rentExempt(ACCOUNT_SIZE)), space: ACCOUNT_SIZE, programId: TOKEN_PROGRAM }),
+    SystemProgram.createAccount({
+      fromPubkey: payer,
+      newAccountPubkey: kp.publicKey,
+      lamports: Number(await chain.rentExempt(ACCOUNT_SIZE)),
+      space: ACCOUNT_SIZE,
+      programId: TOKEN_PROGRAM,
+    }),
     createInitializeAccount3Instruction(kp.publicKey, mint, owner),
   ];
 }
@@ -307,7 +394,8 @@ export async function openTokenIxs(chain: TestChain, payer: PublicKey, kp: Keypa
 export const mintToIx = (mint: PublicKey, to: PublicKey, authority: PublicKey, amount: bigint) => createMintToInstruction(mint, to, authority, amount);
 export const transferIx = (from: PublicKey, to: PublicKey, owner: PublicKey, amount: bigint) => createTransferInstruction(from, to, owner, amount);
 export const closeTokenIx = (account: PublicKey, destination: PublicKey, owner: PublicKey) => createCloseAccountInstruction(account, destination, owner);
-export const setOwnerIx = (account: PublicKey, owner: PublicKey, newOwner: PublicKey) => createSetAuthorityInstruction(account, owner, AuthorityType.AccountOwner, newOwner);
+export const setOwnerIx = (account: PublicKey, owner: PublicKey, newOwner: PublicKey) =>
+  createSetAuthorityInstruction(account, owner, AuthorityType.AccountOwner, newOwner);
 
 /** A system transfer of lamports (pre-funding a future PDA). */
 export const lamportsIx = (from: PublicKey, to: PublicKey, lamports: bigint) => SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports });
@@ -342,7 +430,11 @@ export async function sendTracked(chain: TestChain, ixs: TransactionInstruction[
   const use = all.filter((k) => needed.has(b58(k.publicKey)));
   let r: TxResult;
   try {
-    r = await chain.send(ixs, use.filter((k) => !k.publicKey.equals(feePayer.publicKey)), feePayer);
+    r = await chain.send(
+      ixs,
+      use.filter((k) => !k.publicKey.equals(feePayer.publicKey)),
+      feePayer,
+    );
   } catch (e) {
     // A transaction the client cannot even serialise (too large, a signer missing) never reaches the chain.
     r = { ok: false, code: null, error: `Client:${pascal(String((e as Error).message ?? e)).slice(0, 40)}`, logs: [], computeUnits: 0n, signature: "" };
@@ -374,14 +466,22 @@ export function pickOther<T>(rng: Rng, xs: readonly T[], not?: T): T {
 /** Mutations of a u64 argument an attacker tries. */
 export function mutateU64(rng: Rng, v: bigint): bigint {
   switch (rng.int(0, 7)) {
-    case 0: return 0n;
-    case 1: return 1n;
-    case 2: return (1n << 64n) - 1n;
-    case 3: return v + 1n;
-    case 4: return v > 0n ? v - 1n : 0n;
-    case 5: return v * 2n;
-    case 6: return rng.big(0n, 1_000_000_000_000n);
-    default: return 1n << 63n;
+    case 0:
+      return 0n;
+    case 1:
+      return 1n;
+    case 2:
+      return (1n << 64n) - 1n;
+    case 3:
+      return v + 1n;
+    case 4:
+      return v > 0n ? v - 1n : 0n;
+    case 5:
+      return v * 2n;
+    case 6:
+      return rng.big(0n, 1_000_000_000_000n);
+    default:
+      return 1n << 63n;
   }
 }
 
@@ -417,19 +517,31 @@ export interface WorldSpec {
 }
 
 /** A program as the fuzzers attack it: its id, IDL program, account coder, errors and the honest initialize_config arguments. */
-interface FuzzProgram { programId: PublicKey; program: Program<Idl>; coder: AccountsCoder; errors: Map<number, { name: string }>; initArgs: Record<string, unknown> }
+interface FuzzProgram {
+  programId: PublicKey;
+  program: Program<Idl>;
+  coder: AccountsCoder;
+  errors: Map<number, { name: string }>;
+  initArgs: Record<string, unknown>;
+}
 
 function fuzzProgram(name: "offers" | "pools"): FuzzProgram {
   const provider = { publicKey: PublicKey.default } as never;
   if (name === "offers") {
     return {
-      programId: OFFERS_PROGRAM_ID, program: OffersClient.fromProvider(provider).program as unknown as Program<Idl>, coder: offersAccountsCoder as unknown as AccountsCoder,
-      errors: OFFERS_ERRORS, initArgs: { feeBps: LAUNCH_FEE_BPS, offersEnabled: 1, limits: LAUNCH_LIMITS },
+      programId: OFFERS_PROGRAM_ID,
+      program: OffersClient.fromProvider(provider).program as unknown as Program<Idl>,
+      coder: offersAccountsCoder as unknown as AccountsCoder,
+      errors: OFFERS_ERRORS,
+      initArgs: { feeBps: LAUNCH_FEE_BPS, offersEnabled: 1, limits: LAUNCH_LIMITS },
     };
   }
   return {
-    programId: POOLS_PROGRAM_ID, program: PoolsClient.fromProvider(provider).program as unknown as Program<Idl>, coder: poolsAccountsCoder as unknown as AccountsCoder,
-    errors: POOLS_ERRORS, initArgs: { feeBps: 500 },
+    programId: POOLS_PROGRAM_ID,
+    program: PoolsClient.fromProvider(provider).program as unknown as Program<Idl>,
+    coder: poolsAccountsCoder as unknown as AccountsCoder,
+    errors: POOLS_ERRORS,
+    initArgs: { feeBps: 500 },
   };
 }
 
@@ -448,13 +560,33 @@ export function attackerWorldOf(
   const { programId, program, coder, errors, initArgs } = fuzzProgram(name);
   const other = fuzzProgram(otherName);
   return AttackerWorld.create(
-    { label: name, programId, program, coder, errors, honestCount: o.honestCount, initArgs, other: { programId: other.programId, program: other.program, initArgs: other.initArgs } },
-    new RngOf(o.seed), ctx, new Tally(), [{ name, programId }, { name: otherName, programId: other.programId }], o.honestFunds, o.attackerFunds,
+    {
+      label: name,
+      programId,
+      program,
+      coder,
+      errors,
+      honestCount: o.honestCount,
+      initArgs,
+      other: { programId: other.programId, program: other.program, initArgs: other.initArgs },
+    },
+    new RngOf(o.seed),
+    ctx,
+    new Tally(),
+    [
+      { name, programId },
+      { name: otherName, programId: other.programId },
+    ],
+    o.honestFunds,
+    o.attackerFunds,
   );
 }
 
 /** A program account closed by a transaction, and who must get its lamports. */
-export interface Closed { addr: string; rentPayer: PublicKey }
+export interface Closed {
+  addr: string;
+  rentPayer: PublicKey;
+}
 
 export class AttackerWorld {
   readonly bumps = new Map<string, number>();
@@ -481,19 +613,45 @@ export class AttackerWorld {
   private configSnapshot: Buffer = Buffer.alloc(0);
 
   private constructor(
-    readonly spec: WorldSpec, readonly rng: Rng, readonly ctx: FuzzContext, readonly tally: Tally, readonly chain: TestChain,
-    readonly mint: TestMint, readonly service: Keypair, readonly treasury: PublicKey,
-    readonly A: Keypair, readonly A2: Keypair, readonly aMain: TokenAcct, readonly aSpare: TokenAcct, readonly attacker: Actor,
-    readonly fakeMint: PublicKey, readonly aFake: PublicKey, readonly rogueVault: PublicKey,
+    readonly spec: WorldSpec,
+    readonly rng: Rng,
+    readonly ctx: FuzzContext,
+    readonly tally: Tally,
+    readonly chain: TestChain,
+    readonly mint: TestMint,
+    readonly service: Keypair,
+    readonly treasury: PublicKey,
+    readonly A: Keypair,
+    readonly A2: Keypair,
+    readonly aMain: TokenAcct,
+    readonly aSpare: TokenAcct,
+    readonly attacker: Actor,
+    readonly fakeMint: PublicKey,
+    readonly aFake: PublicKey,
+    readonly rogueVault: PublicKey,
   ) {}
 
-  get PID(): PublicKey { return this.spec.programId; }
-  get program(): Program<Idl> { return this.spec.program; }
-  get crank(): Keypair { return this.chain.payer; }
-  get CONFIG(): PublicKey { return this.pda([Buffer.from("config")]); }
-  get VAULT(): PublicKey { return this.pda([Buffer.from("vault")]); }
-  get OTHER_CONFIG(): PublicKey { return PublicKey.findProgramAddressSync([Buffer.from("config")], this.spec.other.programId)[0]; }
-  get OTHER_VAULT(): PublicKey { return PublicKey.findProgramAddressSync([Buffer.from("vault")], this.spec.other.programId)[0]; }
+  get PID(): PublicKey {
+    return this.spec.programId;
+  }
+  get program(): Program<Idl> {
+    return this.spec.program;
+  }
+  get crank(): Keypair {
+    return this.chain.payer;
+  }
+  get CONFIG(): PublicKey {
+    return this.pda([Buffer.from("config")]);
+  }
+  get VAULT(): PublicKey {
+    return this.pda([Buffer.from("vault")]);
+  }
+  get OTHER_CONFIG(): PublicKey {
+    return PublicKey.findProgramAddressSync([Buffer.from("config")], this.spec.other.programId)[0];
+  }
+  get OTHER_VAULT(): PublicKey {
+    return PublicKey.findProgramAddressSync([Buffer.from("vault")], this.spec.other.programId)[0];
+  }
 
   /** The canonical PDA of `seeds` under the program (its bump remembered for instruction arguments). */
   pda(seeds: Buffer[], programId = this.spec.programId): PublicKey {
@@ -501,10 +659,22 @@ export class AttackerWorld {
     this.bumps.set(b58(a), b);
     return a;
   }
-  claimOf(owner: PublicKey): PublicKey { return this.pda([Buffer.from("claim"), owner.toBuffer()]); }
-  bumpOf(k: PublicKey): number { return this.bumps.get(b58(k)) ?? 255; }
+  claimOf(owner: PublicKey): PublicKey {
+    return this.pda([Buffer.from("claim"), owner.toBuffer()]);
+  }
+  bumpOf(k: PublicKey): number {
+    return this.bumps.get(b58(k)) ?? 255;
+  }
 
-  static async create(spec: WorldSpec, rng: Rng, ctx: FuzzContext, tally: Tally, programs: { name: string; programId: PublicKey }[], honestFunds: [bigint, bigint], attackerFunds: bigint): Promise<AttackerWorld> {
+  static async create(
+    spec: WorldSpec,
+    rng: Rng,
+    ctx: FuzzContext,
+    tally: Tally,
+    programs: { name: string; programId: PublicKey }[],
+    honestFunds: [bigint, bigint],
+    attackerFunds: bigint,
+  ): Promise<AttackerWorld> {
     const { TestChain } = await import("../../harness/chain");
     const chain = await TestChain.start(programs);
     const mint = await TestMint.create(chain);
@@ -514,10 +684,22 @@ export class AttackerWorld {
     const initOf = async (program: Program<Idl>, programId: PublicKey, args: Record<string, unknown>, tre: PublicKey) => {
       const config = PublicKey.findProgramAddressSync([Buffer.from("config")], programId)[0];
       const vault = PublicKey.findProgramAddressSync([Buffer.from("vault")], programId)[0];
-      const r = await chain.send([buildIx(program, "initializeConfig", args, {
-        deployer: deployer.publicKey, authority: service.publicKey, config, vault, mint: mint.mint, treasury: tre,
-        programData: programDataAddress(programId), tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM,
-      })], [deployer]);
+      const r = await chain.send(
+        [
+          buildIx(program, "initializeConfig", args, {
+            deployer: deployer.publicKey,
+            authority: service.publicKey,
+            config,
+            vault,
+            mint: mint.mint,
+            treasury: tre,
+            programData: programDataAddress(programId),
+            tokenProgram: TOKEN_PROGRAM,
+            systemProgram: SYSTEM_PROGRAM,
+          }),
+        ],
+        [deployer],
+      );
       if (!r.ok) throw new Error(`initialize_config of ${programId.toBase58()}: ${r.error}\n${r.logs.join("\n")}`);
     };
     await initOf(spec.program, spec.programId, spec.initArgs, treasury);
@@ -529,25 +711,77 @@ export class AttackerWorld {
     const A2 = await chain.fundedKeypair(100_000_000_000n);
     const newTok = async (owner: PublicKey, amount: bigint): Promise<TokenAcct> => {
       const kp = Keypair.generate();
-      const r = await chain.send([...(await openTokenIxs(chain, chain.payer.publicKey, kp, mint.mint, owner)), ...(amount > 0n ? [mintToIx(mint.mint, kp.publicKey, mint.authority.publicKey, amount)] : [])], [kp]);
+      const r = await chain.send(
+        [
+          ...(await openTokenIxs(chain, chain.payer.publicKey, kp, mint.mint, owner)),
+          ...(amount > 0n ? [mintToIx(mint.mint, kp.publicKey, mint.authority.publicKey, amount)] : []),
+        ],
+        [kp],
+      );
       if (!r.ok) throw new Error(`token account: ${r.error}`);
       return { address: kp.publicKey, kp };
     };
     const aMain = await newTok(A.publicKey, attackerFunds);
     const aSpare = await newTok(A.publicKey, 0n);
-    const attacker: Actor = { name: "attacker", honest: false, keys: [A, A2], tokens: [aMain, aSpare], current: aMain, expected: attackerFunds, initial: attackerFunds };
+    const attacker: Actor = {
+      name: "attacker",
+      honest: false,
+      keys: [A, A2],
+      tokens: [aMain, aSpare],
+      current: aMain,
+      expected: attackerFunds,
+      initial: attackerFunds,
+    };
     const fakeMint = await createMint(chain, A);
     const aFake = Keypair.generate();
-    await chain.send([...(await openTokenIxs(chain, A.publicKey, aFake, fakeMint, A.publicKey)), mintToIx(fakeMint, aFake.publicKey, A.publicKey, 1_000_000_000_000n)], [A, aFake], A);
+    await chain.send(
+      [...(await openTokenIxs(chain, A.publicKey, aFake, fakeMint, A.publicKey)), mintToIx(fakeMint, aFake.publicKey, A.publicKey, 1_000_000_000_000n)],
+      [A, aFake],
+      A,
+    );
     const rogueVault = Keypair.generate();
     await chain.send(await openTokenIxs(chain, A.publicKey, rogueVault, mint.mint, A.publicKey), [A, rogueVault], A);
 
-    const w = new AttackerWorld(spec, rng, ctx, tally, chain, mint, service, treasury, A, A2, aMain, aSpare, attacker, fakeMint, aFake.publicKey, rogueVault.publicKey);
+    const w = new AttackerWorld(
+      spec,
+      rng,
+      ctx,
+      tally,
+      chain,
+      mint,
+      service,
+      treasury,
+      A,
+      A2,
+      aMain,
+      aSpare,
+      attacker,
+      fakeMint,
+      aFake.publicKey,
+      rogueVault.publicKey,
+    );
     if (process.env.FUZZ_PROFILE) {
       // Counts account reads and time spent in them and in transactions (printed every 100 steps).
-      const read = chain.account.bind(chain), send = chain.send.bind(chain);
-      chain.account = async (k) => { const t = performance.now(); try { return await read(k); } finally { w.prof.reads++; w.prof.readMs += performance.now() - t; } };
-      chain.send = async (...a) => { const t = performance.now(); try { return await send(...a); } finally { w.prof.sends++; w.prof.sendMs += performance.now() - t; } };
+      const read = chain.account.bind(chain),
+        send = chain.send.bind(chain);
+      chain.account = async (k) => {
+        const t = performance.now();
+        try {
+          return await read(k);
+        } finally {
+          w.prof.reads++;
+          w.prof.readMs += performance.now() - t;
+        }
+      };
+      chain.send = async (...a) => {
+        const t = performance.now();
+        try {
+          return await send(...a);
+        } finally {
+          w.prof.sends++;
+          w.prof.sendMs += performance.now() - t;
+        }
+      };
     }
     w.otherAccounts.push(w.OTHER_CONFIG, w.OTHER_VAULT, otherTreasury, spec.other.programId, programDataAddress(spec.other.programId));
     await mint.mintTo(w.OTHER_VAULT, 777_000_000n);
@@ -587,8 +821,12 @@ export class AttackerWorld {
     this.addKey(this.attacker, k);
     return k;
   }
-  attackerSigners(): Keypair[] { return [this.A, this.A2, ...this.freshKeys]; }
-  keypairOf(k: PublicKey): Keypair | undefined { return this.attacker.keys.find((x) => x.publicKey.equals(k)); }
+  attackerSigners(): Keypair[] {
+    return [this.A, this.A2, ...this.freshKeys];
+  }
+  keypairOf(k: PublicKey): Keypair | undefined {
+    return this.attacker.keys.find((x) => x.publicKey.equals(k));
+  }
   actorOf(k: PublicKey): Actor {
     const a = this.keyOwner.get(b58(k));
     if (!a) this.ctx.fail(`an account names ${b58(k)}, a key no actor holds`);
@@ -598,7 +836,12 @@ export class AttackerWorld {
   /** Config-shaped, program-owned accounts at other addresses: a keypair address and non-canonical bumps of ["config"]. */
   private async plantRogueConfigs(): Promise<void> {
     const base = decodeAs<Record<string, unknown>>(this.spec.coder, "config", this.configSnapshot)!;
-    const toBn = (v: unknown): unknown => (typeof v === "bigint" ? new BNv(v.toString()) : v && typeof v === "object" && !(v instanceof PublicKey) && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toBn(x)])) : v);
+    const toBn = (v: unknown): unknown =>
+      typeof v === "bigint"
+        ? new BNv(v.toString())
+        : v && typeof v === "object" && !(v instanceof PublicKey) && !Array.isArray(v)
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toBn(x)]))
+          : v;
     for (let i = 0; i < 6; i++) {
       const at = i < 2 ? Keypair.generate().publicKey : this.configBumps[1 + i].address;
       const f = { ...base, authority: this.A.publicKey } as Record<string, unknown>;
@@ -616,7 +859,9 @@ export class AttackerWorld {
     const a = await this.chain.account(k);
     return a && a.owner.equals(this.PID) ? decodeAs(this.spec.coder, "claim", a.data) : null;
   }
-  realBalance(k: PublicKey): Promise<bigint> { return realBalance(this.chain, k, this.mint.mint); }
+  realBalance(k: PublicKey): Promise<bigint> {
+    return realBalance(this.chain, k, this.mint.mint);
+  }
   async holdings(a: Actor): Promise<{ tokens: bigint; claims: bigint }> {
     let tokens = 0n;
     for (const t of a.tokens) tokens += await this.realBalance(t.address);
@@ -640,8 +885,16 @@ export class AttackerWorld {
     for (const a of this.actors) {
       const h = await this.holdings(a);
       claims += h.claims;
-      if (a.honest) this.ctx.check(h.tokens + h.claims === a.expected, `${a.name} holds ${h.tokens} in tokens + ${h.claims} in claims = ${h.tokens + h.claims}; the rules owe ${a.expected}`);
-      else this.ctx.check(h.tokens + h.claims <= a.expected, `the attacker holds ${h.tokens} + ${h.claims} in claims = ${h.tokens + h.claims}, more than the rules give it (${a.expected}; it put in ${a.initial})`);
+      if (a.honest)
+        this.ctx.check(
+          h.tokens + h.claims === a.expected,
+          `${a.name} holds ${h.tokens} in tokens + ${h.claims} in claims = ${h.tokens + h.claims}; the rules owe ${a.expected}`,
+        );
+      else
+        this.ctx.check(
+          h.tokens + h.claims <= a.expected,
+          `the attacker holds ${h.tokens} + ${h.claims} in claims = ${h.tokens + h.claims}, more than the rules give it (${a.expected}; it put in ${a.initial})`,
+        );
     }
     const vault = await this.mint.balance(this.VAULT);
     this.ctx.check(vault === owed + claims + this.donated, `vault holds ${vault}; the model owes ${owed} + ${claims} in claims (+ ${this.donated} donated)`);
@@ -660,7 +913,9 @@ export class AttackerWorld {
     const kind = (this.program.idl.accounts as { name: string; discriminator: number[] }[]).find((a) => Buffer.from(a.discriminator).equals(disc))?.name;
     return { kind, data: acc.data };
   }
-  isRogue(k: string): boolean { return this.rogueConfigs.some((r) => b58(r) === k); }
+  isRogue(k: string): boolean {
+    return this.rogueConfigs.some((r) => b58(r) === k);
+  }
 
   private async reconcile(s: Sent, allowLamports: bigint): Promise<void> {
     if (!s.r.ok) return;
@@ -712,7 +967,12 @@ export class AttackerWorld {
     await this.reconcile(s, 0n);
     return s;
   }
-  async attackSend(kind: string, ixs: TransactionInstruction[], signers: Keypair[] = [], opts: { feePayer?: Keypair; allowLamports?: bigint; mustFail?: boolean } = {}): Promise<Sent> {
+  async attackSend(
+    kind: string,
+    ixs: TransactionInstruction[],
+    signers: Keypair[] = [],
+    opts: { feePayer?: Keypair; allowLamports?: bigint; mustFail?: boolean } = {},
+  ): Promise<Sent> {
     this.sent++;
     const s = await sendTracked(this.chain, ixs, [this.A, ...signers], opts.feePayer ?? this.A, true);
     const name = errorName(s.r, this.spec.errors, this.PID);
@@ -730,7 +990,13 @@ export class AttackerWorld {
 
   // ------------------------------------------------------------------ honest token moves and claims
   ixWithdraw(owner: PublicKey, destination: PublicKey, rentPayer: PublicKey, over: AccountMap = {}, opts: BuildOptions = {}): TransactionInstruction {
-    return buildIx(this.program, "withdrawClaim", {}, { owner, config: this.CONFIG, claim: this.claimOf(owner), vault: this.VAULT, destination, rentPayer, tokenProgram: TOKEN_PROGRAM, ...over }, opts);
+    return buildIx(
+      this.program,
+      "withdrawClaim",
+      {},
+      { owner, config: this.CONFIG, claim: this.claimOf(owner), vault: this.VAULT, destination, rentPayer, tokenProgram: TOKEN_PROGRAM, ...over },
+      opts,
+    );
   }
   /** The honest users who hold a claim, with the claim's rent payer. */
   async honestClaims(): Promise<{ h: Actor; rentPayer: PublicKey }[]> {
@@ -762,7 +1028,11 @@ export class AttackerWorld {
     const key = h.keys[0];
     const kp = Keypair.generate();
     const bal = await this.realBalance(h.current.address);
-    const ixs = [...(await openTokenIxs(this.chain, this.crank.publicKey, kp, this.mint.mint, key.publicKey)), transferIx(h.current.address, kp.publicKey, key.publicKey, bal), closeTokenIx(h.current.address, key.publicKey, key.publicKey)];
+    const ixs = [
+      ...(await openTokenIxs(this.chain, this.crank.publicKey, kp, this.mint.mint, key.publicKey)),
+      transferIx(h.current.address, kp.publicKey, key.publicKey, bal),
+      closeTokenIx(h.current.address, key.publicKey, key.publicKey),
+    ];
     await this.honestSend("rotate_token_account", ixs, [key, kp]);
     const t = { address: kp.publicKey, kp };
     h.tokens.push(t);
@@ -820,21 +1090,37 @@ export class AttackerWorld {
   // ------------------------------------------------------------------ attacks every program gets
   /** initialize_config at the next bump pair, as a non-upgrade-authority (or naming it without its signature). */
   async initConfigAttack(args: Record<string, unknown>): Promise<void> {
-    const cb = this.configBumps[this.bumpTurn % this.configBumps.length], vb = this.vaultBumps[(this.bumpTurn * 7) % this.vaultBumps.length];
+    const cb = this.configBumps[this.bumpTurn % this.configBumps.length],
+      vb = this.vaultBumps[(this.bumpTurn * 7) % this.vaultBumps.length];
     this.bumpTurn++;
     const rng = this.rng;
     const deployerKey = rng.pick([this.A.publicKey, this.A.publicKey, this.chain.upgradeAuthority.publicKey, this.service.publicKey]);
     const pd = rng.pick([programDataAddress(this.PID), programDataAddress(this.spec.other.programId), this.A.publicKey, programDataAddress(this.PID)]);
-    const ix = buildIx(this.program, "initializeConfig", args, {
-      deployer: deployerKey, authority: this.A.publicKey, config: rng.chance(0.2) ? this.CONFIG : cb.address, vault: rng.chance(0.2) ? this.VAULT : vb.address,
-      mint: rng.pick([this.mint.mint, this.fakeMint]), treasury: rng.pick([this.aMain.address, this.aFake, this.treasury]), programData: pd, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM,
-    }, { signers: new Set([b58(this.A.publicKey)]) });
+    const ix = buildIx(
+      this.program,
+      "initializeConfig",
+      args,
+      {
+        deployer: deployerKey,
+        authority: this.A.publicKey,
+        config: rng.chance(0.2) ? this.CONFIG : cb.address,
+        vault: rng.chance(0.2) ? this.VAULT : vb.address,
+        mint: rng.pick([this.mint.mint, this.fakeMint]),
+        treasury: rng.pick([this.aMain.address, this.aFake, this.treasury]),
+        programData: pd,
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
+      },
+      { signers: new Set([b58(this.A.publicKey)]) },
+    );
     await this.attackSend(`init_config:${cb.canonical ? "canonical" : "other_bump"}`, [ix], [], { mustFail: true });
   }
   /** Lamports to future PDAs of honest users (at least the rent-exempt minimum of an empty account: less is refused by the runtime). */
   async prefund(targets: PublicKey[]): Promise<void> {
     if (!targets.length) return;
-    const ixs = [this.rng.pick(targets), this.rng.pick(targets)].map((t) => lamportsIx(this.A.publicKey, t, this.rng.chance(0.5) ? this.rng.big(890_880n, 1_000_000n) : this.rng.big(1_000_000n, 20_000_000n)));
+    const ixs = [this.rng.pick(targets), this.rng.pick(targets)].map((t) =>
+      lamportsIx(this.A.publicKey, t, this.rng.chance(0.5) ? this.rng.big(890_880n, 1_000_000n) : this.rng.big(1_000_000n, 20_000_000n)),
+    );
     await this.attackSend("prefund_pda", ixs);
   }
   /** The attacker empties its recorded token account into its spare one and closes it (before refunds and payouts). */
@@ -855,7 +1141,11 @@ export class AttackerWorld {
     const variant = this.rng.int(0, 3);
     const owner = variant === 2 ? this.A2.publicKey : variant === 3 ? this.freshKey().publicKey : this.A.publicKey;
     const m = variant === 1 ? this.fakeMint : this.mint.mint;
-    await this.attackSend(`token_reopen:${["same", "fake_mint", "owner_A2", "owner_fresh"][variant]}`, await openTokenIxs(this.chain, this.A.publicKey, this.aMain.kp, m, owner), [this.aMain.kp]);
+    await this.attackSend(
+      `token_reopen:${["same", "fake_mint", "owner_A2", "owner_fresh"][variant]}`,
+      await openTokenIxs(this.chain, this.A.publicKey, this.aMain.kp, m, owner),
+      [this.aMain.kp],
+    );
   }
   /** Hands the recorded account to another owner it holds (or back). */
   async tokenReown(): Promise<void> {
@@ -899,13 +1189,38 @@ export class AttackerWorld {
   /** Accounts every mutated call may draw from: keys, token accounts, config, vault, treasury, non-canonical PDAs, rogue configs, the other program's. */
   universe(extra: PublicKey[]): PublicKey[] {
     const u: PublicKey[] = [
-      this.CONFIG, this.VAULT, this.treasury, this.mint.mint, this.fakeMint, this.PID, programDataAddress(this.PID), TOKEN_PROGRAM, SYSTEM_PROGRAM, PublicKey.default,
-      this.service.publicKey, this.crank.publicKey, this.A.publicKey, this.A2.publicKey, this.aMain.address, this.aSpare.address, this.aFake, this.rogueVault,
-      ...this.rogueConfigs, ...this.otherAccounts, ...this.configBumps.slice(1, 4).map((p) => p.address), ...this.vaultBumps.slice(1, 4).map((p) => p.address),
-      this.claimOf(this.A.publicKey), this.claimOf(this.A2.publicKey), ...extra,
+      this.CONFIG,
+      this.VAULT,
+      this.treasury,
+      this.mint.mint,
+      this.fakeMint,
+      this.PID,
+      programDataAddress(this.PID),
+      TOKEN_PROGRAM,
+      SYSTEM_PROGRAM,
+      PublicKey.default,
+      this.service.publicKey,
+      this.crank.publicKey,
+      this.A.publicKey,
+      this.A2.publicKey,
+      this.aMain.address,
+      this.aSpare.address,
+      this.aFake,
+      this.rogueVault,
+      ...this.rogueConfigs,
+      ...this.otherAccounts,
+      ...this.configBumps.slice(1, 4).map((p) => p.address),
+      ...this.vaultBumps.slice(1, 4).map((p) => p.address),
+      this.claimOf(this.A.publicKey),
+      this.claimOf(this.A2.publicKey),
+      ...extra,
     ];
     for (const h of this.honest) u.push(h.keys[0].publicKey, h.current.address, this.claimOf(h.keys[0].publicKey));
-    u.push(...allBumps([Buffer.from("claim"), this.rng.pick(this.honest).keys[0].publicKey.toBuffer()], this.PID, 3).slice(1).map((p) => p.address));
+    u.push(
+      ...allBumps([Buffer.from("claim"), this.rng.pick(this.honest).keys[0].publicKey.toBuffer()], this.PID, 3)
+        .slice(1)
+        .map((p) => p.address),
+    );
     return u;
   }
   private mutateArgs(name: string, args: Record<string, unknown>): Record<string, unknown> {
@@ -927,7 +1242,12 @@ export class AttackerWorld {
    * another account of the same instruction (dup), or by the other program's (cross), or the
    * config replaced by a planted rogue one (rogue: must fail); writable flags flipped, arguments bent.
    */
-  async mutate(kind: string, mode: "random" | "dup" | "cross" | "rogue", baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> }, extra: PublicKey[]): Promise<void> {
+  async mutate(
+    kind: string,
+    mode: "random" | "dup" | "cross" | "rogue",
+    baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> },
+    extra: PublicKey[],
+  ): Promise<void> {
     const rng = this.rng;
     const names = ixNames(this.program);
     const withConfig = names.filter((n) => idlIx(this.program, n)!.accounts.some((a) => a.name === "config"));
@@ -971,7 +1291,13 @@ export class AttackerWorld {
    * PDA (a pool, an offer, a participant, a position, a claim): the program must refuse it (when it
    * creates that account) or leave it alone; an account created there fails the run (reconcile).
    */
-  async signerAsPda(kind: string, name: string, slot: string, baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> }, mustFail: boolean): Promise<void> {
+  async signerAsPda(
+    kind: string,
+    name: string,
+    slot: string,
+    baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> },
+    mustFail: boolean,
+  ): Promise<void> {
     const base = baseFor(name);
     const K = Keypair.generate();
     if (this.rng.chance(0.3)) await this.attackSend("prefund_signer", [lamportsIx(this.A.publicKey, K.publicKey, 1_000_000n)]);
@@ -1024,10 +1350,14 @@ export class AttackerWorld {
       [10, "donate", () => this.donate()],
       [25, "dup", () => this.mutate("dup", "dup", t.baseFor, t.extraAccounts())],
       [20, "cross", () => this.mutate("cross_program", "cross", t.baseFor, t.extraAccounts())],
-      [25, "signer_as_pda", () => {
-        const [name, slot] = this.rng.pick(signerAsPda);
-        return this.signerAsPda("signer_as_pda", name, slot, t.baseFor, true);
-      }],
+      [
+        25,
+        "signer_as_pda",
+        () => {
+          const [name, slot] = this.rng.pick(signerAsPda);
+          return this.signerAsPda("signer_as_pda", name, slot, t.baseFor, true);
+        },
+      ],
       [15, "signer_as_claim", signerAsClaim],
       [150, "mutate", random],
     ];
@@ -1035,7 +1365,9 @@ export class AttackerWorld {
 
   /** The accounts of `ix` (an instruction of the program under attack) by their IDL names. */
   accountsOf(ix: TransactionInstruction): AccountMap {
-    const names = (this.program.idl.instructions as unknown as { accounts: { name: string }[]; discriminator: number[] }[]).find((i) => Buffer.from(i.discriminator).equals(ix.data.subarray(0, 8)))!.accounts;
+    const names = (this.program.idl.instructions as unknown as { accounts: { name: string }[]; discriminator: number[] }[]).find((i) =>
+      Buffer.from(i.discriminator).equals(ix.data.subarray(0, 8)),
+    )!.accounts;
     return Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
   }
 
@@ -1070,7 +1402,9 @@ export class AttackerWorld {
       await chosen[2]();
       await this.checkMoney(owed());
       if (process.env.FUZZ_PROFILE && step % 100 === 99) {
-        console.log(`step ${step + 1}: ${fmtTime(Date.now() - ctx.startedAt)}, ${this.sent} transactions, ${JSON.stringify(this.prof, (_k, v) => (typeof v === "number" ? Math.round(v) : v))}, ${opts.size?.() ?? ""}`);
+        console.log(
+          `step ${step + 1}: ${fmtTime(Date.now() - ctx.startedAt)}, ${this.sent} transactions, ${JSON.stringify(this.prof, (_k, v) => (typeof v === "number" ? Math.round(v) : v))}, ${opts.size?.() ?? ""}`,
+        );
       }
     }
     ctx.step = ctx.actions;
@@ -1082,9 +1416,11 @@ export class AttackerWorld {
     const ctx = this.ctx;
     const hold = await this.holdings(this.attacker);
     const attacks = this.tally.total("attack:");
-    return `${ctx.program} attacker fuzz [${process.env.SVM_ENGINE ?? "bankrun"}]: seed ${ctx.seed}, ${ctx.actions} actions, ${fmtTime(Date.now() - ctx.startedAt)}; ${counts}\n` +
+    return (
+      `${ctx.program} attacker fuzz [${process.env.SVM_ENGINE ?? "bankrun"}]: seed ${ctx.seed}, ${ctx.actions} actions, ${fmtTime(Date.now() - ctx.startedAt)}; ${counts}\n` +
       `attacker: put in ${this.attacker.initial}, the rules give it ${this.attacker.expected}, it holds ${hold.tokens} + ${hold.claims} in claims (donated ${this.donated})` +
       `; ${attacks} attacker transactions, ${this.sent} transactions in all\n` +
-      `attacks by kind (result counts):\n${this.tally.report("attack:")}\nhonest actions:\n${this.tally.report("honest:")}`;
+      `attacks by kind (result counts):\n${this.tally.report("attack:")}\nhonest actions:\n${this.tally.report("honest:")}`
+    );
   }
 }

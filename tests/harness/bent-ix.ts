@@ -19,7 +19,11 @@ export function patch(ix: TransactionInstruction, argOffset: number, byte: numbe
 
 /** The instruction with one account's signer flag cleared (a key the attacker cannot sign for). */
 export function unsigned(ix: TransactionInstruction, key: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({ programId: ix.programId, data: ix.data, keys: ix.keys.map((k) => (k.pubkey.equals(key) ? { ...k, isSigner: false } : k)) });
+  return new TransactionInstruction({
+    programId: ix.programId,
+    data: ix.data,
+    keys: ix.keys.map((k) => (k.pubkey.equals(key) ? { ...k, isSigner: false } : k)),
+  });
 }
 
 /** The highest non-canonical bump of `seeds` and its address: a valid PDA the program must refuse. */

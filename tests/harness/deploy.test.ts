@@ -14,7 +14,10 @@ import { LOADER_V3, PROGRAM_DATA_METADATA_SIZE, decodeProgramData, programDataAd
 import { OffersWorld } from "../../harness/offers-world";
 import { PoolsWorld } from "../../harness/pools-world";
 
-const PROGRAMS = [{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }];
+const PROGRAMS = [
+  { name: "offers", programId: OFFERS_PROGRAM_ID },
+  { name: "pools", programId: POOLS_PROGRAM_ID },
+];
 
 async function expectDeployed(chain: TestChain, name: string, programId: PublicKey, authority: PublicKey): Promise<void> {
   const dataAddress = programDataAddress(programId);

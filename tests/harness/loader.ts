@@ -18,8 +18,21 @@ export async function deployProgramAt(chain: TestChain, program: Keypair, payer:
   const bufLen = 37 + elf.length;
   let r = await chain.send(
     [
-      SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: buffer.publicKey, lamports: Number(await chain.rentExempt(bufLen)), space: bufLen, programId: LOADER_V3 }),
-      new TransactionInstruction({ programId: LOADER_V3, keys: [{ pubkey: buffer.publicKey, isSigner: false, isWritable: true }, { pubkey: payer.publicKey, isSigner: false, isWritable: false }], data: Buffer.from([0, 0, 0, 0]) }),
+      SystemProgram.createAccount({
+        fromPubkey: payer.publicKey,
+        newAccountPubkey: buffer.publicKey,
+        lamports: Number(await chain.rentExempt(bufLen)),
+        space: bufLen,
+        programId: LOADER_V3,
+      }),
+      new TransactionInstruction({
+        programId: LOADER_V3,
+        keys: [
+          { pubkey: buffer.publicKey, isSigner: false, isWritable: true },
+          { pubkey: payer.publicKey, isSigner: false, isWritable: false },
+        ],
+        data: Buffer.from([0, 0, 0, 0]),
+      }),
     ],
     [payer, buffer],
     payer,
@@ -33,7 +46,20 @@ export async function deployProgramAt(chain: TestChain, program: Keypair, payer:
     data.writeUInt32LE(off, 4);
     data.writeBigUInt64LE(BigInt(bytes.length), 8);
     bytes.copy(data, 16);
-    r = await chain.send([new TransactionInstruction({ programId: LOADER_V3, keys: [{ pubkey: buffer.publicKey, isSigner: false, isWritable: true }, { pubkey: payer.publicKey, isSigner: true, isWritable: false }], data })], [payer], payer);
+    r = await chain.send(
+      [
+        new TransactionInstruction({
+          programId: LOADER_V3,
+          keys: [
+            { pubkey: buffer.publicKey, isSigner: false, isWritable: true },
+            { pubkey: payer.publicKey, isSigner: true, isWritable: false },
+          ],
+          data,
+        }),
+      ],
+      [payer],
+      payer,
+    );
     if (!r.ok) throw new Error(`write: ${r.error}`);
   }
   const programData = programDataAddress(program.publicKey);
@@ -42,7 +68,13 @@ export async function deployProgramAt(chain: TestChain, program: Keypair, payer:
   deploy.writeBigUInt64LE(BigInt(elf.length), 4);
   r = await chain.send(
     [
-      SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: program.publicKey, lamports: Number(await chain.rentExempt(36)), space: 36, programId: LOADER_V3 }),
+      SystemProgram.createAccount({
+        fromPubkey: payer.publicKey,
+        newAccountPubkey: program.publicKey,
+        lamports: Number(await chain.rentExempt(36)),
+        space: 36,
+        programId: LOADER_V3,
+      }),
       new TransactionInstruction({
         programId: LOADER_V3,
         keys: [

@@ -11,7 +11,10 @@ export class TcpProxy {
   /** Connections accepted while up (a reconnect shows as a new one). */
   connections = 0;
 
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpProxy> {
     let proxy: TcpProxy | null = null;

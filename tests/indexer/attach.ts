@@ -5,7 +5,13 @@ import { StoreWriter } from "../../indexer/store/writer";
 import { openStore, type Store } from "../../indexer/store/db";
 import { OFFERS_PROGRAM } from "../../indexer/decode";
 
-export interface Attached { chain: TestChain; source: BankrunSource; store: Store; writer: StoreWriter; detach(): void }
+export interface Attached {
+  chain: TestChain;
+  source: BankrunSource;
+  store: Store;
+  writer: StoreWriter;
+  detach(): void;
+}
 
 export function chainReader(chain: TestChain) {
   return { getAccount: (a: Parameters<TestChain["account"]>[0]) => chain.account(a), getSlot: () => chain.slot() };

@@ -15,7 +15,11 @@ import type { ScenarioResult } from "../../harness/indexer-scenario";
 
 const iso = (v: bigint) => (v === 0n ? null : new Date(Number(v) * 1000).toISOString());
 
-export async function compareWithChain(w: OffersWorld, store: Store, r: ScenarioResult): Promise<{ offers: number; positions: number; contracts: number; deleted: number }> {
+export async function compareWithChain(
+  w: OffersWorld,
+  store: Store,
+  r: ScenarioResult,
+): Promise<{ offers: number; positions: number; contracts: number; deleted: number }> {
   const db = store.db;
   const config = await db.selectFrom("config").selectAll().executeTakeFirstOrThrow();
   const cfg = await w.config();
@@ -34,8 +38,25 @@ export async function compareWithChain(w: OffersWorld, store: Store, r: Scenario
   for (const a of r.contracts) {
     const row = await db.selectFrom("contracts").selectAll().where("address", "=", a.toBase58()).executeTakeFirstOrThrow();
     const c = await w.contractAccount(a);
-    expect({ status: row.status, result: row.result, cutoff: row.cutoff_at, deadline: row.resolution_deadline, t: row.template_id, e: row.event_id, resolvedAt: row.resolved_at, createdAt: row.created_at })
-      .toEqual({ status: c.status, result: c.result, cutoff: Number(c.cutoffAt), deadline: Number(c.resolutionDeadline), t: c.templateId, e: c.eventId, resolvedAt: c.resolvedAt === 0n ? null : Number(c.resolvedAt), createdAt: Number(c.createdAt) });
+    expect({
+      status: row.status,
+      result: row.result,
+      cutoff: row.cutoff_at,
+      deadline: row.resolution_deadline,
+      t: row.template_id,
+      e: row.event_id,
+      resolvedAt: row.resolved_at,
+      createdAt: row.created_at,
+    }).toEqual({
+      status: c.status,
+      result: c.result,
+      cutoff: Number(c.cutoffAt),
+      deadline: Number(c.resolutionDeadline),
+      t: c.templateId,
+      e: c.eventId,
+      resolvedAt: c.resolvedAt === 0n ? null : Number(c.resolvedAt),
+      createdAt: Number(c.createdAt),
+    });
   }
 
   const w5 = cfg.limits;
@@ -45,16 +66,36 @@ export async function compareWithChain(w: OffersWorld, store: Store, r: Scenario
     expect(row.deleted).toBe(0);
     const o = await w.offer(a);
     const d = deriveOffer(row, config);
-    const ratioWarn = o.creatorTotal * w5.warningRatioDenominator > w5.warningRatioNumerator * o.takerTarget || o.takerTarget * w5.warningRatioDenominator > w5.warningRatioNumerator * o.creatorTotal;
+    const ratioWarn =
+      o.creatorTotal * w5.warningRatioDenominator > w5.warningRatioNumerator * o.takerTarget ||
+      o.takerTarget * w5.warningRatioDenominator > w5.warningRatioNumerator * o.creatorTotal;
     expect(d).toEqual({
-      address: a.toBase58(), contract: o.contract.toBase58(), creator: o.creator.toBase58(), creatorOutcome: o.side,
-      creatorTotalMicros: o.creatorTotal.toString(), creatorAllocatedMicros: o.creatorAllocated.toString(), takerTargetMicros: o.takerTarget.toString(),
-      takerFilledMicros: o.takerFilled.toString(), remainingTakerMicros: (o.status === "Open" ? o.takerTarget - o.takerFilled : 0n).toString(), minimumTakeMicros: o.minimumTake.toString(),
-      feeBps: o.feeBps, termsGuardrail: { status: ratioWarn ? "warning" : "normal" }, status: o.status,
-      fillCount: o.fillCount, positionCount: o.positionCount, settledPositionCount: o.settledPositionCount, revision: o.revision.toString(),
-      createdAt: iso(o.createdAt), closedAt: iso(o.closedAt),
+      address: a.toBase58(),
+      contract: o.contract.toBase58(),
+      creator: o.creator.toBase58(),
+      creatorOutcome: o.side,
+      creatorTotalMicros: o.creatorTotal.toString(),
+      creatorAllocatedMicros: o.creatorAllocated.toString(),
+      takerTargetMicros: o.takerTarget.toString(),
+      takerFilledMicros: o.takerFilled.toString(),
+      remainingTakerMicros: (o.status === "Open" ? o.takerTarget - o.takerFilled : 0n).toString(),
+      minimumTakeMicros: o.minimumTake.toString(),
+      feeBps: o.feeBps,
+      termsGuardrail: { status: ratioWarn ? "warning" : "normal" },
+      status: o.status,
+      fillCount: o.fillCount,
+      positionCount: o.positionCount,
+      settledPositionCount: o.settledPositionCount,
+      revision: o.revision.toString(),
+      createdAt: iso(o.createdAt),
+      closedAt: iso(o.closedAt),
     });
-    expect([row.nonce, row.creator_refunded_micros, row.rent_payer, row.creator_token]).toEqual([o.nonce.toString(), o.creatorRefunded.toString(), o.rentPayer.toBase58(), o.creatorToken.toBase58()]);
+    expect([row.nonce, row.creator_refunded_micros, row.rent_payer, row.creator_token]).toEqual([
+      o.nonce.toString(),
+      o.creatorRefunded.toString(),
+      o.rentPayer.toBase58(),
+      o.creatorToken.toBase58(),
+    ]);
     // Events agree with the account's counters.
     const fills = await db.selectFrom("fills").selectAll().where("offer", "=", a.toBase58()).execute();
     expect(fills.length).toBe(o.fillCount);
@@ -72,13 +113,28 @@ export async function compareWithChain(w: OffersWorld, store: Store, r: Scenario
     if (!(await onChain(a, row))) continue;
     const p = await w.position(a);
     expect(derivePosition(row)).toEqual({
-      address: a.toBase58(), offer: p.offer.toBase58(), taker: p.taker.toBase58(), takerMicros: p.takerAmount.toString(), creatorMatchedMicros: p.creatorMatched.toString(),
-      status: p.status, fillCount: p.fillCount, createdAt: iso(p.createdAt), settledAt: iso(p.settledAt),
-      creatorPayoutMicros: p.creatorPayout.toString(), takerPayoutMicros: p.takerPayout.toString(), feeMicros: p.fee.toString(),
+      address: a.toBase58(),
+      offer: p.offer.toBase58(),
+      taker: p.taker.toBase58(),
+      takerMicros: p.takerAmount.toString(),
+      creatorMatchedMicros: p.creatorMatched.toString(),
+      status: p.status,
+      fillCount: p.fillCount,
+      createdAt: iso(p.createdAt),
+      settledAt: iso(p.settledAt),
+      creatorPayoutMicros: p.creatorPayout.toString(),
+      takerPayoutMicros: p.takerPayout.toString(),
+      feeMicros: p.fee.toString(),
     });
     const s = await db.selectFrom("settlements").selectAll().where("position", "=", a.toBase58()).executeTakeFirst();
     if (p.status === "Open") expect(s).toBeUndefined();
-    else expect([s?.status, s?.creator_payout_micros, s?.taker_payout_micros, s?.fee_micros]).toEqual([p.status, p.creatorPayout.toString(), p.takerPayout.toString(), p.fee.toString()]);
+    else
+      expect([s?.status, s?.creator_payout_micros, s?.taker_payout_micros, s?.fee_micros]).toEqual([
+        p.status,
+        p.creatorPayout.toString(),
+        p.takerPayout.toString(),
+        p.fee.toString(),
+      ]);
   }
   return { offers: r.offers.length, positions: r.positions.length, contracts: r.contracts.length, deleted };
 }
@@ -87,10 +143,21 @@ export async function compareWithChain(w: OffersWorld, store: Store, r: Scenario
 export async function comparePoolWithChain(db: Kysely<Database>, pool: PublicKey, a: PoolAccount): Promise<void> {
   const row = await db.selectFrom("pools").selectAll().where("address", "=", pool.toBase58()).executeTakeFirstOrThrow();
   expect(row).toMatchObject({
-    version: a.version, creator: a.creator.toBase58(), question: a.question, state: a.state, outcome_count: a.outcomeCount,
-    total_oi_micros: a.totalOi.toString(), participant_count: a.participantCount, closes_at: Number(a.closesAt),
-    resolution_at: a.resolutionAt === 0n ? null : Number(a.resolutionAt), winning_outcome: a.winningOutcome, updated_at: Number(a.updatedAt), deleted: 0,
+    version: a.version,
+    creator: a.creator.toBase58(),
+    question: a.question,
+    state: a.state,
+    outcome_count: a.outcomeCount,
+    total_oi_micros: a.totalOi.toString(),
+    participant_count: a.participantCount,
+    closes_at: Number(a.closesAt),
+    resolution_at: a.resolutionAt === 0n ? null : Number(a.resolutionAt),
+    winning_outcome: a.winningOutcome,
+    updated_at: Number(a.updatedAt),
+    deleted: 0,
   });
   const outs = await db.selectFrom("pool_outcomes").selectAll().where("pool", "=", pool.toBase58()).orderBy("outcome_index").execute();
-  expect(outs.map((o) => [o.outcome_index, o.label, o.total_oi_micros, o.wager_count])).toEqual(a.outcomes.map((o) => [o.outcomeIndex, o.label, o.totalOi.toString(), o.wagerCount]));
+  expect(outs.map((o) => [o.outcome_index, o.label, o.total_oi_micros, o.wager_count])).toEqual(
+    a.outcomes.map((o) => [o.outcomeIndex, o.label, o.totalOi.toString(), o.wagerCount]),
+  );
 }

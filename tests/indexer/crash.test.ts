@@ -42,10 +42,16 @@ let source: BankrunSource;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "idx-crash-"));
   file = join(dir, "stream.jsonl");
-  const chain = await TestChain.start([{ name: "offers", programId: OFFERS_PROGRAM_ID }, { name: "pools", programId: POOLS_PROGRAM_ID }]);
+  const chain = await TestChain.start([
+    { name: "offers", programId: OFFERS_PROGRAM_ID },
+    { name: "pools", programId: POOLS_PROGRAM_ID },
+  ]);
   source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM, POOLS_PROGRAM] });
   const rec = new BatchRecorder(file);
-  await source.start(null, async (b) => { batches.push(b); await rec.sink(b); });
+  await source.start(null, async (b) => {
+    batches.push(b);
+    await rec.sink(b);
+  });
   chain.observe((tx) => source.onTransaction(tx));
   const w = await OffersWorld.create({ chain });
   await runScenario(w, { seed: 99, actions: ACTIONS });
@@ -57,7 +63,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runChild(url: string, killAt: number | null): Promise<{ killed: boolean; last: number; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "indexer/cli.ts"), "ingest", "--store", url, "--replay", file, "--progress"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "indexer/cli.ts"), "ingest", "--store", url, "--replay", file, "--progress"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let last = 0;
     let killed = false;
     let err = "";
@@ -80,7 +89,9 @@ function runChild(url: string, killAt: number | null): Promise<{ killed: boolean
 
 describe.each(ENGINES)("crash safety on %s", (engine) => {
   const targets: StoreTarget[] = [];
-  afterAll(async () => { for (const t of targets) await t.drop(); });
+  afterAll(async () => {
+    for (const t of targets) await t.drop();
+  });
 
   it(`SIGKILL at ${KILLS} random points, restart, same checksum as an uninterrupted run; backfill gives the same content (seed ${SEED})`, async () => {
     const total = batches[batches.length - 1].writeVersion;

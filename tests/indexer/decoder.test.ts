@@ -19,7 +19,8 @@ const norm = (v: unknown): unknown => {
 describe("IDL-compiled decoders", () => {
   it("match Anchor's decoding on config, contract, offer and position accounts", async () => {
     const w = await OffersWorld.create();
-    const a = await w.user(), b = await w.user();
+    const a = await w.user(),
+      b = await w.user();
     const contract = await w.contract();
     const { offer } = await w.createOffer(a, contract, { total: 8n * UNIT, target: 10n * UNIT, side: "sideB" });
     await w.take(b, offer, 5n * UNIT);

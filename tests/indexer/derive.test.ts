@@ -44,9 +44,23 @@ describe("shareBps (largest remainder)", () => {
 
 describe("pool aggregate", () => {
   const pool: PoolsTable = {
-    address: "Pool1111111111111111111111111111111111111111", version: 3, creator: null, question: "Will it rain?", state: "OPEN",
-    outcome_count: 2, total_oi_micros: "3000000", participant_count: 2, closes_at: 1_800_000_000, resolution_at: null,
-    resolution_criteria: null, cover_image_url: null, winning_outcome: null, updated_at: 1_700_000_000, slot: 1, write_version: 1, deleted: 0,
+    address: "Pool1111111111111111111111111111111111111111",
+    version: 3,
+    creator: null,
+    question: "Will it rain?",
+    state: "OPEN",
+    outcome_count: 2,
+    total_oi_micros: "3000000",
+    participant_count: 2,
+    closes_at: 1_800_000_000,
+    resolution_at: null,
+    resolution_criteria: null,
+    cover_image_url: null,
+    winning_outcome: null,
+    updated_at: 1_700_000_000,
+    slot: 1,
+    write_version: 1,
+    deleted: 0,
   };
   const outcomes = [
     { outcome_index: 0, label: null, total_oi_micros: "1000000", wager_count: 1 },
@@ -57,7 +71,10 @@ describe("pool aggregate", () => {
     const locked = derivePoolAggregate({ pool, outcomes, catalog: { slug: "rain" }, nowUnix: 1_800_000_000, canonicalBase: "https://x.test/polls" });
     expect(open.state).toBe("OPEN");
     expect(locked.state).toBe("LOCKED");
-    expect(open.outcomes.map((o) => [o.label, o.shareBps])).toEqual([["For", 3333], ["Against", 6667]]);
+    expect(open.outcomes.map((o) => [o.label, o.shareBps])).toEqual([
+      ["For", 3333],
+      ["Against", 6667],
+    ]);
     expect(open.revision).toMatch(/^[0-9a-f]{32}$/);
     expect(open.revision).not.toBe(locked.revision);
     expect(payloadRevision(open)).toBe(open.revision);
@@ -65,7 +82,9 @@ describe("pool aggregate", () => {
     expect({ ...rest, state: "OPEN" }).toEqual((({ revision: _x, ...o }) => o)(open));
     expect(open.canonicalUrl).toBe("https://x.test/polls/rain");
     expect(open.closesAt).toBe(iso(1_800_000_000));
-    expect(derivePoolAggregate({ pool, outcomes, catalog: { slug: "rain" }, nowUnix: 1_799_999_999, canonicalBase: "https://x.test/polls" }).revision).toBe(open.revision);
+    expect(derivePoolAggregate({ pool, outcomes, catalog: { slug: "rain" }, nowUnix: 1_799_999_999, canonicalBase: "https://x.test/polls" }).revision).toBe(
+      open.revision,
+    );
   });
   it("canonical JSON sorts keys; other states are not touched by time", () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: null }] })).toBe('{"a":[{"c":null,"d":2}],"b":1}');

@@ -15,7 +15,9 @@ const ACTIONS = Number(process.env.INDEXER_ACTIONS ?? 400);
 
 describe.each(ENGINES)("indexer lifecycles on %s", (engine) => {
   const targets: StoreTarget[] = [];
-  afterAll(async () => { for (const t of targets) await t.drop(); });
+  afterAll(async () => {
+    for (const t of targets) await t.drop();
+  });
 
   it(`indexes ${ACTIONS} random actions and matches the chain row by row`, async () => {
     const target = freshStore(engine, "life");
@@ -28,8 +30,14 @@ describe.each(ENGINES)("indexer lifecycles on %s", (engine) => {
     const counts = await compareWithChain(w, ix.store, r);
     expect(counts.offers).toBeGreaterThan(20);
     expect(counts.positions).toBeGreaterThan(20);
-    const fills = await ix.store.db.selectFrom("fills").select((e) => e.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    const settlements = await ix.store.db.selectFrom("settlements").select((e) => e.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const fills = await ix.store.db
+      .selectFrom("fills")
+      .select((e) => e.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    const settlements = await ix.store.db
+      .selectFrom("settlements")
+      .select((e) => e.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(fills.n)).toBeGreaterThan(20);
     expect(Number(settlements.n)).toBeGreaterThan(5);
     console.log(engine, counts, { fills: Number(fills.n), settlements: Number(settlements.n), stats: ix.writer.stats });

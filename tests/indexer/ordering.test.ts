@@ -23,14 +23,19 @@ let batches: Batch[] = [];
 beforeAll(async () => {
   const chain = await TestChain.start();
   const source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM] });
-  await source.start(null, async (b) => { batches.push(b); });
+  await source.start(null, async (b) => {
+    batches.push(b);
+  });
   chain.observe((tx) => source.onTransaction(tx));
   const w = await OffersWorld.create({ chain });
   await runScenario(w, { seed: 5, actions: 250 });
   await source.drain();
 });
 
-const withoutCheckpoints = (t: Record<string, unknown>) => { const { checkpoints: _c, ...rest } = t; return rest; };
+const withoutCheckpoints = (t: Record<string, unknown>) => {
+  const { checkpoints: _c, ...rest } = t;
+  return rest;
+};
 
 describe.each(ENGINES)("ordering and idempotency on %s", (engine) => {
   const targets: StoreTarget[] = [];
@@ -72,7 +77,10 @@ describe.each(ENGINES)("ordering and idempotency on %s", (engine) => {
 
     const rng = new Rng(11);
     const shuffled = [...batches, ...batches.filter(() => rng.chance(0.3))];
-    for (let i = shuffled.length - 1; i > 0; i--) { const j = rng.int(0, i); [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]]; }
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
     const b = await fresh();
     const wb = await StoreWriter.open(b, "t");
     for (let i = 0; i < shuffled.length; i += rng.int(1, 7)) await wb.apply(shuffled.slice(i, i + rng.int(1, 7)));
@@ -105,11 +113,20 @@ describe.each(ENGINES)("ordering and idempotency on %s", (engine) => {
     await w.apply(half);
     const cp = await w.checkpoint();
     expect(cp).toMatchObject({ slot: half[99].slot, writeVersion: half[99].writeVersion });
-    const newest = await s.db.selectFrom("offers").select((e) => e.fn.max("write_version").as("m")).executeTakeFirstOrThrow();
+    const newest = await s.db
+      .selectFrom("offers")
+      .select((e) => e.fn.max("write_version").as("m"))
+      .executeTakeFirstOrThrow();
     expect(Number(newest.m)).toBeLessThanOrEqual(cp!.writeVersion);
     // A transaction that fails half-way (a table it writes is gone) leaves rows, checkpoint and
     // the writer's version map as they were.
-    const k = batches.findIndex((b, i) => i > 100 && b.transactions.some((t) => !t.err && t.logs.some((l) => l.includes("Program data:"))) && b.accounts.length > 0 && decodeEvents(b.transactions).closes.length > 0);
+    const k = batches.findIndex(
+      (b, i) =>
+        i > 100 &&
+        b.transactions.some((t) => !t.err && t.logs.some((l) => l.includes("Program data:"))) &&
+        b.accounts.length > 0 &&
+        decodeEvents(b.transactions).closes.length > 0,
+    );
     expect(k).toBeGreaterThan(0);
     await w.apply(batches.slice(100, k));
     const before = await tableChecksums(s.db);
@@ -120,7 +137,10 @@ describe.each(ENGINES)("ordering and idempotency on %s", (engine) => {
     const after = await tableChecksums(s.db).catch(() => null);
     expect(after).toBeNull(); // offer_closes is gone; compare the rest table by table
     for (const t of Object.keys(before).filter((t) => t !== "offer_closes")) {
-      const rows = await s.db.selectFrom(t as "offers").selectAll().execute();
+      const rows = await s.db
+        .selectFrom(t as "offers")
+        .selectAll()
+        .execute();
       expect(rows.length).toBe(before[t].rows);
     }
     expect(w.version(probe)).toEqual(vBefore);

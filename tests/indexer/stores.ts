@@ -12,7 +12,10 @@ export const PG_BASE = process.env.INDEXER_PG_URL ?? "postgres://postgres@127.0.
 export const ENGINES = ["sqlite", "postgres"] as const;
 export type EngineName = (typeof ENGINES)[number];
 
-export interface StoreTarget { url: string; drop(): Promise<void> }
+export interface StoreTarget {
+  url: string;
+  drop(): Promise<void>;
+}
 
 export function freshStore(engine: EngineName, tag = "t"): StoreTarget {
   if (engine === "sqlite") {

@@ -28,27 +28,82 @@ const UNIT = 1_000_000n;
 const coder = offersAccountsCoder as unknown as AccountsCoder;
 const program = OffersClient.fromProvider({ publicKey: PublicKey.default } as never).program as unknown as Program<Idl>;
 
-const world = () => attackerWorldOf("offers", { seed: 7, actions: 0, label: "offers findings", honestCount: 2, honestFunds: [3_000n * UNIT, 3_000n * UNIT], attackerFunds: 3_000n * UNIT });
+const world = () =>
+  attackerWorldOf("offers", {
+    seed: 7,
+    actions: 0,
+    label: "offers findings",
+    honestCount: 2,
+    honestFunds: [3_000n * UNIT, 3_000n * UNIT],
+    attackerFunds: 3_000n * UNIT,
+  });
 
 function helpers(w: AttackerWorld) {
-  const offerPda = (contract: PublicKey, creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("offer"), contract.toBuffer(), creator.toBuffer(), u64le(nonce)]);
+  const offerPda = (contract: PublicKey, creator: PublicKey, nonce: bigint) =>
+    w.pda([Buffer.from("offer"), contract.toBuffer(), creator.toBuffer(), u64le(nonce)]);
   const positionPda = (offer: PublicKey, taker: PublicKey) => w.pda([Buffer.from("position"), offer.toBuffer(), taker.toBuffer()]);
   const contract = async (cutoffIn = 3_600n) => {
     const [t, e] = [randomUUID(), randomUUID()];
     const addr = w.pda([Buffer.from("contract"), Buffer.from(uuidBytes(t)), Buffer.from(uuidBytes(e))]);
     const cutoffAt = (await w.chain.now()) + cutoffIn;
-    const r = await w.chain.send([buildIx(program, "createContract", { templateId: uuidBytes(t), eventId: uuidBytes(e), cutoffAt, resolutionDeadline: cutoffAt + 3_600n, bump: w.bumpOf(addr) },
-      { authority: w.service.publicKey, payer: w.service.publicKey, config: w.CONFIG, contract: addr, systemProgram: SYSTEM_PROGRAM })], [w.service]);
+    const r = await w.chain.send(
+      [
+        buildIx(
+          program,
+          "createContract",
+          { templateId: uuidBytes(t), eventId: uuidBytes(e), cutoffAt, resolutionDeadline: cutoffAt + 3_600n, bump: w.bumpOf(addr) },
+          { authority: w.service.publicKey, payer: w.service.publicKey, config: w.CONFIG, contract: addr, systemProgram: SYSTEM_PROGRAM },
+        ),
+      ],
+      [w.service],
+    );
     expect(r.error).toBeNull();
     return { addr, cutoffAt };
   };
   const createOffer = (creator: PublicKey, token: PublicKey, c: PublicKey, nonce: bigint, total: bigint, target: bigint, offer = offerPda(c, creator, nonce)) =>
-    buildIx(program, "createOffer", { nonce, bump: w.bumpOf(offerPda(c, creator, nonce)), side: 1, creatorTotal: total, takerTarget: target, minimumTake: UNIT, expectedFeeBps: LAUNCH_FEE_BPS },
-      { payer: creator, creator, creatorToken: token, config: w.CONFIG, contract: c, offer, vault: w.VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM });
+    buildIx(
+      program,
+      "createOffer",
+      {
+        nonce,
+        bump: w.bumpOf(offerPda(c, creator, nonce)),
+        side: 1,
+        creatorTotal: total,
+        takerTarget: target,
+        minimumTake: UNIT,
+        expectedFeeBps: LAUNCH_FEE_BPS,
+      },
+      {
+        payer: creator,
+        creator,
+        creatorToken: token,
+        config: w.CONFIG,
+        contract: c,
+        offer,
+        vault: w.VAULT,
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
+      },
+    );
   const take = (taker: PublicKey, token: PublicKey, c: PublicKey, offer: PublicKey, amount: bigint, revision: bigint, position = positionPda(offer, taker)) =>
-    buildIx(program, "takeOffer", { amount, expectedRevision: revision, positionBump: w.bumpOf(positionPda(offer, taker)) },
-      { payer: taker, taker, takerToken: token, config: w.CONFIG, contract: c, offer, position, vault: w.VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM });
-  const read = async <T,>(k: PublicKey, name: string) => decodeAs<T>(coder, name, (await w.chain.account(k))?.data);
+    buildIx(
+      program,
+      "takeOffer",
+      { amount, expectedRevision: revision, positionBump: w.bumpOf(positionPda(offer, taker)) },
+      {
+        payer: taker,
+        taker,
+        takerToken: token,
+        config: w.CONFIG,
+        contract: c,
+        offer,
+        position,
+        vault: w.VAULT,
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
+      },
+    );
+  const read = async <T>(k: PublicKey, name: string) => decodeAs<T>(coder, name, (await w.chain.account(k))?.data);
   return { offerPda, positionPda, contract, createOffer, take, read };
 }
 
@@ -70,7 +125,9 @@ describe("offers attacker findings", () => {
     const K = Keypair.generate();
     const r = await w.chain.send([take(A.publicKey, w.aMain.address, c.addr, offer, max, 2n, K.publicKey)], [A, K], A);
     const o = (await read<{ takerFilled: bigint; positionCount: number }>(offer, "offer"))!;
-    expect(o.takerFilled, `the attacker alone took ${o.takerFilled} (cap ${max}) through ${o.positionCount} positions (${errorName(r, OFFERS_ERRORS)})`).toBe(max);
+    expect(o.takerFilled, `the attacker alone took ${o.takerFilled} (cap ${max}) through ${o.positionCount} positions (${errorName(r, OFFERS_ERRORS)})`).toBe(
+      max,
+    );
     expect(r.ok).toBe(false);
   });
 
@@ -99,18 +156,50 @@ describe("offers attacker findings", () => {
     const before = T.current.address;
     while (T.current.address.equals(before)) await w.honestRotate();
     await w.chain.setTime(c.cutoffAt + 1n);
-    expect((await w.chain.send([buildIx(program, "resolveContract", { result: 2 }, { authority: w.service.publicKey, config: w.CONFIG, contract: c.addr })], [w.service])).error).toBeNull();
+    expect(
+      (
+        await w.chain.send(
+          [buildIx(program, "resolveContract", { result: 2 }, { authority: w.service.publicKey, config: w.CONFIG, contract: c.addr })],
+          [w.service],
+        )
+      ).error,
+    ).toBeNull();
     // Anyone may settle: the attacker does, passing its own keypair as the taker's claim account.
     const K = Keypair.generate();
     const position = positionPda(offer, T.keys[0].publicKey);
     const canonical = w.claimOf(T.keys[0].publicKey);
     const recorded = (await read<{ creatorToken: PublicKey }>(offer, "offer"))!.creatorToken;
-    const r = await w.chain.send([buildIx(program, "settlePosition", { creatorClaimBump: w.bumpOf(w.claimOf(H.keys[0].publicKey)), takerClaimBump: w.bumpOf(canonical) }, {
-      config: w.CONFIG, contract: c.addr, offer, position, vault: w.VAULT, creatorToken: recorded, takerToken: before, treasury: w.treasury, tokenProgram: TOKEN_PROGRAM,
-      payer: A.publicKey, creatorClaim: w.claimOf(H.keys[0].publicKey), takerClaim: K.publicKey, systemProgram: SYSTEM_PROGRAM,
-    })], [A, K], A);
+    const r = await w.chain.send(
+      [
+        buildIx(
+          program,
+          "settlePosition",
+          { creatorClaimBump: w.bumpOf(w.claimOf(H.keys[0].publicKey)), takerClaimBump: w.bumpOf(canonical) },
+          {
+            config: w.CONFIG,
+            contract: c.addr,
+            offer,
+            position,
+            vault: w.VAULT,
+            creatorToken: recorded,
+            takerToken: before,
+            treasury: w.treasury,
+            tokenProgram: TOKEN_PROGRAM,
+            payer: A.publicKey,
+            creatorClaim: w.claimOf(H.keys[0].publicKey),
+            takerClaim: K.publicKey,
+            systemProgram: SYSTEM_PROGRAM,
+          },
+        ),
+      ],
+      [A, K],
+      A,
+    );
     const hidden = await read<{ owner: PublicKey; amount: bigint }>(K.publicKey, "claim");
-    expect(hidden, `the taker's payout (${hidden?.amount}) sits in a Claim at ${K.publicKey.toBase58()}; its canonical claim ${canonical.toBase58()} ${(await w.chain.account(canonical)) ? "exists" : "does not exist"}`).toBeNull();
+    expect(
+      hidden,
+      `the taker's payout (${hidden?.amount}) sits in a Claim at ${K.publicKey.toBase58()}; its canonical claim ${canonical.toBase58()} ${(await w.chain.account(canonical)) ? "exists" : "does not exist"}`,
+    ).toBeNull();
     expect(errorName(r, OFFERS_ERRORS)).not.toBe("ok");
   });
 });

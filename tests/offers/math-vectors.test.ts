@@ -7,7 +7,18 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  U64_MAX, contractRefusal, cutoffFilter, fee, matchedForTake, mayClose, mulDivFloor, oddsRefusal, payouts, ratioLe, termsGuardrail, takerWinReturn,
+  U64_MAX,
+  contractRefusal,
+  cutoffFilter,
+  fee,
+  matchedForTake,
+  mayClose,
+  mulDivFloor,
+  oddsRefusal,
+  payouts,
+  ratioLe,
+  termsGuardrail,
+  takerWinReturn,
 } from "../../idl/client/offers-rules";
 
 type Row = Record<string, string | number | boolean | null>;

@@ -17,7 +17,14 @@ import { Rng } from "../../harness/random";
 const ACTIONS = Number(process.env.RANDOM_ACTIONS ?? 1200);
 const SEED = Number(process.env.RANDOM_SEED ?? 20261122);
 
-interface Tracked { offer: PublicKey; contract: PublicKey; creator: User; takers: Set<User>; revision: bigint; open: boolean }
+interface Tracked {
+  offer: PublicKey;
+  contract: PublicKey;
+  creator: User;
+  takers: Set<User>;
+  revision: bigint;
+  open: boolean;
+}
 
 describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () => {
   it("keeps every invariant after every step", async () => {
@@ -29,12 +36,21 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
     const contracts: PublicKey[] = [];
     const cutoffs = new Map<PublicKey, bigint>();
     /** Mostly pick among live items, sometimes among all, so late actions are tried too. */
-    const live = async () => { const now = await w.chain.now(); const l = contracts.filter((c) => cutoffs.get(c)! > now); return l.length && rng.chance(0.9) ? l : contracts; };
-    const liveOffers = () => { const l = offers.filter((t) => t.open); return l.length && rng.chance(0.85) ? l : offers; };
+    const live = async () => {
+      const now = await w.chain.now();
+      const l = contracts.filter((c) => cutoffs.get(c)! > now);
+      return l.length && rng.chance(0.9) ? l : contracts;
+    };
+    const liveOffers = () => {
+      const l = offers.filter((t) => t.open);
+      return l.length && rng.chance(0.85) ? l : offers;
+    };
     const offers: Tracked[] = [];
     const counts: Record<string, number> = {};
     let credits = 0;
-    const credited = (logs: string[]) => { credits += parseOffersEvents(logs).filter((e) => e.name === "claimCredited").length; };
+    const credited = (logs: string[]) => {
+      credits += parseOffersEvents(logs).filter((e) => e.name === "claimCredited").length;
+    };
     const max = LAUNCH_LIMITS.maximumWagerMicros;
 
     const checkOffer = async (t: Tracked, grew: boolean) => {
@@ -48,7 +64,9 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
       expect(grew ? o.revision > t.revision : o.revision === t.revision).toBe(true);
       t.revision = o.revision;
       t.open = o.status === "Open";
-      let filled = 0n, allocated = 0n, settled = 0;
+      let filled = 0n,
+        allocated = 0n,
+        settled = 0;
       for (const u of t.takers) {
         const p = await w.position(w.positionOf(t.offer, u));
         expect(p.takerAmount <= max).toBe(true);
@@ -101,8 +119,10 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
       } else if (roll < 70 && offers.length) {
         touched = rng.pick(liveOffers());
         const taker = rng.pick(users);
-        const o = await w.chain.account(touched.offer) ? await w.offer(touched.offer) : null;
-        if (!o) { action = "take:gone"; } else {
+        const o = (await w.chain.account(touched.offer)) ? await w.offer(touched.offer) : null;
+        if (!o) {
+          action = "take:gone";
+        } else {
           const remaining = o.takerTarget - o.takerFilled;
           const amount = rng.chance(0.3) ? remaining : rng.big(0n, remaining > 0n ? remaining + UNIT : UNIT);
           const stale = rng.chance(0.05);
@@ -114,7 +134,9 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
       } else if (roll < 80 && offers.length) {
         touched = rng.pick(offers);
         const caller = rng.chance(0.6) ? touched.creator : rng.pick(users);
-        if (!(await w.chain.account(touched.offer))) { action = "close:gone"; } else {
+        if (!(await w.chain.account(touched.offer))) {
+          action = "close:gone";
+        } else {
           const r = await w.close(caller.key, touched.offer);
           ok = r.ok;
           credited(r.logs);
@@ -142,7 +164,9 @@ describe(`randomized offers lifecycle (${ACTIONS} actions, seed ${SEED})`, () =>
       } else if (offers.length) {
         // The service's crank: close what is past cutoff, then settle every open position.
         touched = rng.pick(offers);
-        if (!(await w.chain.account(touched.offer))) { action = "settle:gone"; } else {
+        if (!(await w.chain.account(touched.offer))) {
+          action = "settle:gone";
+        } else {
           const o = await w.offer(touched.offer);
           if (o.status === "Open" && (await w.contractAccount(touched.contract)).status !== "Open") {
             const r = await w.close(rng.pick(users).key, touched.offer);

@@ -33,7 +33,19 @@ describe("create_offer", () => {
     const { r, offer } = await w.createOffer(alice, contract, { side: "sideB", total: 20n * UNIT, target: 30n * UNIT, minTake: 2n * UNIT });
     expectOk(r);
     const o = await w.offer(offer);
-    expect(o).toMatchObject({ side: "sideB", status: "Open", creatorTotal: 20n * UNIT, takerTarget: 30n * UNIT, minimumTake: 2n * UNIT, takerFilled: 0n, creatorAllocated: 0n, revision: 1n, feeBps: LAUNCH_FEE_BPS, fillCount: 0, positionCount: 0 });
+    expect(o).toMatchObject({
+      side: "sideB",
+      status: "Open",
+      creatorTotal: 20n * UNIT,
+      takerTarget: 30n * UNIT,
+      minimumTake: 2n * UNIT,
+      takerFilled: 0n,
+      creatorAllocated: 0n,
+      revision: 1n,
+      feeBps: LAUNCH_FEE_BPS,
+      fillCount: 0,
+      positionCount: 0,
+    });
     expect(o.createdAt).toBe(await w.chain.now());
   });
 
@@ -59,7 +71,9 @@ describe("create_offer", () => {
 
   it("rejects an invalid side", async () => {
     const contract = await w.contract();
-    await unchanged(async () => expectError((await w.createOffer(alice, contract, { side: 3 as never, total: 2n * UNIT, target: 2n * UNIT })).r, "InvalidSide"));
+    await unchanged(async () =>
+      expectError((await w.createOffer(alice, contract, { side: 3 as never, total: 2n * UNIT, target: 2n * UNIT })).r, "InvalidSide"),
+    );
   });
 
   it("rejects a stake the creator's balance does not cover, saying needed and available", async () => {
@@ -198,9 +212,23 @@ describe("contracts and settlement", () => {
     const c = await w.contractAccount(contract);
     expect(c).toMatchObject({ status: "Resolved", result: "sideA" });
     const now = await w.chain.now();
-    const ixc = await w.client.createContract({ authority: mallory.publicKey, payer: mallory.publicKey, templateId: crypto.randomUUID(), eventId: crypto.randomUUID(), cutoffAt: now + 100n, resolutionDeadline: now + 200n });
+    const ixc = await w.client.createContract({
+      authority: mallory.publicKey,
+      payer: mallory.publicKey,
+      templateId: crypto.randomUUID(),
+      eventId: crypto.randomUUID(),
+      cutoffAt: now + 100n,
+      resolutionDeadline: now + 200n,
+    });
     expectError(await w.send([ixc], [mallory]), "Unauthorized");
-    const past = await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId: crypto.randomUUID(), eventId: crypto.randomUUID(), cutoffAt: now - 1n, resolutionDeadline: now + 200n });
+    const past = await w.client.createContract({
+      authority: w.authority.publicKey,
+      payer: w.authority.publicKey,
+      templateId: crypto.randomUUID(),
+      eventId: crypto.randomUUID(),
+      cutoffAt: now - 1n,
+      resolutionDeadline: now + 200n,
+    });
     expectError(await w.send([past], [w.authority]), "InvalidSchedule");
   });
 
@@ -217,7 +245,11 @@ describe("contracts and settlement", () => {
   });
 
   it("pays the settlement table to the micro-unit for creator win, taker win and void", async () => {
-    for (const [result, creatorSide] of [["sideA", "sideA"], ["sideB", "sideA"], ["void", "sideA"]] as const) {
+    for (const [result, creatorSide] of [
+      ["sideA", "sideA"],
+      ["sideB", "sideA"],
+      ["void", "sideA"],
+    ] as const) {
       const contract = await w.contract({ cutoffIn: 100n });
       const { offer } = await w.createOffer(alice, contract, { side: creatorSide, total: 7n * UNIT + 3n, target: 9n * UNIT + 1n, minTake: UNIT });
       expectOk(await w.take(bob, offer, 3n * UNIT + 7n));
@@ -232,7 +264,10 @@ describe("contracts and settlement", () => {
       expectError(await w.settle(w.positionOf(offer, bob)), "ContractNotResolved");
       await w.chain.advance(100n);
       expectOk(await w.resolve(contract, result));
-      for (const [u, p] of [[bob, pb], [carol, pc]] as const) {
+      for (const [u, p] of [
+        [bob, pb],
+        [carol, pc],
+      ] as const) {
         const [a0, u0, t0] = [await w.mint.balance(alice.token), await w.mint.balance(u.token), await w.mint.balance(w.treasury)];
         expectOk(await w.settle(w.positionOf(offer, u)));
         const [a1, u1, t1] = [await w.mint.balance(alice.token), await w.mint.balance(u.token), await w.mint.balance(w.treasury)];
@@ -282,7 +317,9 @@ describe("contracts and settlement", () => {
     expectError(await w.send([await w.client.closeOfferAccount({ offer, rentPayer: payer, contract: await w.contract() })]), "AccountMismatch");
     const rent = (await w.chain.account(position))!.lamports + (await w.chain.account(offer))!.lamports;
     const before = await w.chain.lamports(payer);
-    expectOk(await w.send([await w.client.closePosition({ position, rentPayer: payer }), await w.client.closeOfferAccount({ offer, rentPayer: payer, contract })]));
+    expectOk(
+      await w.send([await w.client.closePosition({ position, rentPayer: payer }), await w.client.closeOfferAccount({ offer, rentPayer: payer, contract })]),
+    );
     expect(await w.chain.account(position)).toBeNull();
     expect(await w.chain.account(offer)).toBeNull();
     expect((await w.chain.lamports(payer)) - before).toBe(BigInt(rent) - 5000n); // minus the tx fee

@@ -8,9 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
-import {
-  LAUNCH_LIMITS, OffersClient, decodeConfig, offersAccountsCoder, parseOffersEvents, uuidBytes,
-} from "../../idl/client/offers";
+import { LAUNCH_LIMITS, OffersClient, decodeConfig, offersAccountsCoder, parseOffersEvents, uuidBytes } from "../../idl/client/offers";
 import { programDataAddress, LOADER_V3, u64le } from "../../idl/client/common";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestChain, type TxResult } from "../../harness/chain";
@@ -26,7 +24,12 @@ const loose: User[] = [];
 /** Every token account a loose user ever had (closed ones count 0). */
 const looseAccounts: PublicKey[] = [];
 
-const SIZE = { contract: offersAccountsCoder.size("contract"), offer: offersAccountsCoder.size("offer"), position: offersAccountsCoder.size("position"), claim: offersAccountsCoder.size("claim") };
+const SIZE = {
+  contract: offersAccountsCoder.size("contract"),
+  offer: offersAccountsCoder.size("offer"),
+  position: offersAccountsCoder.size("position"),
+  claim: offersAccountsCoder.size("claim"),
+};
 
 beforeAll(async () => {
   w = await OffersWorld.create({ freezableMint: true });
@@ -66,7 +69,11 @@ async function ledger() {
 }
 
 /** Sends `ixs`, expects the named error, and that no token and no claim moved. */
-async function refused(ixs: TransactionInstruction | TransactionInstruction[] | Promise<TransactionInstruction>, signers: Keypair[], name?: string): Promise<TxResult> {
+async function refused(
+  ixs: TransactionInstruction | TransactionInstruction[] | Promise<TransactionInstruction>,
+  signers: Keypair[],
+  name?: string,
+): Promise<TxResult> {
   const before = await ledger();
   const r = await w.send(Array.isArray(ixs) ? ixs : [await ixs], signers);
   expect(r.ok, r.logs.join("\n")).toBe(false);
@@ -143,16 +150,91 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const o = await w.offer(offer);
     const cfg = { config: fake };
 
-    await refused(w.client.createContract({ authority: m.publicKey, payer: m.publicKey, templateId: randomUUID(), eventId: randomUUID(), cutoffAt: now + 100n, resolutionDeadline: now + 200n, ...cfg }), [m], "AccountMismatch");
+    await refused(
+      w.client.createContract({
+        authority: m.publicKey,
+        payer: m.publicKey,
+        templateId: randomUUID(),
+        eventId: randomUUID(),
+        cutoffAt: now + 100n,
+        resolutionDeadline: now + 200n,
+        ...cfg,
+      }),
+      [m],
+      "AccountMismatch",
+    );
     await refused(w.client.resolveContract({ authority: m.publicKey, contract: open, result: "sideA", ...cfg }), [m], "AccountMismatch");
-    await refused(w.client.updateConfig({ authority: m.publicKey, feeBps: 10_000, offersEnabled: true, limits: LAUNCH_LIMITS, ...cfg }), [m], "AccountMismatch");
-    await refused(w.client.createOffer({ payer: m.publicKey, creator: m.publicKey, creatorToken: evilToken, contract: open, nonce: 77n, side: "sideA", creatorTotal: 5n * UNIT, takerTarget: 5n * UNIT, minimumTake: UNIT, expectedFeeBps: 0, overrides: cfg }), [m], "AccountMismatch");
-    await refused(w.client.takeOffer({ payer: m.publicKey, taker: m.publicKey, takerToken: evilToken, contract: open, offer, amount: 2n * UNIT, expectedRevision: o.revision, overrides: cfg }), [m], "AccountMismatch");
-    await refused(w.client.closeOffer({ caller: m.publicKey, contract: open, offer, creatorToken: o.creatorToken, creator: alice.key.publicKey, expectedRevision: o.revision, overrides: cfg }), [m], "AccountMismatch");
+    await refused(
+      w.client.updateConfig({ authority: m.publicKey, feeBps: 10_000, offersEnabled: true, limits: LAUNCH_LIMITS, ...cfg }),
+      [m],
+      "AccountMismatch",
+    );
+    await refused(
+      w.client.createOffer({
+        payer: m.publicKey,
+        creator: m.publicKey,
+        creatorToken: evilToken,
+        contract: open,
+        nonce: 77n,
+        side: "sideA",
+        creatorTotal: 5n * UNIT,
+        takerTarget: 5n * UNIT,
+        minimumTake: UNIT,
+        expectedFeeBps: 0,
+        overrides: cfg,
+      }),
+      [m],
+      "AccountMismatch",
+    );
+    await refused(
+      w.client.takeOffer({
+        payer: m.publicKey,
+        taker: m.publicKey,
+        takerToken: evilToken,
+        contract: open,
+        offer,
+        amount: 2n * UNIT,
+        expectedRevision: o.revision,
+        overrides: cfg,
+      }),
+      [m],
+      "AccountMismatch",
+    );
+    await refused(
+      w.client.closeOffer({
+        caller: m.publicKey,
+        contract: open,
+        offer,
+        creatorToken: o.creatorToken,
+        creator: alice.key.publicKey,
+        expectedRevision: o.revision,
+        overrides: cfg,
+      }),
+      [m],
+      "AccountMismatch",
+    );
     const p = await w.position(w.positionOf(settled.offer, carol));
-    await refused(w.client.settlePosition({ contract: settled.contract, offer: settled.offer, position: w.positionOf(settled.offer, carol), creatorToken: alice.token, takerToken: p.takerToken, treasury: evilTreasury, creator: alice.key.publicKey, taker: carol.key.publicKey, overrides: cfg }), [], "AccountMismatch");
+    await refused(
+      w.client.settlePosition({
+        contract: settled.contract,
+        offer: settled.offer,
+        position: w.positionOf(settled.offer, carol),
+        creatorToken: alice.token,
+        takerToken: p.takerToken,
+        treasury: evilTreasury,
+        creator: alice.key.publicKey,
+        taker: carol.key.publicKey,
+        overrides: cfg,
+      }),
+      [],
+      "AccountMismatch",
+    );
     const claim = (await w.claim(claimant.key.publicKey))!;
-    await refused(w.client.withdrawClaim({ owner: claimant.key.publicKey, destination: claimant.token, rentPayer: claim.rentPayer, overrides: cfg }), [claimant.key], "AccountMismatch");
+    await refused(
+      w.client.withdrawClaim({ owner: claimant.key.publicKey, destination: claimant.token, rentPayer: claim.rentPayer, overrides: cfg }),
+      [claimant.key],
+      "AccountMismatch",
+    );
     // The real config still works for everyone.
     expectOk(await w.settle(w.positionOf(settled.offer, carol)));
     expectOk(await w.withdrawClaim(claimant.key, claimant.token));
@@ -177,11 +259,19 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // The upgrade authority initialises, naming the service's authority.
     const authority = Keypair.generate();
     const treasury = await mint.account(authority.publicKey);
-    expectOk(await chain.send([await client.initializeConfig({ ...args, authority: authority.publicKey, treasury, feeBps: 1000, deployer: chain.upgradeAuthority.publicKey })], [chain.upgradeAuthority]));
+    expectOk(
+      await chain.send(
+        [await client.initializeConfig({ ...args, authority: authority.publicKey, treasury, feeBps: 1000, deployer: chain.upgradeAuthority.publicKey })],
+        [chain.upgradeAuthority],
+      ),
+    );
     expect(decodeConfig((await chain.account(config))!.data)).toMatchObject({ authority: authority.publicKey, treasury, vault, feeBps: 1000 });
     expect(await mint.balance(vault)).toBe(0n);
     // And only once: the stranger's attempt now meets an initialised config.
-    expectError(await chain.send([await client.initializeConfig({ ...args, deployer: chain.upgradeAuthority.publicKey })], [chain.upgradeAuthority]), "AlreadyInitialized");
+    expectError(
+      await chain.send([await client.initializeConfig({ ...args, deployer: chain.upgradeAuthority.publicKey })], [chain.upgradeAuthority]),
+      "AlreadyInitialized",
+    );
     expect(decodeConfig((await chain.account(config))!.data).authority).toEqual(authority.publicKey);
   });
 
@@ -192,7 +282,15 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [canonical] = w.client.pda.position(offer, bob.key.publicKey);
     const [alt, altBump] = nonCanonical(seeds, pid);
     const take = async (amount: bigint, position?: [PublicKey, number]) => {
-      const ix = await w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount, expectedRevision: (await w.offer(offer)).revision });
+      const ix = await w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: bob.key.publicKey,
+        takerToken: bob.token,
+        contract,
+        offer,
+        amount,
+        expectedRevision: (await w.offer(offer)).revision,
+      });
       // TakeOfferArgs: amount u64, expected_revision u64, position_bump u8.
       return position ? patch(rekey(ix, canonical, position[0]), 16, position[1]) : ix;
     };
@@ -217,7 +315,18 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const nonce = w.nextNonce();
     const [offerAddr] = w.client.pda.offer(contract, alice.key.publicKey, nonce);
     const [altOffer, altOfferBump] = nonCanonical([Buffer.from("offer"), contract.toBuffer(), alice.key.publicKey.toBuffer(), u64le(nonce)], pid);
-    const create = await w.client.createOffer({ payer: w.chain.payer.publicKey, creator: alice.key.publicKey, creatorToken: alice.token, contract, nonce, side: "sideA", creatorTotal: 5n * UNIT, takerTarget: 5n * UNIT, minimumTake: UNIT, expectedFeeBps: (await w.config()).feeBps });
+    const create = await w.client.createOffer({
+      payer: w.chain.payer.publicKey,
+      creator: alice.key.publicKey,
+      creatorToken: alice.token,
+      contract,
+      nonce,
+      side: "sideA",
+      creatorTotal: 5n * UNIT,
+      takerTarget: 5n * UNIT,
+      minimumTake: UNIT,
+      expectedFeeBps: (await w.config()).feeBps,
+    });
     // CreateOfferArgs: nonce u64, bump u8, ...
     await refused(patch(rekey(create, offerAddr, altOffer), 8, altOfferBump), [alice.key], "AccountMismatch");
     expect(await w.chain.account(altOffer)).toBeNull();
@@ -230,7 +339,14 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [contractAddr] = w.client.pda.contract(templateId, eventId);
     const [altContract, altContractBump] = nonCanonical([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))], pid);
     const now = await w.chain.now();
-    const cc = await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId, eventId, cutoffAt: now + 100n, resolutionDeadline: now + 200n });
+    const cc = await w.client.createContract({
+      authority: w.authority.publicKey,
+      payer: w.authority.publicKey,
+      templateId,
+      eventId,
+      cutoffAt: now + 100n,
+      resolutionDeadline: now + 200n,
+    });
     // CreateContractArgs: template_id [16], event_id [16], cutoff_at i64, resolution_deadline i64, bump u8.
     await refused(patch(rekey(cc, contractAddr, altContract), 48, altContractBump), [w.authority], "AccountMismatch");
     expect(await w.chain.account(altContract)).toBeNull();
@@ -239,7 +355,18 @@ describe("issue #10: the offers program holds against an attacker", () => {
     expectOk(await w.send([cc], [w.authority]));
     // A second contract for the same (template, event) is refused.
     await w.chain.advance(1n);
-    await refused(w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId, eventId, cutoffAt: now + 100n, resolutionDeadline: now + 200n }), [w.authority], "AlreadyInitialized");
+    await refused(
+      w.client.createContract({
+        authority: w.authority.publicKey,
+        payer: w.authority.publicKey,
+        templateId,
+        eventId,
+        cutoffAt: now + 100n,
+        resolutionDeadline: now + 200n,
+      }),
+      [w.authority],
+      "AlreadyInitialized",
+    );
   });
 
   it("a closed offer cannot come back", async () => {
@@ -276,7 +403,19 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // The same nonce on another contract is another address.
     expect(w.client.pda.offer(await w.contract(), alice.key.publicKey, nonce)[0].equals(offer)).toBe(false);
     // A take on the settled (and closed) position of the gone offer.
-    await refused(w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount: UNIT, expectedRevision: 3n }), [bob.key], "WrongAccountOwner");
+    await refused(
+      w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: bob.key.publicKey,
+        takerToken: bob.token,
+        contract,
+        offer,
+        amount: UNIT,
+        expectedRevision: 3n,
+      }),
+      [bob.key],
+      "WrongAccountOwner",
+    );
 
     // take_offer itself refuses a position that is not open. Unreachable through the program
     // (positions settle only once their offer can no longer be taken), so the state is planted.
@@ -289,12 +428,25 @@ describe("issue #10: the offers program holds against an attacker", () => {
     data[8 + 32 * 4 + 16] = 2; // status: SettledTakerWin
     w.chain.setAccount(p2, { ...acct, data });
     expect((await w.position(p2)).status).toBe("SettledTakerWin");
-    await refused(w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract: open, offer: o2, amount: 2n * UNIT, expectedRevision: 2n }), [bob.key], "PositionAlreadySettled");
+    await refused(
+      w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: bob.key.publicKey,
+        takerToken: bob.token,
+        contract: open,
+        offer: o2,
+        amount: 2n * UNIT,
+        expectedRevision: 2n,
+      }),
+      [bob.key],
+      "PositionAlreadySettled",
+    );
   });
 
   it("pre-funded addresses do not block creation", async () => {
     const funder = await w.chain.fundedKeypair();
-    const prefund = async (to: PublicKey, lamports: bigint) => expectOk(await w.send([SystemProgram.transfer({ fromPubkey: funder.publicKey, toPubkey: to, lamports })], [funder]));
+    const prefund = async (to: PublicKey, lamports: bigint) =>
+      expectOk(await w.send([SystemProgram.transfer({ fromPubkey: funder.publicKey, toPubkey: to, lamports })], [funder]));
     const rentPayer = await w.chain.fundedKeypair();
     /** What `fn` cost the rent payer (fees are the chain payer's). */
     const cost = async (fn: () => Promise<TxResult>) => {
@@ -309,7 +461,14 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [contract] = w.client.pda.contract(templateId, eventId);
     await prefund(contract, gift);
     const now = await w.chain.now();
-    const cc = await w.client.createContract({ authority: w.authority.publicKey, payer: rentPayer.publicKey, templateId, eventId, cutoffAt: now + 10_000n, resolutionDeadline: now + 20_000n });
+    const cc = await w.client.createContract({
+      authority: w.authority.publicKey,
+      payer: rentPayer.publicKey,
+      templateId,
+      eventId,
+      cutoffAt: now + 10_000n,
+      resolutionDeadline: now + 20_000n,
+    });
     expect(await cost(() => w.send([cc], [w.authority, rentPayer]))).toBe((await w.chain.rentExempt(SIZE.contract)) - gift);
     expect(await w.contractAccount(contract)).toMatchObject({ status: "Open" });
     expect(await w.chain.lamports(contract)).toBe(await w.chain.rentExempt(SIZE.contract));
@@ -319,7 +478,18 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [offer] = w.client.pda.offer(contract, alice.key.publicKey, nonce);
     await prefund(offer, gift);
     const before = await ledger();
-    const co = await w.client.createOffer({ payer: rentPayer.publicKey, creator: alice.key.publicKey, creatorToken: alice.token, contract, nonce, side: "sideA", creatorTotal: 20n * UNIT, takerTarget: 20n * UNIT, minimumTake: UNIT, expectedFeeBps: (await w.config()).feeBps });
+    const co = await w.client.createOffer({
+      payer: rentPayer.publicKey,
+      creator: alice.key.publicKey,
+      creatorToken: alice.token,
+      contract,
+      nonce,
+      side: "sideA",
+      creatorTotal: 20n * UNIT,
+      takerTarget: 20n * UNIT,
+      minimumTake: UNIT,
+      expectedFeeBps: (await w.config()).feeBps,
+    });
     expect(await cost(() => w.send([co], [alice.key, rentPayer]))).toBe((await w.chain.rentExempt(SIZE.offer)) - gift);
     const after = await ledger();
     expect(after.vault - before.vault).toBe(20n * UNIT);
@@ -329,7 +499,15 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // Position, pre-funded above its rent: the rent payer pays nothing.
     const [position] = w.client.pda.position(offer, bob.key.publicKey);
     await prefund(position, (await w.chain.rentExempt(SIZE.position)) + 1n);
-    const tk = await w.client.takeOffer({ payer: rentPayer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount: 5n * UNIT, expectedRevision: 1n });
+    const tk = await w.client.takeOffer({
+      payer: rentPayer.publicKey,
+      taker: bob.key.publicKey,
+      takerToken: bob.token,
+      contract,
+      offer,
+      amount: 5n * UNIT,
+      expectedRevision: 1n,
+    });
     expect(await cost(() => w.send([tk], [bob.key, rentPayer]))).toBe(0n);
     expect(await w.position(position)).toMatchObject({ takerAmount: 5n * UNIT, status: "Open" });
 
@@ -340,7 +518,15 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [claim] = w.client.pda.claim(gina.key.publicKey);
     await prefund(claim, gift);
     const o = await w.offer(ginas);
-    const cl = await w.client.closeOffer({ caller: gina.key.publicKey, contract, offer: ginas, creatorToken: o.creatorToken, creator: gina.key.publicKey, expectedRevision: o.revision, payer: rentPayer.publicKey });
+    const cl = await w.client.closeOffer({
+      caller: gina.key.publicKey,
+      contract,
+      offer: ginas,
+      creatorToken: o.creatorToken,
+      creator: gina.key.publicKey,
+      expectedRevision: o.revision,
+      payer: rentPayer.publicKey,
+    });
     const vaultBefore = (await ledger()).vault;
     expect(await cost(() => w.send([cl], [gina.key, rentPayer]))).toBe((await w.chain.rentExempt(SIZE.claim)) - gift);
     expect(await w.claim(gina.key.publicKey)).toMatchObject({ owner: gina.key.publicKey, amount: 7n * UNIT, rentPayer: rentPayer.publicKey });
@@ -361,7 +547,11 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // close_offer: the refund (8 - 2.4 - 1.6 = 4 units) goes to dave's claim; a client that did
     // not name the creator gets a named error instead, and nothing moves.
     const o = await w.offer(offer);
-    await refused(w.client.closeOffer({ caller: daveKey, contract, offer, creatorToken: o.creatorToken, expectedRevision: o.revision }), [dave.key], "ClaimAccountMissing");
+    await refused(
+      w.client.closeOffer({ caller: daveKey, contract, offer, creatorToken: o.creatorToken, expectedRevision: o.revision }),
+      [dave.key],
+      "ClaimAccountMissing",
+    );
     const closed = await w.close(dave.key, offer);
     expectOk(closed);
     const events = parseOffersEvents(closed.logs);
@@ -375,7 +565,10 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // matched stake goes to its claim.
     await w.chain.advance(100n);
     expectOk(await w.resolve(contract, "void"));
-    for (const [u, amount, matched] of [[bob, 3n * UNIT, 2_400_000n], [carol, 2n * UNIT, 1_600_000n]] as const) {
+    for (const [u, amount, matched] of [
+      [bob, 3n * UNIT, 2_400_000n],
+      [carol, 2n * UNIT, 1_600_000n],
+    ] as const) {
       const before = await ledger();
       const claimBefore = (await w.claim(daveKey))!.amount;
       expectOk(await w.settle(w.positionOf(offer, u)));
@@ -402,7 +595,16 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const otherMint = await TestMint.create(w.chain);
     const foreign = await otherMint.account(daveKey);
     const base = { owner: daveKey, destination: dave.token, rentPayer: claim.rentPayer };
-    await refused(w.client.withdrawClaim({ owner: mallory.key.publicKey, destination: mallory.token, rentPayer: claim.rentPayer, overrides: { claim: w.client.pda.claim(daveKey)[0] } }), [mallory.key], "AccountMismatch");
+    await refused(
+      w.client.withdrawClaim({
+        owner: mallory.key.publicKey,
+        destination: mallory.token,
+        rentPayer: claim.rentPayer,
+        overrides: { claim: w.client.pda.claim(daveKey)[0] },
+      }),
+      [mallory.key],
+      "AccountMismatch",
+    );
     await refused(w.client.withdrawClaim({ ...base, destination: mallory.token }), [dave.key], "NotTokenOwner");
     await refused(w.client.withdrawClaim({ ...base, destination: foreign }), [dave.key], "WrongMint");
     await refused(w.client.withdrawClaim({ ...base, destination: w.client.pda.vault()[0] }), [dave.key], "NotTokenOwner");
@@ -475,20 +677,74 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const contract = await w.contract({ cutoffIn: 100n });
     const fee = (await w.config()).feeBps;
     // The vault as the creator's source or the taker's source.
-    await refused(w.client.createOffer({ payer: w.chain.payer.publicKey, creator: alice.key.publicKey, creatorToken: vault, contract, nonce: w.nextNonce(), side: "sideA", creatorTotal: 5n * UNIT, takerTarget: 5n * UNIT, minimumTake: UNIT, expectedFeeBps: fee }), [alice.key], "NotTokenOwner");
+    await refused(
+      w.client.createOffer({
+        payer: w.chain.payer.publicKey,
+        creator: alice.key.publicKey,
+        creatorToken: vault,
+        contract,
+        nonce: w.nextNonce(),
+        side: "sideA",
+        creatorTotal: 5n * UNIT,
+        takerTarget: 5n * UNIT,
+        minimumTake: UNIT,
+        expectedFeeBps: fee,
+      }),
+      [alice.key],
+      "NotTokenOwner",
+    );
     const { offer } = await w.createOffer(alice, contract, { total: 10n * UNIT, target: 10n * UNIT });
-    await refused(w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: vault, contract, offer, amount: 2n * UNIT, expectedRevision: 1n }), [bob.key], "NotTokenOwner");
+    await refused(
+      w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: bob.key.publicKey,
+        takerToken: vault,
+        contract,
+        offer,
+        amount: 2n * UNIT,
+        expectedRevision: 1n,
+      }),
+      [bob.key],
+      "NotTokenOwner",
+    );
     expectOk(await w.take(bob, offer, 4n * UNIT));
     // The vault as the refund account, the offer as the position.
     const o = await w.offer(offer);
-    await refused(w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: vault, creator: alice.key.publicKey, expectedRevision: o.revision }), [alice.key], "AccountMismatch");
-    await refused(w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount: 2n * UNIT, expectedRevision: o.revision, overrides: { position: offer } }), [bob.key], "WrongAccountType");
+    await refused(
+      w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: vault, creator: alice.key.publicKey, expectedRevision: o.revision }),
+      [alice.key],
+      "AccountMismatch",
+    );
+    await refused(
+      w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: bob.key.publicKey,
+        takerToken: bob.token,
+        contract,
+        offer,
+        amount: 2n * UNIT,
+        expectedRevision: o.revision,
+        overrides: { position: offer },
+      }),
+      [bob.key],
+      "WrongAccountType",
+    );
     await w.chain.advance(100n);
     expectOk(await w.resolve(contract, "void"));
     expectOk(await w.close(carol.key, offer));
     const position = w.positionOf(offer, bob);
     const settle = (x: Partial<Parameters<OffersClient["settlePosition"]>[0]> = {}) =>
-      w.client.settlePosition({ contract, offer, position, creatorToken: alice.token, takerToken: bob.token, treasury: w.treasury, creator: alice.key.publicKey, taker: bob.key.publicKey, ...x });
+      w.client.settlePosition({
+        contract,
+        offer,
+        position,
+        creatorToken: alice.token,
+        takerToken: bob.token,
+        treasury: w.treasury,
+        creator: alice.key.publicKey,
+        taker: bob.key.publicKey,
+        ...x,
+      });
     // One account for both payouts, the vault or the treasury as a payout account, the vault as treasury.
     await refused(settle({ takerToken: alice.token }), [], "AccountMismatch");
     await refused(settle({ creatorToken: bob.token }), [], "AccountMismatch");
@@ -511,7 +767,17 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const o2a = await w.offer(o2);
     const [jackClaim] = w.client.pda.claim(jack.key.publicKey);
     const s2 = (x: Partial<Parameters<OffersClient["settlePosition"]>[0]> = {}) =>
-      w.client.settlePosition({ contract: o2a.contract, offer: o2, position: p2, creatorToken: o2a.creatorToken, takerToken: pos.takerToken, treasury: w.treasury, creator: jack.key.publicKey, taker: kim.key.publicKey, ...x });
+      w.client.settlePosition({
+        contract: o2a.contract,
+        offer: o2,
+        position: p2,
+        creatorToken: o2a.creatorToken,
+        takerToken: pos.takerToken,
+        treasury: w.treasury,
+        creator: jack.key.publicKey,
+        taker: kim.key.publicKey,
+        ...x,
+      });
     await refused(s2({ overrides: { takerClaim: jackClaim } }), [], "AccountMismatch");
     // Another user's claim in place of the creator's (it is not the PDA of the creator's seeds).
     await refused(s2({ overrides: { creatorClaim: w.client.pda.claim(mallory.key.publicKey)[0] } }), []);
@@ -535,27 +801,77 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const contract = await w.contract({ cutoffIn: 100n });
     const fee = (await w.config()).feeBps;
     const nonce = w.nextNonce();
-    const create = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) => w.client.createOffer({ payer: w.chain.payer.publicKey, creator: alice.key.publicKey, creatorToken: alice.token, contract, nonce, side: "sideA", creatorTotal: 5n * UNIT, takerTarget: 5n * UNIT, minimumTake: UNIT, expectedFeeBps: fee, overrides: x });
+    const create = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) =>
+      w.client.createOffer({
+        payer: w.chain.payer.publicKey,
+        creator: alice.key.publicKey,
+        creatorToken: alice.token,
+        contract,
+        nonce,
+        side: "sideA",
+        creatorTotal: 5n * UNIT,
+        takerTarget: 5n * UNIT,
+        minimumTake: UNIT,
+        expectedFeeBps: fee,
+        overrides: x,
+      });
     await refused(create({ tokenProgram: fakeProgram }), [alice.key], "WrongProgram");
     await refused(create({ systemProgram: fakeProgram }), [alice.key], "WrongProgram");
     const { offer } = await w.createOffer(alice, contract, { total: 5n * UNIT, target: 5n * UNIT });
-    const take = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) => w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: bob.key.publicKey, takerToken: bob.token, contract, offer, amount: 2n * UNIT, expectedRevision: 1n, overrides: x });
+    const take = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) =>
+      w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: bob.key.publicKey,
+        takerToken: bob.token,
+        contract,
+        offer,
+        amount: 2n * UNIT,
+        expectedRevision: 1n,
+        overrides: x,
+      });
     await refused(take({ tokenProgram: fakeProgram }), [bob.key], "WrongProgram");
     await refused(take({ systemProgram: fakeProgram }), [bob.key], "WrongProgram");
     expectOk(await w.take(bob, offer, 2n * UNIT));
-    await refused(w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: alice.token, creator: alice.key.publicKey, expectedRevision: 2n, overrides: { tokenProgram: fakeProgram } }), [alice.key], "WrongProgram");
+    await refused(
+      w.client.closeOffer({
+        caller: alice.key.publicKey,
+        contract,
+        offer,
+        creatorToken: alice.token,
+        creator: alice.key.publicKey,
+        expectedRevision: 2n,
+        overrides: { tokenProgram: fakeProgram },
+      }),
+      [alice.key],
+      "WrongProgram",
+    );
     // The system program is called only to create a claim: refused when that is needed.
     const lou = await looseUser();
     const { offer: o2 } = await resolvedOffer(lou, [[carol, 10n * UNIT]], "void");
     await closeTokenAccount(lou);
     const o2a = await w.offer(o2);
     const p2 = w.positionOf(o2, carol);
-    const settle = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) => w.client.settlePosition({ contract: o2a.contract, offer: o2, position: p2, creatorToken: o2a.creatorToken, takerToken: carol.token, treasury: w.treasury, creator: lou.key.publicKey, taker: carol.key.publicKey, overrides: x });
+    const settle = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) =>
+      w.client.settlePosition({
+        contract: o2a.contract,
+        offer: o2,
+        position: p2,
+        creatorToken: o2a.creatorToken,
+        takerToken: carol.token,
+        treasury: w.treasury,
+        creator: lou.key.publicKey,
+        taker: carol.key.publicKey,
+        overrides: x,
+      });
     await refused(settle({ tokenProgram: fakeProgram }), [], "WrongProgram");
     await refused(settle({ systemProgram: fakeProgram }), [], "WrongProgram");
     expectOk(await w.send([await settle({})]));
     const claim = (await w.claim(lou.key.publicKey))!;
-    await refused(w.client.withdrawClaim({ owner: lou.key.publicKey, destination: lou.token, rentPayer: claim.rentPayer, overrides: { tokenProgram: fakeProgram } }), [lou.key], "WrongProgram");
+    await refused(
+      w.client.withdrawClaim({ owner: lou.key.publicKey, destination: lou.token, rentPayer: claim.rentPayer, overrides: { tokenProgram: fakeProgram } }),
+      [lou.key],
+      "WrongProgram",
+    );
     expectOk(await w.withdrawClaim(lou.key, lou.token));
   });
 

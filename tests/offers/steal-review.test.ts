@@ -49,7 +49,17 @@ describe("offers steal review: findings, fixed", () => {
     const k = await w.chain.fundedKeypair(1_000_000_000n);
     const o = await w.offer(offer);
     const p = await w.position(position);
-    const ix = await w.client.settlePosition({ contract, offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: w.treasury, creator: o.creator, taker: p.taker, payer: k.publicKey });
+    const ix = await w.client.settlePosition({
+      contract,
+      offer,
+      position,
+      creatorToken: o.creatorToken,
+      takerToken: p.takerToken,
+      treasury: w.treasury,
+      creator: o.creator,
+      taker: p.taker,
+      payer: k.publicKey,
+    });
     expectOk(await w.chain.send([ix], [k, mallory.key], mallory.key));
     const c = await w.claim(alice.key.publicKey);
     expect(c?.rentPayer.toBase58()).toBe(k.publicKey.toBase58());
@@ -91,14 +101,30 @@ describe("offers steal review: findings, fixed", () => {
   it("unbounded contract schedule: create_contract refuses a resolution deadline of i64::MAX (void_expired could never run)", async () => {
     const now = await w.chain.now();
     const r = await w.send(
-      [await w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId: randomUUID(), eventId: randomUUID(), cutoffAt: I64_MAX - 1n, resolutionDeadline: I64_MAX })],
+      [
+        await w.client.createContract({
+          authority: w.authority.publicKey,
+          payer: w.authority.publicKey,
+          templateId: randomUUID(),
+          eventId: randomUUID(),
+          cutoffAt: I64_MAX - 1n,
+          resolutionDeadline: I64_MAX,
+        }),
+      ],
       [w.authority],
     );
     expectError(r, "InvalidSchedule");
     // The bounds: cutoff at most 366 days ahead, deadline at most 30 days after the cutoff.
     const DAY = 86_400n;
     const create = (cutoffAt: bigint, resolutionDeadline: bigint) =>
-      w.client.createContract({ authority: w.authority.publicKey, payer: w.authority.publicKey, templateId: randomUUID(), eventId: randomUUID(), cutoffAt, resolutionDeadline });
+      w.client.createContract({
+        authority: w.authority.publicKey,
+        payer: w.authority.publicKey,
+        templateId: randomUUID(),
+        eventId: randomUUID(),
+        cutoffAt,
+        resolutionDeadline,
+      });
     expectError(await w.send([await create(now + 366n * DAY + 1n, now + 367n * DAY)], [w.authority]), "InvalidSchedule");
     expectError(await w.send([await create(now + 100n, now + 100n + 30n * DAY + 1n)], [w.authority]), "InvalidSchedule");
     expectOk(await w.send([await create(now + 366n * DAY, now + 396n * DAY)], [w.authority]));
@@ -125,7 +151,16 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     expectOk(await w.resolve(contract, "sideB"));
     const o = await w.offer(offer);
     const p = await w.position(position);
-    const base = { contract, offer, position, creatorToken: o.creatorToken, takerToken: p.takerToken, treasury: w.treasury, creator: o.creator, taker: p.taker };
+    const base = {
+      contract,
+      offer,
+      position,
+      creatorToken: o.creatorToken,
+      takerToken: p.takerToken,
+      treasury: w.treasury,
+      creator: o.creator,
+      taker: p.taker,
+    };
     expectError(await w.send([await w.client.settlePosition({ ...base, takerToken: mallory.token })]), "AccountMismatch");
     expectError(await w.send([await w.client.settlePosition({ ...base, creatorToken: mallory.token })]), "AccountMismatch");
     expectError(await w.send([await w.client.settlePosition({ ...base, treasury: mallory.token })]), "AccountMismatch");
@@ -163,7 +198,15 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     expectOk(await w.send([await w.client.closePosition({ position, rentPayer: p.rentPayer })]));
     expectOk(await w.closeOfferAccount(offer));
     // Settling or taking again, and re-creating the offer at the same address, all fail.
-    const take = await w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: alice.key.publicKey, takerToken: alice.token, contract, offer, amount: UNIT, expectedRevision: 1n });
+    const take = await w.client.takeOffer({
+      payer: w.chain.payer.publicKey,
+      taker: alice.key.publicKey,
+      takerToken: alice.token,
+      contract,
+      offer,
+      amount: UNIT,
+      expectedRevision: 1n,
+    });
     expectError(await w.send([take], [alice.key]), "WrongAccountOwner");
     expectError((await w.createOffer(carol, contract, { total: 8n * UNIT, target: 10n * UNIT, nonce })).r, "ContractNotOpen");
   });
@@ -178,10 +221,24 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     let addr: PublicKey | null = null;
     let bump = canon - 1;
     for (; bump >= 0; bump--) {
-      try { addr = PublicKey.createProgramAddressSync([...seeds, Buffer.from([bump])], pid); break; } catch { /* on curve */ }
+      try {
+        addr = PublicKey.createProgramAddressSync([...seeds, Buffer.from([bump])], pid);
+        break;
+      } catch {
+        /* on curve */
+      }
     }
     const mk = async (position: PublicKey, positionBump: number) => {
-      const ix = await w.client.takeOffer({ payer: w.chain.payer.publicKey, taker: alice.key.publicKey, takerToken: alice.token, contract, offer, amount: UNIT, expectedRevision: 1n, overrides: { position } });
+      const ix = await w.client.takeOffer({
+        payer: w.chain.payer.publicKey,
+        taker: alice.key.publicKey,
+        takerToken: alice.token,
+        contract,
+        offer,
+        amount: UNIT,
+        expectedRevision: 1n,
+        overrides: { position },
+      });
       ix.data[ix.data.length - 1] = positionBump;
       return ix;
     };
@@ -198,13 +255,54 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     const real = (await w.chain.account(w.client.pda.config()[0]))!;
     const fake = Keypair.generate().publicKey;
     w.chain.setAccount(fake, { ...real, data: Buffer.from(real.data) });
-    const ix = await w.client.createOffer({ payer: w.chain.payer.publicKey, creator: carol.key.publicKey, creatorToken: carol.token, contract, nonce: w.nextNonce(), side: "sideA", creatorTotal: 8n * UNIT, takerTarget: 10n * UNIT, minimumTake: UNIT, expectedFeeBps: (await w.config()).feeBps, overrides: { config: fake } });
+    const ix = await w.client.createOffer({
+      payer: w.chain.payer.publicKey,
+      creator: carol.key.publicKey,
+      creatorToken: carol.token,
+      contract,
+      nonce: w.nextNonce(),
+      side: "sideA",
+      creatorTotal: 8n * UNIT,
+      takerTarget: 10n * UNIT,
+      minimumTake: UNIT,
+      expectedFeeBps: (await w.config()).feeBps,
+      overrides: { config: fake },
+    });
     expectError(await w.send([ix], [carol.key]), "AccountMismatch");
-    expectError(await w.send([await w.client.updateConfig({ authority: mallory.key.publicKey, feeBps: 10_000, offersEnabled: true, limits: LAUNCH_LIMITS })], [mallory.key]), "Unauthorized");
+    expectError(
+      await w.send(
+        [await w.client.updateConfig({ authority: mallory.key.publicKey, feeBps: 10_000, offersEnabled: true, limits: LAUNCH_LIMITS })],
+        [mallory.key],
+      ),
+      "Unauthorized",
+    );
     const now = await w.chain.now();
-    expectError(await w.send([await w.client.createContract({ authority: mallory.key.publicKey, payer: mallory.key.publicKey, templateId: randomUUID(), eventId: randomUUID(), cutoffAt: now + 100n, resolutionDeadline: now + 200n })], [mallory.key]), "Unauthorized");
+    expectError(
+      await w.send(
+        [
+          await w.client.createContract({
+            authority: mallory.key.publicKey,
+            payer: mallory.key.publicKey,
+            templateId: randomUUID(),
+            eventId: randomUUID(),
+            cutoffAt: now + 100n,
+            resolutionDeadline: now + 200n,
+          }),
+        ],
+        [mallory.key],
+      ),
+      "Unauthorized",
+    );
     expectError(await w.send([await w.client.resolveContract({ authority: mallory.key.publicKey, contract, result: "void" })], [mallory.key]), "Unauthorized");
-    const init = await w.client.initializeConfig({ authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 10_000, offersEnabled: true, limits: LAUNCH_LIMITS, deployer: mallory.key.publicKey });
+    const init = await w.client.initializeConfig({
+      authority: mallory.key.publicKey,
+      mint: w.mint.mint,
+      treasury: mallory.token,
+      feeBps: 10_000,
+      offersEnabled: true,
+      limits: LAUNCH_LIMITS,
+      deployer: mallory.key.publicKey,
+    });
     expectError(await w.send([init], [mallory.key]), "MissingSignature");
   });
 
@@ -227,9 +325,21 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     expectOk(await w.settle(position));
     const c = (await w.claim(alice.key.publicKey))!;
     const claim = w.client.pda.claim(alice.key.publicKey)[0];
-    expectError(await w.send([await w.client.withdrawClaim({ owner: mallory.key.publicKey, destination: mallory.token, rentPayer: c.rentPayer, overrides: { claim } })], [mallory.key]), "AccountMismatch");
-    expectError(await w.send([await w.client.withdrawClaim({ owner: alice.key.publicKey, destination: mallory.token, rentPayer: c.rentPayer })], [alice.key]), "NotTokenOwner");
-    expectError(await w.send([await w.client.withdrawClaim({ owner: alice.key.publicKey, destination: aliceNew, rentPayer: mallory.key.publicKey })], [alice.key]), "AccountMismatch");
+    expectError(
+      await w.send(
+        [await w.client.withdrawClaim({ owner: mallory.key.publicKey, destination: mallory.token, rentPayer: c.rentPayer, overrides: { claim } })],
+        [mallory.key],
+      ),
+      "AccountMismatch",
+    );
+    expectError(
+      await w.send([await w.client.withdrawClaim({ owner: alice.key.publicKey, destination: mallory.token, rentPayer: c.rentPayer })], [alice.key]),
+      "NotTokenOwner",
+    );
+    expectError(
+      await w.send([await w.client.withdrawClaim({ owner: alice.key.publicKey, destination: aliceNew, rentPayer: mallory.key.publicKey })], [alice.key]),
+      "AccountMismatch",
+    );
     const before = await w.mint.balance(aliceNew);
     expectOk(await w.withdrawClaim(alice.key, aliceNew));
     expect((await w.mint.balance(aliceNew)) - before).toBe(c.amount);

@@ -52,13 +52,27 @@ async function rejected(ix: TransactionInstruction | Promise<TransactionInstruct
   return outcome(r, POOLS_ERRORS);
 }
 
-
 const pickIx = (u: User, o: Partial<Parameters<typeof w.client.placePick>[0]> = {}) =>
   w.client.placePick({ payer: w.chain.payer.publicKey, user: u.key.publicKey, userToken: u.token, pool: open, outcome: 0, amount: 5n * UNIT, ...o });
 const settleIx = (u: User, o: Partial<Parameters<typeof w.client.settleParticipant>[0]> = {}) =>
-  w.client.settleParticipant({ pool: resolved, participant: part(resolved, u), user: u.key.publicKey, userToken: u.token, treasury: w.treasury, payer: w.chain.payer.publicKey, ...o });
+  w.client.settleParticipant({
+    pool: resolved,
+    participant: part(resolved, u),
+    user: u.key.publicKey,
+    userToken: u.token,
+    treasury: w.treasury,
+    payer: w.chain.payer.publicKey,
+    ...o,
+  });
 const refundIx = (u: User, o: Partial<Parameters<typeof w.client.refundParticipant>[0]> = {}) =>
-  w.client.refundParticipant({ pool: canceled, participant: part(canceled, u), user: u.key.publicKey, userToken: u.token, payer: w.chain.payer.publicKey, ...o });
+  w.client.refundParticipant({
+    pool: canceled,
+    participant: part(canceled, u),
+    user: u.key.publicKey,
+    userToken: u.token,
+    payer: w.chain.payer.publicKey,
+    ...o,
+  });
 
 describe("signers and authorities", () => {
   it("a pick whose user did not sign, and one paid from someone else's token account", async () => {
@@ -66,7 +80,13 @@ describe("signers and authorities", () => {
     await rejected(pickIx(mallory, { userToken: alice.token }), [mallory.key], "NotTokenOwner");
   });
   it("a create whose creator did not sign", async () => {
-    const ix = await w.client.createPool({ payer: w.chain.payer.publicKey, creator: alice.key.publicKey, nonce: 77n, question: "q", closesAt: (await w.chain.now()) + 1_000n });
+    const ix = await w.client.createPool({
+      payer: w.chain.payer.publicKey,
+      creator: alice.key.publicKey,
+      nonce: 77n,
+      question: "q",
+      closesAt: (await w.chain.now()) + 1_000n,
+    });
     await rejected(unsigned(ix, alice.key.publicKey), [], "MissingSignature");
   });
   it("a vote with someone else's participant record, and a vote not signed by the participant", async () => {
@@ -110,7 +130,14 @@ describe("substituted accounts", () => {
   });
   it("a participant address that is not the PDA of (pool, user), and a pool address that is not the PDA of (creator, nonce)", async () => {
     await rejected(pickIx(mallory, { overrides: { participant: Keypair.generate().publicKey } }), [mallory.key]);
-    const ix = w.client.createPool({ payer: w.chain.payer.publicKey, creator: alice.key.publicKey, nonce: 78n, question: "q", closesAt: (await w.chain.now()) + 1_000n, overrides: { pool: w.client.pda.pool(alice.key.publicKey, 79n)[0] } });
+    const ix = w.client.createPool({
+      payer: w.chain.payer.publicKey,
+      creator: alice.key.publicKey,
+      nonce: 78n,
+      question: "q",
+      closesAt: (await w.chain.now()) + 1_000n,
+      overrides: { pool: w.client.pda.pool(alice.key.publicKey, 79n)[0] },
+    });
     await rejected(ix, [alice.key]);
   });
   it("a config copied to another address, a pool passed as config; at the config's own address: its bytes under another owner, another account type", async () => {

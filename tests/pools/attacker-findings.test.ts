@@ -35,7 +35,15 @@ const UNIT = 1_000_000n;
 const coder = poolsAccountsCoder as unknown as AccountsCoder;
 const program = PoolsClient.fromProvider({ publicKey: PublicKey.default } as never).program as unknown as Program<Idl>;
 
-const world = () => attackerWorldOf("pools", { seed: 7, actions: 0, label: "pools findings", honestCount: 2, honestFunds: [1_000n * UNIT, 1_000n * UNIT], attackerFunds: 1_000n * UNIT });
+const world = () =>
+  attackerWorldOf("pools", {
+    seed: 7,
+    actions: 0,
+    label: "pools findings",
+    honestCount: 2,
+    honestFunds: [1_000n * UNIT, 1_000n * UNIT],
+    attackerFunds: 1_000n * UNIT,
+  });
 
 function helpers(w: AttackerWorld) {
   const poolPda = (creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("pool"), creator.toBuffer(), u64le(nonce)]);
@@ -43,15 +51,36 @@ function helpers(w: AttackerWorld) {
   const createPool = (creator: PublicKey, nonce: bigint, closesAt: bigint, pool = poolPda(creator, nonce)) => {
     const q = Buffer.alloc(160);
     q.write("Finding?");
-    return buildIx(program, "createPool", {
-      nonce, bump: w.bumpOf(poolPda(creator, nonce)), outcomeCount: 2, closesAt, resolutionAt: 0n, questionLen: 8, question: [...q], criteriaLen: 0, criteria: Array(280).fill(0),
-      coverUrlLen: 0, coverUrl: Array(128).fill(0), labelLens: Array(8).fill(0), labels: Array(192).fill(0),
-    }, { payer: creator, creator, config: w.CONFIG, pool, systemProgram: SYSTEM_PROGRAM });
+    return buildIx(
+      program,
+      "createPool",
+      {
+        nonce,
+        bump: w.bumpOf(poolPda(creator, nonce)),
+        outcomeCount: 2,
+        closesAt,
+        resolutionAt: 0n,
+        questionLen: 8,
+        question: [...q],
+        criteriaLen: 0,
+        criteria: Array(280).fill(0),
+        coverUrlLen: 0,
+        coverUrl: Array(128).fill(0),
+        labelLens: Array(8).fill(0),
+        labels: Array(192).fill(0),
+      },
+      { payer: creator, creator, config: w.CONFIG, pool, systemProgram: SYSTEM_PROGRAM },
+    );
   };
   const pick = (user: PublicKey, userToken: PublicKey, pool: PublicKey, outcome: number, amount: bigint, participant = partPda(pool, user)) =>
-    buildIx(program, "placePick", { outcome, amount, participantBump: w.bumpOf(partPda(pool, user)) },
-      { payer: user, user, userToken, config: w.CONFIG, pool, participant, vault: w.VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM });
-  const readPool = async (k: PublicKey) => decodeAs<{ creator: PublicKey; nonce: bigint; participantCount: number; totalOi: bigint }>(coder, "pool", (await w.chain.account(k))?.data);
+    buildIx(
+      program,
+      "placePick",
+      { outcome, amount, participantBump: w.bumpOf(partPda(pool, user)) },
+      { payer: user, user, userToken, config: w.CONFIG, pool, participant, vault: w.VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM },
+    );
+  const readPool = async (k: PublicKey) =>
+    decodeAs<{ creator: PublicKey; nonce: bigint; participantCount: number; totalOi: bigint }>(coder, "pool", (await w.chain.account(k))?.data);
   return { poolPda, partPda, createPool, pick, readPool };
 }
 
@@ -83,7 +112,10 @@ describe("pools attacker findings", () => {
     const K = Keypair.generate();
     const r = await w.chain.send([pick(A.publicKey, w.aMain.address, pool, 1, 10n * UNIT, K.publicKey)], [A, K], A);
     const p = (await readPool(pool))!;
-    expect(p.participantCount, `one user counted as ${p.participantCount} participants (second record at ${K.publicKey.toBase58()}: ${errorName(r, POOLS_ERRORS)})`).toBe(1);
+    expect(
+      p.participantCount,
+      `one user counted as ${p.participantCount} participants (second record at ${K.publicKey.toBase58()}: ${errorName(r, POOLS_ERRORS)})`,
+    ).toBe(1);
     expect(r.ok).toBe(false);
   });
 
@@ -111,12 +143,34 @@ describe("pools attacker findings", () => {
     const participant = partPda(pool, key.publicKey);
     const part = decodeAs<{ userToken: PublicKey }>(coder, "participant", (await w.chain.account(participant))!.data)!;
     const canonical = w.claimOf(key.publicKey);
-    const r = await w.chain.send([buildIx(program, "settleParticipant", { claimBump: w.bumpOf(canonical) }, {
-      config: w.CONFIG, pool, participant, vault: w.VAULT, userToken: part.userToken, treasury: w.treasury, tokenProgram: TOKEN_PROGRAM,
-      payer: A.publicKey, userClaim: K.publicKey, systemProgram: SYSTEM_PROGRAM,
-    })], [A, K], A);
+    const r = await w.chain.send(
+      [
+        buildIx(
+          program,
+          "settleParticipant",
+          { claimBump: w.bumpOf(canonical) },
+          {
+            config: w.CONFIG,
+            pool,
+            participant,
+            vault: w.VAULT,
+            userToken: part.userToken,
+            treasury: w.treasury,
+            tokenProgram: TOKEN_PROGRAM,
+            payer: A.publicKey,
+            userClaim: K.publicKey,
+            systemProgram: SYSTEM_PROGRAM,
+          },
+        ),
+      ],
+      [A, K],
+      A,
+    );
     const hidden = decodeAs<{ owner: PublicKey; amount: bigint }>(coder, "claim", (await w.chain.account(K.publicKey))?.data);
-    expect(hidden, `the user's payout (${hidden?.amount}) sits in a Claim at ${K.publicKey.toBase58()}; its canonical claim ${canonical.toBase58()} ${(await w.chain.account(canonical)) ? "exists" : "does not exist"}`).toBeNull();
+    expect(
+      hidden,
+      `the user's payout (${hidden?.amount}) sits in a Claim at ${K.publicKey.toBase58()}; its canonical claim ${canonical.toBase58()} ${(await w.chain.account(canonical)) ? "exists" : "does not exist"}`,
+    ).toBeNull();
     expect(r.ok).toBe(false);
   });
 });

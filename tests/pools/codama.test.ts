@@ -23,16 +23,29 @@ describe("pools Codama client", () => {
     const pda = w.client.pda;
     const [c, a, b] = [await w.user(), await w.user(5n * UNIT), await w.user(5n * UNIT)];
     const nonce = 0x0abc_def0_1234_5678n;
-    const { r, pool } = await w.createPool(c, { nonce, labels: ["Ja", "Nein", "Vielleicht ✓"], criteria: "Amtliche Quelle", coverUrl: "https://x.example/c.png" });
+    const { r, pool } = await w.createPool(c, {
+      nonce,
+      labels: ["Ja", "Nein", "Vielleicht ✓"],
+      criteria: "Amtliche Quelle",
+      coverUrl: "https://x.example/c.png",
+    });
     expectOk(r);
 
     // place_pick from Codama's builder, given no PDA: it derives config, participant and vault.
     const [participant, bump] = pda.participant(pool, a.key.publicKey);
     const pick = { outcome: 2, amount: 3n * UNIT, participantBump: bump };
-    const kitPick = web3Instruction(await codama.getPlacePickInstructionAsync({
-      payer: createNoopSigner(addr(w.chain.payer.publicKey)), user: createNoopSigner(addr(a.key.publicKey)), userToken: addr(a.token), pool: addr(pool), ...pick,
-    }));
-    expect(shape(kitPick)).toEqual(shape(await w.client.placePick({ payer: w.chain.payer.publicKey, user: a.key.publicKey, userToken: a.token, pool, ...pick })));
+    const kitPick = web3Instruction(
+      await codama.getPlacePickInstructionAsync({
+        payer: createNoopSigner(addr(w.chain.payer.publicKey)),
+        user: createNoopSigner(addr(a.key.publicKey)),
+        userToken: addr(a.token),
+        pool: addr(pool),
+        ...pick,
+      }),
+    );
+    expect(shape(kitPick)).toEqual(
+      shape(await w.client.placePick({ payer: w.chain.payer.publicKey, user: a.key.publicKey, userToken: a.token, pool, ...pick })),
+    );
     expectOk(await w.send([kitPick], [a.key]));
     expectOk(await w.pick(b, pool, 0, 2n * UNIT));
 
@@ -61,23 +74,46 @@ describe("pools Codama client", () => {
     // What the project's decoders make of the same bytes: texts, states, flags.
     const cfg = codama.getConfigDecoder().decode(await data(pda.config()[0]));
     const ourCfg = decodePoolsConfig(await data(pda.config()[0]));
-    expect([cfg.authority, cfg.treasury, cfg.vault, cfg.feeBps]).toEqual([ourCfg.authority.toBase58(), ourCfg.treasury.toBase58(), ourCfg.vault.toBase58(), ourCfg.feeBps]);
+    expect([cfg.authority, cfg.treasury, cfg.vault, cfg.feeBps]).toEqual([
+      ourCfg.authority.toBase58(),
+      ourCfg.treasury.toBase58(),
+      ourCfg.vault.toBase58(),
+      ourCfg.feeBps,
+    ]);
     const p = codama.getPoolDecoder().decode(await data(pool));
     const ourP = decodePool(await data(pool));
     expect({
-      question: text(p.question, p.questionLen), criteria: text(p.criteria, p.criteriaLen), coverUrl: text(p.coverUrl, p.coverUrlLen), state: PoolState[p.state],
-      labels: p.outcomes.slice(0, p.outcomeCount).map((o) => text(o.label, o.labelLen)), totals: p.outcomes.slice(0, p.outcomeCount).map((o) => o.totalOi),
-      winningOutcome: p.winningOutcome, paidOut: p.paidOut, feesPaid: p.feesPaid,
+      question: text(p.question, p.questionLen),
+      criteria: text(p.criteria, p.criteriaLen),
+      coverUrl: text(p.coverUrl, p.coverUrlLen),
+      state: PoolState[p.state],
+      labels: p.outcomes.slice(0, p.outcomeCount).map((o) => text(o.label, o.labelLen)),
+      totals: p.outcomes.slice(0, p.outcomeCount).map((o) => o.totalOi),
+      winningOutcome: p.winningOutcome,
+      paidOut: p.paidOut,
+      feesPaid: p.feesPaid,
     }).toEqual({
-      question: ourP.question, criteria: ourP.criteria, coverUrl: ourP.coverUrl, state: ourP.state,
-      labels: ourP.outcomes.map((o) => o.label), totals: ourP.outcomes.map((o) => o.totalOi),
-      winningOutcome: ourP.winningOutcome, paidOut: ourP.paidOut, feesPaid: ourP.feesPaid,
+      question: ourP.question,
+      criteria: ourP.criteria,
+      coverUrl: ourP.coverUrl,
+      state: ourP.state,
+      labels: ourP.outcomes.map((o) => o.label),
+      totals: ourP.outcomes.map((o) => o.totalOi),
+      winningOutcome: ourP.winningOutcome,
+      paidOut: ourP.paidOut,
+      feesPaid: ourP.feesPaid,
     });
     expect(ourP.outcomes.map((o) => o.label)).toEqual(["Ja", "Nein", "Vielleicht ✓"]);
     const part = codama.getParticipantDecoder().decode(await data(participant));
     const ourPart = decodeParticipant(await data(participant));
-    expect([part.user, part.voted === 1, part.settled === 1, part.stakes, part.payout, part.fee])
-      .toEqual([ourPart.user.toBase58(), ourPart.voted, ourPart.settled, ourPart.stakes, ourPart.payout, ourPart.fee]);
+    expect([part.user, part.voted === 1, part.settled === 1, part.stakes, part.payout, part.fee]).toEqual([
+      ourPart.user.toBase58(),
+      ourPart.voted,
+      ourPart.settled,
+      ourPart.stakes,
+      ourPart.payout,
+      ourPart.fee,
+    ]);
     expect([ourPart.voted, ourPart.settled, ourPart.stakes[2]]).toEqual([true, true, 3n * UNIT]);
     const cl = codama.getClaimDecoder().decode(await data(claim));
     const ourCl = decodeClaim(await data(claim));

@@ -22,7 +22,9 @@ describe("pools IDL: Anchor resolves the PDA accounts", () => {
     const { mint, authority, treasury } = await deploymentParts(chain);
     const program = new Program<Pools>(POOLS_IDL, readingProvider(chain));
     const pda = new PoolsPda();
-    const call = program.methods.initializeConfig(500).accountsPartial({ deployer: chain.upgradeAuthority.publicKey, authority: authority.publicKey, mint: mint.mint, treasury });
+    const call = program.methods
+      .initializeConfig(500)
+      .accountsPartial({ deployer: chain.upgradeAuthority.publicKey, authority: authority.publicKey, mint: mint.mint, treasury });
     expectConfigAccountsResolved(await call.pubkeys(), pda);
     expectOk(await chain.send([await call.instruction()], [chain.upgradeAuthority]));
   });
@@ -44,8 +46,19 @@ describe("pools IDL: Anchor resolves the PDA accounts", () => {
     q.copy(question);
     const create = program.methods
       .createPool(
-        bn(nonce), poolBump, 2, bn(closesAt), bn(0n), q.length, [...question], 0, zeros(POOL_LIMITS.criteria), 0, zeros(POOL_LIMITS.coverUrl),
-        zeros(8), zeros(8 * POOL_LIMITS.label),
+        bn(nonce),
+        poolBump,
+        2,
+        bn(closesAt),
+        bn(0n),
+        q.length,
+        [...question],
+        0,
+        zeros(POOL_LIMITS.criteria),
+        0,
+        zeros(POOL_LIMITS.coverUrl),
+        zeros(8),
+        zeros(8 * POOL_LIMITS.label),
       )
       .accountsPartial({ payer, creator: c.key.publicKey });
     expect(b58(await create.pubkeys())).toMatchObject({ config, pool: pool.toBase58() });
@@ -53,7 +66,10 @@ describe("pools IDL: Anchor resolves the PDA accounts", () => {
     expect((await w.pool(pool)).nonce).toBe(nonce);
 
     // ["participant", pool, user] from two accounts of the instruction.
-    for (const [user, outcome] of [[a, 0], [b, 1]] as const) {
+    for (const [user, outcome] of [
+      [a, 0],
+      [b, 1],
+    ] as const) {
       const [participant, bump] = pda.participant(pool, user.key.publicKey);
       const pick = program.methods.placePick(outcome, bn(2n * UNIT), bump).accountsPartial({ payer, user: user.key.publicKey, userToken: user.token, pool });
       expect(b58(await pick.pubkeys())).toMatchObject({ config, vault, participant: participant.toBase58() });
@@ -76,9 +92,7 @@ describe("pools IDL: Anchor resolves the PDA accounts", () => {
     await w.closeTokenAccount(a, sweep);
     const participant = pda.participant(pool, a.key.publicKey)[0];
     const [userClaim, claimBump] = pda.claim(a.key.publicKey);
-    const settle = program.methods
-      .settleParticipant(claimBump)
-      .accountsPartial({ pool, participant, userToken: a.token, treasury: w.treasury, payer });
+    const settle = program.methods.settleParticipant(claimBump).accountsPartial({ pool, participant, userToken: a.token, treasury: w.treasury, payer });
     expect(b58(await settle.pubkeys())).toMatchObject({ config, vault, userClaim: userClaim.toBase58() });
     expectOk(await w.send([await settle.instruction()]));
     const owed = (await w.claim(a.key.publicKey))!.amount;

@@ -18,12 +18,30 @@ describe("pools IDL", () => {
 
   it("lists every instruction, account, event and error of the program", () => {
     expect(POOLS_IDL.instructions.map((i) => i.name)).toEqual([
-      "initializeConfig", "updateConfig", "setTreasury", "createPool", "placePick", "proposeOutcome", "castVote", "resolvePool", "authorityResolve", "cancelPool",
-      "settleParticipant", "refundParticipant", "withdrawClaim",
+      "initializeConfig",
+      "updateConfig",
+      "setTreasury",
+      "createPool",
+      "placePick",
+      "proposeOutcome",
+      "castVote",
+      "resolvePool",
+      "authorityResolve",
+      "cancelPool",
+      "settleParticipant",
+      "refundParticipant",
+      "withdrawClaim",
     ]);
     expect(POOLS_IDL.accounts.map((a) => a.name)).toEqual(["config", "pool", "participant", "claim"]);
     expect(POOLS_IDL.events.map((e) => e.name)).toEqual([
-      "pickPlaced", "voteCast", "outcomeProposed", "poolEscalated", "poolStateChanged", "participantSettled", "claimCredited", "claimWithdrawn",
+      "pickPlaced",
+      "voteCast",
+      "outcomeProposed",
+      "poolEscalated",
+      "poolStateChanged",
+      "participantSettled",
+      "claimCredited",
+      "claimWithdrawn",
     ]);
     // 6000-6009 shared, 6010-6055 the program's, consecutive (new ones are appended, never renumbered).
     expect(POOLS_IDL.errors.map((e) => e.code)).toEqual(Array.from({ length: 56 }, (_, i) => 6000 + i));
@@ -40,13 +58,20 @@ describe("pools IDL", () => {
     expectOk(await w.cancel(c.key, pool));
     await w.closeTokenAccount(a);
     expectOk(await w.refund(pool, a.key.publicKey));
-    const cases = [["config", w.client.pda.config()[0]], ["pool", pool], ["participant", w.participantOf(pool, a.key.publicKey)], ["claim", w.client.pda.claim(a.key.publicKey)[0]]] as const;
+    const cases = [
+      ["config", w.client.pda.config()[0]],
+      ["pool", pool],
+      ["participant", w.participantOf(pool, a.key.publicKey)],
+      ["claim", w.client.pda.claim(a.key.publicKey)[0]],
+    ] as const;
     for (const [name, address] of cases) {
       const data = (await w.chain.account(address))!.data;
       expect(poolsAccountKind(data)).toBe(name);
       const decoded = poolsAccountsCoder.decode(name, data);
       // Anchor's encode() writes into a fixed 1,000-byte buffer (a Pool is larger): use the layout.
-      const layout = (poolsAccountsCoder as unknown as { accountLayouts: Map<string, { discriminator: number[]; layout: { encode(v: unknown, b: Buffer): number } }> }).accountLayouts.get(name)!;
+      const layout = (
+        poolsAccountsCoder as unknown as { accountLayouts: Map<string, { discriminator: number[]; layout: { encode(v: unknown, b: Buffer): number } }> }
+      ).accountLayouts.get(name)!;
       const buf = Buffer.alloc(data.length * 2);
       const len = layout.layout.encode(decoded, buf);
       expect(Buffer.concat([Buffer.from(layout.discriminator), buf.subarray(0, len)]).equals(data), name).toBe(true);

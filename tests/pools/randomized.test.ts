@@ -16,9 +16,7 @@ import { AuthorityType, createSetAuthorityInstruction } from "@solana/spl-token"
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { expectOk, outcome } from "../harness/expect";
 import { Rng } from "../../harness/random";
-import {
-  AUTHORITY_DEADLINE_SECONDS, CANCEL_OUTCOME, DISPUTE_WINDOW_SECONDS, POOLS_ERRORS, PROPOSAL_DEADLINE_SECONDS, sharesBps,
-} from "../../idl/client/pools";
+import { AUTHORITY_DEADLINE_SECONDS, CANCEL_OUTCOME, DISPUTE_WINDOW_SECONDS, POOLS_ERRORS, PROPOSAL_DEADLINE_SECONDS, sharesBps } from "../../idl/client/pools";
 
 const ACTIONS = Number(process.env.RANDOM_ACTIONS ?? 1200);
 const SEED = Number(process.env.RANDOM_SEED ?? 20261122);
@@ -26,12 +24,34 @@ const FEE = 300n;
 const HOUR = 3_600n;
 
 type St = "OPEN" | "RESOLVING" | "RESOLVED" | "DISTRIBUTED" | "CANCELED" | "REFUNDED";
-interface Part { stakes: bigint[]; total: bigint; voted: boolean; settled: boolean; token: PublicKey }
+interface Part {
+  stakes: bigint[];
+  total: bigint;
+  voted: boolean;
+  settled: boolean;
+  token: PublicKey;
+}
 interface M {
-  pool: PublicKey; creator: User; n: number; closesAt: bigint; resolutionAt: bigint; state: St;
-  proposed: number | null; voteEndsAt: bigint; disputes: number; voters: number; escalated: boolean; escalatedAt: bigint;
-  totals: bigint[]; counts: number[]; votes: bigint[]; parts: Map<User, Part>; winner: number | null;
-  paidOut: bigint; fees: bigint; settled: number;
+  pool: PublicKey;
+  creator: User;
+  n: number;
+  closesAt: bigint;
+  resolutionAt: bigint;
+  state: St;
+  proposed: number | null;
+  voteEndsAt: bigint;
+  disputes: number;
+  voters: number;
+  escalated: boolean;
+  escalatedAt: bigint;
+  totals: bigint[];
+  counts: number[];
+  votes: bigint[];
+  parts: Map<User, Part>;
+  winner: number | null;
+  paidOut: bigint;
+  fees: bigint;
+  settled: number;
 }
 
 describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
@@ -54,12 +74,20 @@ describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
     const tally: Record<string, number> = {};
     let now = await w.chain.now();
 
-    const settledError = (m: M) => (["RESOLVED", "DISTRIBUTED"].includes(m.state) ? "AlreadyResolved" : ["CANCELED", "REFUNDED"].includes(m.state) ? "AlreadyCanceled" : null);
+    const settledError = (m: M) =>
+      ["RESOLVED", "DISTRIBUTED"].includes(m.state) ? "AlreadyResolved" : ["CANCELED", "REFUNDED"].includes(m.state) ? "AlreadyCanceled" : null;
     const proposalDeadline = (m: M) => (m.resolutionAt > m.closesAt ? m.resolutionAt : m.closesAt) + PROPOSAL_DEADLINE_SECONDS;
     const authorityDeadline = (m: M) => m.escalatedAt + AUTHORITY_DEADLINE_SECONDS;
-    const escalate = (m: M) => { m.state = "RESOLVING"; m.escalated = true; m.escalatedAt = now; };
+    const escalate = (m: M) => {
+      m.state = "RESOLVING";
+      m.escalated = true;
+      m.escalatedAt = now;
+    };
     /** Mostly pools where the action can succeed, sometimes any pool, so rejections are tried too. */
-    const choose = (ok: (m: M) => boolean) => { const l = pools.filter(ok); return rng.pick(l.length && rng.chance(0.85) ? l : pools); };
+    const choose = (ok: (m: M) => boolean) => {
+      const l = pools.filter(ok);
+      return rng.pick(l.length && rng.chance(0.85) ? l : pools);
+    };
     /** A participant's payout: to its recorded token account while its owner still holds it, else to its claim. */
     const credit = (u: User, p: Part, amount: bigint) => {
       if (amount === 0n) return;
@@ -78,8 +106,14 @@ describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
       expect(p.participantCount).toBe(m.parts.size);
       expect(p.settledCount).toBe(m.settled);
       expect(p.winningOutcome).toBe(m.winner);
-      expect([p.proposedOutcome, p.voteEndsAt, p.disputeCount, p.voterCount, p.escalated, p.escalatedAt])
-        .toEqual([m.proposed, m.voteEndsAt, m.disputes, m.voters, m.escalated, m.escalated ? m.escalatedAt : 0n]);
+      expect([p.proposedOutcome, p.voteEndsAt, p.disputeCount, p.voterCount, p.escalated, p.escalatedAt]).toEqual([
+        m.proposed,
+        m.voteEndsAt,
+        m.disputes,
+        m.voters,
+        m.escalated,
+        m.escalated ? m.escalatedAt : 0n,
+      ]);
       expect([p.paidOut, p.feesPaid]).toEqual([m.paidOut, m.fees]);
       const shares = sharesBps(p);
       shares.forEach((s, i) => expect(BigInt(s)).toBe(total === 0n ? 0n : (m.totals[i] * 10_000n) / total));
@@ -114,84 +148,172 @@ describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
         const res = await w.createPool(creator, { labels, outcomeCount: n, closesAt, resolutionAt });
         r = res.r;
         expected = "ok";
-        after = () => void pools.push(touched = {
-          pool: res.pool, creator, n, closesAt, resolutionAt, state: "OPEN", proposed: null, voteEndsAt: 0n, disputes: 0, voters: 0, escalated: false, escalatedAt: 0n,
-          totals: Array(n).fill(0n), counts: Array(n).fill(0), votes: Array(n).fill(0n), parts: new Map(), winner: null, paidOut: 0n, fees: 0n, settled: 0,
-        });
+        after = () =>
+          void pools.push(
+            (touched = {
+              pool: res.pool,
+              creator,
+              n,
+              closesAt,
+              resolutionAt,
+              state: "OPEN",
+              proposed: null,
+              voteEndsAt: 0n,
+              disputes: 0,
+              voters: 0,
+              escalated: false,
+              escalatedAt: 0n,
+              totals: Array(n).fill(0n),
+              counts: Array(n).fill(0),
+              votes: Array(n).fill(0n),
+              parts: new Map(),
+              winner: null,
+              paidOut: 0n,
+              fees: 0n,
+              settled: 0,
+            }),
+          );
       } else if (roll < 42) {
         kind = "pick";
-        const m = touched = choose((x) => x.state === "OPEN" && now < x.closesAt);
-        const u = user = rng.pick(users);
+        const m = (touched = choose((x) => x.state === "OPEN" && now < x.closesAt));
+        const u = (user = rng.pick(users));
         const o = rng.int(0, m.n - 1);
         const amount = rng.chance(0.1) ? rng.big(1n, 999n) : rng.big(1n, 40n) * UNIT + rng.big(0n, 999_999n);
         r = await w.pick(u, m.pool, o, amount);
         expected = m.state !== "OPEN" ? "PoolNotOpen" : now >= m.closesAt ? "PoolClosed" : bal.get(u)! < amount ? "InsufficientBalance" : "ok";
         after = () => {
-          m.totals[o] += amount; m.counts[o]++;
+          m.totals[o] += amount;
+          m.counts[o]++;
           const p = m.parts.get(u) ?? { stakes: Array(m.n).fill(0n), total: 0n, voted: false, settled: false, token: u.token };
-          p.stakes[o] += amount; p.total += amount; m.parts.set(u, p);
+          p.stakes[o] += amount;
+          p.total += amount;
+          m.parts.set(u, p);
           bal.set(u, bal.get(u)! - amount);
         };
       } else if (roll < 53) {
         kind = "advance";
         const x = rng.int(0, 99);
-        now += x < 75 ? rng.big(5n, 120n) : x < 90 ? DISPUTE_WINDOW_SECONDS / 2n : x < 97 ? DISPUTE_WINDOW_SECONDS + rng.big(0n, HOUR) : 4n * DISPUTE_WINDOW_SECONDS;
+        now +=
+          x < 75 ? rng.big(5n, 120n) : x < 90 ? DISPUTE_WINDOW_SECONDS / 2n : x < 97 ? DISPUTE_WINDOW_SECONDS + rng.big(0n, HOUR) : 4n * DISPUTE_WINDOW_SECONDS;
         await w.chain.setTime(now);
         expected = "ok";
         r = null;
       } else if (roll < 61) {
         kind = "propose";
-        const m = touched = choose((x) => x.state === "OPEN" && now >= x.closesAt && now >= x.resolutionAt && now < proposalDeadline(x) && x.parts.size > 0);
+        const m = (touched = choose((x) => x.state === "OPEN" && now >= x.closesAt && now >= x.resolutionAt && now < proposalDeadline(x) && x.parts.size > 0));
         const caller = rng.chance(0.9) ? m.creator : rng.pick(users);
         const o = rng.chance(0.05) ? m.n : rng.int(0, m.n - 1);
         r = await w.propose(caller.key, m.pool, o);
-        expected = caller !== m.creator ? "NotCreator" : m.state === "RESOLVING" ? "AlreadyProposed" : settledError(m) ?? (
-          now < m.closesAt ? "PoolStillOpen" : now < m.resolutionAt ? "ResolutionTimeNotReached" : now >= proposalDeadline(m) ? "ProposalDeadlinePassed"
-            : m.parts.size === 0 ? "NoParticipants" : o >= m.n ? "InvalidOutcome" : "ok");
-        after = () => { m.state = "RESOLVING"; m.proposed = o; m.voteEndsAt = now + DISPUTE_WINDOW_SECONDS; };
+        expected =
+          caller !== m.creator
+            ? "NotCreator"
+            : m.state === "RESOLVING"
+              ? "AlreadyProposed"
+              : (settledError(m) ??
+                (now < m.closesAt
+                  ? "PoolStillOpen"
+                  : now < m.resolutionAt
+                    ? "ResolutionTimeNotReached"
+                    : now >= proposalDeadline(m)
+                      ? "ProposalDeadlinePassed"
+                      : m.parts.size === 0
+                        ? "NoParticipants"
+                        : o >= m.n
+                          ? "InvalidOutcome"
+                          : "ok"));
+        after = () => {
+          m.state = "RESOLVING";
+          m.proposed = o;
+          m.voteEndsAt = now + DISPUTE_WINDOW_SECONDS;
+        };
       } else if (roll < 73) {
         kind = "vote";
-        const m = touched = choose((x) => x.state === "RESOLVING" && now < x.voteEndsAt);
+        const m = (touched = choose((x) => x.state === "RESOLVING" && now < x.voteEndsAt));
         const u = rng.chance(0.85) && m.parts.size ? rng.pick([...m.parts.keys()]) : rng.pick(users);
         // Mostly confirmations of the proposal, sometimes disputes.
         const o = m.proposed !== null && rng.chance(0.7) ? m.proposed : rng.int(0, m.n - 1);
         r = await w.vote(u, m.pool, o);
         const p = m.parts.get(u);
-        expected = !p ? "NotParticipant" : m.state !== "RESOLVING" ? "NotResolving" : now >= m.voteEndsAt ? "VoteWindowClosed" : p.voted ? "AlreadyVoted" : "ok";
-        after = () => { p!.voted = true; m.votes[o] += p!.total; m.voters++; if (o !== m.proposed) m.disputes++; };
+        expected = !p
+          ? "NotParticipant"
+          : m.state !== "RESOLVING"
+            ? "NotResolving"
+            : now >= m.voteEndsAt
+              ? "VoteWindowClosed"
+              : p.voted
+                ? "AlreadyVoted"
+                : "ok";
+        after = () => {
+          p!.voted = true;
+          m.votes[o] += p!.total;
+          m.voters++;
+          if (o !== m.proposed) m.disputes++;
+        };
       } else if (roll < 80) {
         kind = "resolve";
-        const m = touched = choose((x) => (x.state === "RESOLVING" && !x.escalated) || (x.state === "OPEN" && now >= proposalDeadline(x)));
+        const m = (touched = choose((x) => (x.state === "RESOLVING" && !x.escalated) || (x.state === "OPEN" && now >= proposalDeadline(x))));
         r = await w.resolve(rng.pick(users).key, m.pool);
         if (m.state === "OPEN") {
           expected = m.parts.size === 0 ? "NoParticipants" : now < proposalDeadline(m) ? "ProposalDeadlineNotPassed" : "ok";
           after = () => escalate(m);
         } else if (m.state === "RESOLVING") {
           expected = m.escalated ? "EscalationPending" : now < m.voteEndsAt && m.voters < m.parts.size ? "DisputeWindowOpen" : "ok";
-          after = () => { if (m.disputes > 0) escalate(m); else { m.state = "RESOLVED"; m.winner = m.proposed; } };
+          after = () => {
+            if (m.disputes > 0) escalate(m);
+            else {
+              m.state = "RESOLVED";
+              m.winner = m.proposed;
+            }
+          };
         } else expected = settledError(m)!;
       } else if (roll < 84) {
         kind = "authority";
-        const m = touched = choose((x) => x.state === "RESOLVING" && x.escalated && now < authorityDeadline(x));
+        const m = (touched = choose((x) => x.state === "RESOLVING" && x.escalated && now < authorityDeadline(x)));
         const asAuthority = rng.chance(0.9);
         const o = rng.chance(0.25) ? CANCEL_OUTCOME : rng.chance(0.05) ? m.n : rng.int(0, m.n - 1);
         r = await w.authorityResolve(m.pool, o, asAuthority ? w.authority : rng.pick(users).key);
-        expected = !asAuthority ? "Unauthorized" : m.state !== "RESOLVING" || !m.escalated ? "NotEscalated" : now >= authorityDeadline(m) ? "AuthorityDeadlinePassed"
-          : o !== CANCEL_OUTCOME && o >= m.n ? "InvalidOutcome" : "ok";
-        after = () => { if (o === CANCEL_OUTCOME) m.state = "CANCELED"; else { m.state = "RESOLVED"; m.winner = o; } };
+        expected = !asAuthority
+          ? "Unauthorized"
+          : m.state !== "RESOLVING" || !m.escalated
+            ? "NotEscalated"
+            : now >= authorityDeadline(m)
+              ? "AuthorityDeadlinePassed"
+              : o !== CANCEL_OUTCOME && o >= m.n
+                ? "InvalidOutcome"
+                : "ok";
+        after = () => {
+          if (o === CANCEL_OUTCOME) m.state = "CANCELED";
+          else {
+            m.state = "RESOLVED";
+            m.winner = o;
+          }
+        };
       } else if (roll < 88) {
         kind = "cancel";
-        const m = touched = choose((x) => x.state === "OPEN" || x.state === "RESOLVING");
+        const m = (touched = choose((x) => x.state === "OPEN" || x.state === "RESOLVING"));
         const caller = rng.chance(0.5) ? m.creator : rng.pick(users);
         r = await w.cancel(caller.key, m.pool);
-        expected = settledError(m) ?? (now < m.closesAt ? (caller === m.creator ? "ok" : "CancelNotAllowed")
-          : m.escalated ? (now < authorityDeadline(m) ? "EscalationPending" : "ok") : m.parts.size === 0 ? "ok" : "CancelNotAllowed");
-        after = () => { m.state = m.parts.size === 0 ? "REFUNDED" : "CANCELED"; };
+        expected =
+          settledError(m) ??
+          (now < m.closesAt
+            ? caller === m.creator
+              ? "ok"
+              : "CancelNotAllowed"
+            : m.escalated
+              ? now < authorityDeadline(m)
+                ? "EscalationPending"
+                : "ok"
+              : m.parts.size === 0
+                ? "ok"
+                : "CancelNotAllowed");
+        after = () => {
+          m.state = m.parts.size === 0 ? "REFUNDED" : "CANCELED";
+        };
       } else if (roll < 90) {
         // The user re-owns its token account (as owners may): those tokens leave the model, and
         // the user goes on with a fresh, funded account; payouts recorded to the old one go to its claim.
         kind = "reown";
-        const u = user = rng.pick(users);
+        const u = (user = rng.pick(users));
         const ix = createSetAuthorityInstruction(u.token, u.key.publicKey, AuthorityType.AccountOwner, Keypair.generate().publicKey);
         expectOk(await w.send([ix], [u.key]));
         gone += bal.get(u)!;
@@ -204,18 +326,24 @@ describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
       } else if (roll < 92) {
         kind = "withdraw";
         const withClaims = users.filter((u) => (claims.get(u) ?? 0n) > 0n);
-        const u = user = withClaims.length && rng.chance(0.85) ? rng.pick(withClaims) : rng.pick(users);
+        const u = (user = withClaims.length && rng.chance(0.85) ? rng.pick(withClaims) : rng.pick(users));
         r = await w.withdrawClaim(u);
         const c = claims.get(u) ?? 0n;
         expected = c > 0n ? "ok" : "WrongAccountOwner";
-        after = () => { bal.set(u, bal.get(u)! + c); claims.delete(u); };
+        after = () => {
+          bal.set(u, bal.get(u)! + c);
+          claims.delete(u);
+        };
       } else {
         kind = rng.chance(0.5) ? "settle" : "refund";
         const ends = pools.filter((m) => m.parts.size > 0 && (m.state === "RESOLVED" || m.state === "CANCELED"));
         const withParts = ends.length && rng.chance(0.85) ? ends : pools.filter((m) => m.parts.size > 0);
-        if (!withParts.length) { step--; continue; }
-        const m = touched = rng.pick(withParts);
-        const u = user = rng.pick([...m.parts.keys()]);
+        if (!withParts.length) {
+          step--;
+          continue;
+        }
+        const m = (touched = rng.pick(withParts));
+        const u = (user = rng.pick([...m.parts.keys()]));
         const p = m.parts.get(u)!;
         if (kind === "settle") {
           r = await w.settle(m.pool, u.key.publicKey);
@@ -223,7 +351,8 @@ describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
           after = () => {
             const total = m.totals.reduce((a, b) => a + b, 0n);
             const wt = m.totals[m.winner!];
-            let pay: bigint, fee = 0n;
+            let pay: bigint,
+              fee = 0n;
             if (wt === 0n) pay = p.total;
             else {
               const stake = p.stakes[m.winner!];
@@ -231,15 +360,23 @@ describe(`randomized pools (${ACTIONS} actions, seed ${SEED})`, () => {
               fee = ((gross - stake) * FEE) / 10_000n;
               pay = gross - fee;
             }
-            p.settled = true; m.settled++; m.paidOut += pay; m.fees += fee;
+            p.settled = true;
+            m.settled++;
+            m.paidOut += pay;
+            m.fees += fee;
             credit(u, p, pay);
-            if (m.settled === m.parts.size) { m.fees = total - m.paidOut; m.state = wt === 0n ? "REFUNDED" : "DISTRIBUTED"; }
+            if (m.settled === m.parts.size) {
+              m.fees = total - m.paidOut;
+              m.state = wt === 0n ? "REFUNDED" : "DISTRIBUTED";
+            }
           };
         } else {
           r = await w.refund(m.pool, u.key.publicKey);
           expected = m.state === "REFUNDED" ? "AlreadyRefunded" : m.state !== "CANCELED" ? "NotCanceled" : p.settled ? "AlreadySettled" : "ok";
           after = () => {
-            p.settled = true; m.settled++; m.paidOut += p.total;
+            p.settled = true;
+            m.settled++;
+            m.paidOut += p.total;
             credit(u, p, p.total);
             if (m.settled === m.parts.size) m.state = "REFUNDED";
           };

@@ -29,7 +29,11 @@ async function pickedPool(opts: { labels?: string[]; closed?: boolean } = {}): P
 
 describe("create", () => {
   it("two-outcome pool is version 3 with default labels For / Against", async () => {
-    const { r, pool } = await w.createPool(creator, { criteria: "Met office report", coverUrl: "https://img.example/a.png", resolutionAt: (await w.chain.now()) + 7_200n });
+    const { r, pool } = await w.createPool(creator, {
+      criteria: "Met office report",
+      coverUrl: "https://img.example/a.png",
+      resolutionAt: (await w.chain.now()) + 7_200n,
+    });
     expectOk(r);
     const p = await w.pool(pool);
     expect(p.version).toBe(3);
@@ -133,7 +137,10 @@ describe("propose, dispute and resolve", () => {
     expectError(await w.propose(creator.key, pool, 2), "InvalidOutcome");
     const r = await w.propose(creator.key, pool, 1);
     expectOk(r);
-    expect(parsePoolsEvents(r.logs).map((e) => [e.name, e.data.outcome ?? e.data.state])).toEqual([["outcomeProposed", 1], ["poolStateChanged", 1]]);
+    expect(parsePoolsEvents(r.logs).map((e) => [e.name, e.data.outcome ?? e.data.state])).toEqual([
+      ["outcomeProposed", 1],
+      ["poolStateChanged", 1],
+    ]);
     const p = await w.pool(pool);
     expect([p.state, p.proposedOutcome, p.voteEndsAt, p.escalated, p.winningOutcome]).toEqual(["RESOLVING", 1, now + 200n + 86_400n, false, null]);
     expect(poolStateAt(p, now + 200n)).toBe("RESOLVING");
@@ -297,14 +304,22 @@ describe("distribute", () => {
     for (const u of [a, b, c]) expectOk(await w.vote(u, pool, 1)); // c, the loser, concedes too
     expectOk(await w.resolve(outsider.key, pool));
     const before = await w.balances();
-    const total = 10n * UNIT + 3n, winners = 3n * UNIT + 1n;
+    const total = 10n * UNIT + 3n,
+      winners = 3n * UNIT + 1n;
     const expected = (stake: bigint) => {
       const gross = (stake * total) / winners;
       const fee = ((gross - stake) * 1000n) / 10_000n;
       return { pay: gross - fee, fee };
     };
     // an outsider has no participant record to settle
-    const none = await w.client.settleParticipant({ pool, participant: w.participantOf(pool, outsider.key.publicKey), user: outsider.key.publicKey, userToken: outsider.token, treasury: w.treasury, payer: w.chain.payer.publicKey });
+    const none = await w.client.settleParticipant({
+      pool,
+      participant: w.participantOf(pool, outsider.key.publicKey),
+      user: outsider.key.publicKey,
+      userToken: outsider.token,
+      treasury: w.treasury,
+      payer: w.chain.payer.publicKey,
+    });
     expectError(await w.send([none]), "WrongAccountOwner");
     const ra = await w.settle(pool, a.key.publicKey);
     expectOk(ra);
@@ -314,7 +329,8 @@ describe("distribute", () => {
     expect((await w.pool(pool)).state).toBe("RESOLVED");
     expectOk(await w.settle(pool, c.key.publicKey)); // loser: 0, and the last one
     const after = await w.balances();
-    const ea = expected(UNIT + 1n), eb = expected(2n * UNIT);
+    const ea = expected(UNIT + 1n),
+      eb = expected(2n * UNIT);
     const ui = (u: User) => w.users.indexOf(u);
     expect(after.users[ui(a)] - before.users[ui(a)]).toBe(ea.pay);
     expect(after.users[ui(b)] - before.users[ui(b)]).toBe(eb.pay);

@@ -12,7 +12,19 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { AuthorityType, createCloseAccountInstruction, createSetAuthorityInstruction } from "@solana/spl-token";
 import {
-  MAX_OPEN_SECONDS, MAX_RESOLUTION_DELAY_SECONDS, PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, POOLS_ERRORS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsClient, SYSTEM_PROGRAM, TOKEN_PROGRAM, decodePool, decodePoolsConfig, parsePoolsEvents,
+  MAX_OPEN_SECONDS,
+  MAX_RESOLUTION_DELAY_SECONDS,
+  PROPOSAL_DEADLINE_SECONDS,
+  AUTHORITY_DEADLINE_SECONDS,
+  POOLS_ERRORS,
+  POOLS_IDL,
+  POOLS_PROGRAM_ID,
+  PoolsClient,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+  decodePool,
+  decodePoolsConfig,
+  parsePoolsEvents,
 } from "../../idl/client/pools";
 import { LOADER_V3, programDataAddress } from "../../idl/client/common";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
@@ -38,7 +50,12 @@ const payout = (stake: bigint, total: bigint, winners: bigint) => {
   return gross - ((gross - stake) * FEE_BPS) / 10_000n;
 };
 /** Sends `ix`, expects `name`, and checks that no token balance (and nothing `extra` reads) changed. */
-async function refused(ix: TransactionInstruction | Promise<TransactionInstruction>, signers: Keypair[], name: string, extra: () => Promise<unknown> = async () => null) {
+async function refused(
+  ix: TransactionInstruction | Promise<TransactionInstruction>,
+  signers: Keypair[],
+  name: string,
+  extra: () => Promise<unknown> = async () => null,
+) {
   const before = { balances: await w.balances(), extra: await extra() };
   expectError(await w.send([await ix], signers), name);
   expect({ balances: await w.balances(), extra: await extra() }).toEqual(before);
@@ -108,33 +125,90 @@ describe("one Config (#10)", () => {
     expect(decodePoolsConfig(data).authority.equals(mallory.key.publicKey)).toBe(true);
 
     // The honest pool: alice stakes 100 on the truth (0), mallory a little real money on 1.
-    const pool = await poolWith(carol, [[alice, 0, 100n * UNIT], [mallory, 1, UNIT]]);
+    const pool = await poolWith(carol, [
+      [alice, 0, 100n * UNIT],
+      [mallory, 1, UNIT],
+    ]);
     // A pool to be canceled, where mallory holds a claim (its side token account is closed).
     const side = await w.mint.account(mallory.key.publicKey, UNIT);
     const canceled = await poolWith(carol, [[alice, 0, 5n * UNIT]]);
-    expectOk(await w.send([await w.client.placePick({ payer: w.chain.payer.publicKey, user: mallory.key.publicKey, userToken: side, pool: canceled, outcome: 1, amount: UNIT })], [mallory.key]));
+    expectOk(
+      await w.send(
+        [await w.client.placePick({ payer: w.chain.payer.publicKey, user: mallory.key.publicKey, userToken: side, pool: canceled, outcome: 1, amount: UNIT })],
+        [mallory.key],
+      ),
+    );
     expectOk(await w.cancel(carol.key, canceled));
     expectOk(await w.send([createCloseAccountInstruction(side, mallory.key.publicKey, mallory.key.publicKey)], [mallory.key]));
     expectOk(await w.refund(canceled, mallory.key.publicKey));
     expect((await w.claim(mallory.key.publicKey))!.amount).toBe(UNIT);
     // A pool to be escalated (mallory disputes).
-    const escalated = await poolWith(carol, [[alice, 0, 3n * UNIT], [mallory, 1, 2n * UNIT]]);
+    const escalated = await poolWith(carol, [
+      [alice, 0, 3n * UNIT],
+      [mallory, 1, 2n * UNIT],
+    ]);
     const fake = async () => ({
-      stake: await fakeMint.balance(fakeStake), fakeVault: await fakeMint.balance(fakeVault), rogue: (await w.chain.account(rogue))!.data,
-      pools: await Promise.all([pool, canceled, escalated].map((p) => w.pool(p))), claim: await w.claim(mallory.key.publicKey),
+      stake: await fakeMint.balance(fakeStake),
+      fakeVault: await fakeMint.balance(fakeVault),
+      rogue: (await w.chain.account(rogue))!.data,
+      pools: await Promise.all([pool, canceled, escalated].map((p) => w.pool(p))),
+      claim: await w.claim(mallory.key.publicKey),
     });
     const m = mallory.key.publicKey;
     // While picks are open: a large fake stake through the rogue config (with the fake vault, or the real one).
-    await refused(w.client.placePick({ payer: w.chain.payer.publicKey, user: m, userToken: fakeStake, pool, outcome: 1, amount: 1_000_000n * UNIT, overrides: { config: rogue, vault: fakeVault } }), [mallory.key], "AccountMismatch", fake);
-    await refused(w.client.placePick({ payer: w.chain.payer.publicKey, user: m, userToken: fakeStake, pool, outcome: 1, amount: 1_000_000n * UNIT, overrides: { config: rogue } }), [mallory.key], "AccountMismatch", fake);
-    await refused(w.client.placePick({ payer: w.chain.payer.publicKey, user: m, userToken: mallory.token, pool, outcome: 1, amount: UNIT, overrides: { config: rogue } }), [mallory.key], "AccountMismatch", fake);
+    await refused(
+      w.client.placePick({
+        payer: w.chain.payer.publicKey,
+        user: m,
+        userToken: fakeStake,
+        pool,
+        outcome: 1,
+        amount: 1_000_000n * UNIT,
+        overrides: { config: rogue, vault: fakeVault },
+      }),
+      [mallory.key],
+      "AccountMismatch",
+      fake,
+    );
+    await refused(
+      w.client.placePick({
+        payer: w.chain.payer.publicKey,
+        user: m,
+        userToken: fakeStake,
+        pool,
+        outcome: 1,
+        amount: 1_000_000n * UNIT,
+        overrides: { config: rogue },
+      }),
+      [mallory.key],
+      "AccountMismatch",
+      fake,
+    );
+    await refused(
+      w.client.placePick({ payer: w.chain.payer.publicKey, user: m, userToken: mallory.token, pool, outcome: 1, amount: UNIT, overrides: { config: rogue } }),
+      [mallory.key],
+      "AccountMismatch",
+      fake,
+    );
     await toClose(escalated); // created last: the later close
     expectOk(await w.propose(carol.key, pool, 0));
     expectOk(await w.propose(carol.key, escalated, 0));
     expectOk(await w.vote(mallory, escalated, 1));
 
     // A pool created under the rogue config (fee 0).
-    await refused(w.client.createPool({ payer: w.chain.payer.publicKey, creator: m, nonce: 31_337n, question: "rogue?", closesAt: (await w.chain.now()) + 1_000n, overrides: { config: rogue } }), [mallory.key], "AccountMismatch", fake);
+    await refused(
+      w.client.createPool({
+        payer: w.chain.payer.publicKey,
+        creator: m,
+        nonce: 31_337n,
+        question: "rogue?",
+        closesAt: (await w.chain.now()) + 1_000n,
+        overrides: { config: rogue },
+      }),
+      [mallory.key],
+      "AccountMismatch",
+      fake,
+    );
     // The rogue authority decides the escalated pool, changes "its" fee.
     await w.chain.advance(86_400n);
     expectOk(await w.resolve(bob.key, pool));
@@ -145,16 +219,53 @@ describe("one Config (#10)", () => {
     await refused(w.client.updateConfig({ authority: m, feeBps: 10_000, config: rogue }), [mallory.key], "AccountMismatch", fake);
     // Payouts through the rogue config: to the real vault's winner, from the real vault, to the rogue treasury.
     const settle = (u: User, o: Record<string, PublicKey>) =>
-      w.client.settleParticipant({ pool, participant: w.participantOf(pool, u.key.publicKey), user: u.key.publicKey, userToken: u.token, treasury: w.treasury, payer: w.chain.payer.publicKey, overrides: o });
+      w.client.settleParticipant({
+        pool,
+        participant: w.participantOf(pool, u.key.publicKey),
+        user: u.key.publicKey,
+        userToken: u.token,
+        treasury: w.treasury,
+        payer: w.chain.payer.publicKey,
+        overrides: o,
+      });
     await refused(settle(mallory, { config: rogue }), [], "AccountMismatch", fake);
     await refused(settle(alice, { config: rogue, vault: fakeVault }), [], "AccountMismatch", fake);
-    await refused(w.client.settleParticipant({ pool, participant: w.participantOf(pool, m), user: m, userToken: mallory.token, treasury: fakeStake, payer: w.chain.payer.publicKey, overrides: { config: rogue } }), [], "AccountMismatch", fake);
+    await refused(
+      w.client.settleParticipant({
+        pool,
+        participant: w.participantOf(pool, m),
+        user: m,
+        userToken: mallory.token,
+        treasury: fakeStake,
+        payer: w.chain.payer.publicKey,
+        overrides: { config: rogue },
+      }),
+      [],
+      "AccountMismatch",
+      fake,
+    );
     expectOk(await w.refund(canceled, alice.key.publicKey));
-    await refused(w.client.withdrawClaim({ owner: m, destination: mallory.token, rentPayer: w.chain.payer.publicKey, overrides: { config: rogue } }), [mallory.key], "AccountMismatch", fake);
-    await refused(w.client.withdrawClaim({ owner: m, destination: mallory.token, rentPayer: w.chain.payer.publicKey, overrides: { config: rogue, vault: fakeVault } }), [mallory.key], "AccountMismatch", fake);
+    await refused(
+      w.client.withdrawClaim({ owner: m, destination: mallory.token, rentPayer: w.chain.payer.publicKey, overrides: { config: rogue } }),
+      [mallory.key],
+      "AccountMismatch",
+      fake,
+    );
+    await refused(
+      w.client.withdrawClaim({ owner: m, destination: mallory.token, rentPayer: w.chain.payer.publicKey, overrides: { config: rogue, vault: fakeVault } }),
+      [mallory.key],
+      "AccountMismatch",
+      fake,
+    );
     // Nothing inflated: the pool still holds 101 real units, 100 on the truth.
     const p = await w.pool(pool);
-    expect([p.state, p.winningOutcome, p.totalOi, p.outcomes.map((o) => o.totalOi), p.participantCount]).toEqual(["RESOLVED", 0, 101n * UNIT, [100n * UNIT, UNIT], 2]);
+    expect([p.state, p.winningOutcome, p.totalOi, p.outcomes.map((o) => o.totalOi), p.participantCount]).toEqual([
+      "RESOLVED",
+      0,
+      101n * UNIT,
+      [100n * UNIT, UNIT],
+      2,
+    ]);
     // The honest outcome: alice takes the pot less the fee; mallory gets nothing back but its claim.
     const before = await w.balances();
     expectOk(await w.settle(pool, alice.key.publicKey));
@@ -188,12 +299,26 @@ describe("one Config (#10)", () => {
     expectError(await chain.send([await grab(attacker.publicKey, { programData: fakeProgramData })], [attacker]), "AccountMismatch");
     expect(programDataAddress(POOLS_PROGRAM_ID).equals(fakeProgramData)).toBe(false);
     // Pre-funding the config and vault addresses (to make CreateAccount fail) blocks nothing.
-    expectOk(await chain.send([SystemProgram.transfer({ fromPubkey: attacker.publicKey, toPubkey: config, lamports: 1_000_000 }), SystemProgram.transfer({ fromPubkey: attacker.publicKey, toPubkey: vault, lamports: 1_000_000 })], [attacker]));
+    expectOk(
+      await chain.send(
+        [
+          SystemProgram.transfer({ fromPubkey: attacker.publicKey, toPubkey: config, lamports: 1_000_000 }),
+          SystemProgram.transfer({ fromPubkey: attacker.publicKey, toPubkey: vault, lamports: 1_000_000 }),
+        ],
+        [attacker],
+      ),
+    );
     expect(await chain.account(config)).not.toBeNull();
     // The upgrade authority initialises, naming the real authority.
     const authority = await chain.fundedKeypair();
     const treasury = await mint.account(authority.publicKey);
-    const ix = await client.initializeConfig({ authority: authority.publicKey, mint: mint.mint, treasury, feeBps: 500, deployer: chain.upgradeAuthority.publicKey });
+    const ix = await client.initializeConfig({
+      authority: authority.publicKey,
+      mint: mint.mint,
+      treasury,
+      feeBps: 500,
+      deployer: chain.upgradeAuthority.publicKey,
+    });
     expectOk(await chain.send([ix], [chain.upgradeAuthority]));
     const cfg = decodePoolsConfig((await chain.account(config))!.data);
     expect([cfg.authority, cfg.treasury, cfg.vault, cfg.feeBps]).toEqual([authority.publicKey, treasury, vault, 500]);
@@ -216,7 +341,16 @@ describe("unique, canonical accounts (#10)", () => {
     const seeds = [Buffer.from("participant"), pool.toBuffer(), alice.key.publicKey.toBuffer()];
     const [second, bump] = nonCanonical(seeds, POOLS_PROGRAM_ID);
     const pick = (o: { participant?: PublicKey; bump?: number } = {}) =>
-      w.client.placePick({ payer: w.chain.payer.publicKey, user: alice.key.publicKey, userToken: alice.token, pool, outcome: 0, amount: 7n * UNIT, participantBump: o.bump, overrides: o.participant ? { participant: o.participant } : {} });
+      w.client.placePick({
+        payer: w.chain.payer.publicKey,
+        user: alice.key.publicKey,
+        userToken: alice.token,
+        pool,
+        outcome: 0,
+        amount: 7n * UNIT,
+        participantBump: o.bump,
+        overrides: o.participant ? { participant: o.participant } : {},
+      });
     const poolState = () => w.pool(pool);
     // A second record at a non-canonical bump: before and after the canonical one exists.
     await refused(pick({ participant: second, bump }), [alice.key], "AccountMismatch", poolState);
@@ -226,7 +360,20 @@ describe("unique, canonical accounts (#10)", () => {
     expect(await w.chain.account(second)).toBeNull();
     // The canonical address declared with a lower bump is refused too.
     const [, bobBump] = nonCanonical([Buffer.from("participant"), pool.toBuffer(), bob.key.publicKey.toBuffer()], POOLS_PROGRAM_ID);
-    await refused(w.client.placePick({ payer: w.chain.payer.publicKey, user: bob.key.publicKey, userToken: bob.token, pool, outcome: 0, amount: UNIT, participantBump: bobBump }), [bob.key], "AccountMismatch", poolState);
+    await refused(
+      w.client.placePick({
+        payer: w.chain.payer.publicKey,
+        user: bob.key.publicKey,
+        userToken: bob.token,
+        pool,
+        outcome: 0,
+        amount: UNIT,
+        participantBump: bobBump,
+      }),
+      [bob.key],
+      "AccountMismatch",
+      poolState,
+    );
     // Distinct people: alice 3 picks, bob 2, mallory 1 -> 3 participants.
     expectOk(await w.pick(alice, pool, 1, UNIT));
     expectOk(await w.pick(bob, pool, 0, UNIT));
@@ -243,7 +390,15 @@ describe("unique, canonical accounts (#10)", () => {
     const [second, bump] = nonCanonical(seeds, POOLS_PROGRAM_ID);
     const closesAt = (await w.chain.now()) + 1_000n;
     const create = (o: { pool?: PublicKey; bump?: number }) =>
-      w.client.createPool({ payer: w.chain.payer.publicKey, creator: carol.key.publicKey, nonce, question: "once?", closesAt, bump: o.bump, overrides: o.pool ? { pool: o.pool } : {} });
+      w.client.createPool({
+        payer: w.chain.payer.publicKey,
+        creator: carol.key.publicKey,
+        nonce,
+        question: "once?",
+        closesAt,
+        bump: o.bump,
+        overrides: o.pool ? { pool: o.pool } : {},
+      });
     await refused(create({ pool: second, bump }), [carol.key], "AccountMismatch");
     expect(await w.chain.account(second)).toBeNull();
     expectOk(await w.send([await create({})], [carol.key]));
@@ -258,7 +413,8 @@ describe("unique, canonical accounts (#10)", () => {
     const nonce = w.nextNonce();
     const closesAt = (await w.chain.now()) + 100n;
     // (carol pays her own fees here: a third signature would not fit create_pool's transaction)
-    const make = (pool?: PublicKey) => w.client.createPool({ payer: carol.key.publicKey, creator: carol.key.publicKey, nonce, question: "twice?", closesAt, overrides: pool ? { pool } : {} });
+    const make = (pool?: PublicKey) =>
+      w.client.createPool({ payer: carol.key.publicKey, creator: carol.key.publicKey, nonce, question: "twice?", closesAt, overrides: pool ? { pool } : {} });
     expectOk(await w.chain.send([await make()], [], carol.key));
     const before = await w.balances();
     expectError(await w.chain.send([await make(K.publicKey)], [K], carol.key), "AccountMismatch");
@@ -268,14 +424,29 @@ describe("unique, canonical accounts (#10)", () => {
     const victim = await w.user(3n * UNIT);
     expectOk(await w.pick(victim, pool, 0, 2n * UNIT));
     const pickAt = (participant: PublicKey) =>
-      w.client.placePick({ payer: w.chain.payer.publicKey, user: victim.key.publicKey, userToken: victim.token, pool, outcome: 1, amount: UNIT, overrides: { participant } });
+      w.client.placePick({
+        payer: w.chain.payer.publicKey,
+        user: victim.key.publicKey,
+        userToken: victim.token,
+        pool,
+        outcome: 1,
+        amount: UNIT,
+        overrides: { participant },
+      });
     await refused(pickAt(K.publicKey), [victim.key, K], "AccountMismatch", () => w.pool(pool));
     expect((await w.pool(pool)).participantCount).toBe(1);
     // The crank hides a payout in a Claim of its choosing: refused, and the canonical claim receives it.
     expectOk(await w.cancel(carol.key, pool));
     await w.closeTokenAccount(victim, carol.token);
     const refundTo = (userClaim?: PublicKey) =>
-      w.client.refundParticipant({ pool, participant: w.participantOf(pool, victim.key.publicKey), user: victim.key.publicKey, userToken: victim.token, payer: mallory.key.publicKey, overrides: userClaim ? { userClaim } : {} });
+      w.client.refundParticipant({
+        pool,
+        participant: w.participantOf(pool, victim.key.publicKey),
+        user: victim.key.publicKey,
+        userToken: victim.token,
+        payer: mallory.key.publicKey,
+        overrides: userClaim ? { userClaim } : {},
+      });
     await refused(refundTo(K.publicKey), [mallory.key, K], "AccountMismatch", () => w.claim(victim.key.publicKey));
     expect(await w.chain.account(K.publicKey)).toBeNull();
     expectOk(await w.send([await refundTo()], [mallory.key]));
@@ -338,7 +509,10 @@ describe("resolution cannot be bought (#15.3)", () => {
     const [h1, h2, h3, whale] = [await w.user(1_000n * UNIT), await w.user(1_000n * UNIT), await w.user(1_000n * UNIT), await w.user(1_000n * UNIT)];
     const honest = [h1, h2, h3];
     // Three honest participants on the truth (0); the whale, last second, 301 on the losing side.
-    const pool = await poolWith(carol, honest.map((h) => [h, 0, 100n * UNIT] as [User, number, bigint]));
+    const pool = await poolWith(
+      carol,
+      honest.map((h) => [h, 0, 100n * UNIT] as [User, number, bigint]),
+    );
     await w.chain.setTime((await w.pool(pool)).closesAt - 1n);
     expectOk(await w.pick(whale, pool, 1, 301n * UNIT));
     await toClose(pool);
@@ -377,7 +551,10 @@ describe("resolution cannot be bought (#15.3)", () => {
   });
 
   it("a creator who never proposes cannot hold the pot: after 72 h anyone escalates and the authority decides", async () => {
-    const pool = await poolWith(carol, [[alice, 0, 10n * UNIT], [bob, 1, 20n * UNIT]]);
+    const pool = await poolWith(carol, [
+      [alice, 0, 10n * UNIT],
+      [bob, 1, 20n * UNIT],
+    ]);
     const closesAt = (await w.pool(pool)).closesAt;
     await w.chain.setTime(closesAt + 259_199n);
     expectError(await w.resolve(mallory.key, pool), "ProposalDeadlineNotPassed");
@@ -396,7 +573,10 @@ describe("resolution cannot be bought (#15.3)", () => {
   });
 
   it("an escalation unanswered for 7 days: anyone cancels and every stake is refunded", async () => {
-    const pool = await poolWith(carol, [[alice, 0, 10n * UNIT], [bob, 1, 20n * UNIT]]);
+    const pool = await poolWith(carol, [
+      [alice, 0, 10n * UNIT],
+      [bob, 1, 20n * UNIT],
+    ]);
     await toClose(pool);
     expectOk(await w.propose(carol.key, pool, 1));
     expectOk(await w.vote(alice, pool, 0));
@@ -440,16 +620,28 @@ describe("payouts do not depend on the payee's token account (#15.1)", () => {
   it("a closed token account does not block a payout", async () => {
     const winner = await w.user(14n * UNIT);
     const reowner = await w.user(5n * UNIT);
-    const pool = await poolWith(carol, [[winner, 0, 10n * UNIT], [bob, 1, 30n * UNIT], [reowner, 0, 5n * UNIT]]);
+    const pool = await poolWith(carol, [
+      [winner, 0, 10n * UNIT],
+      [bob, 1, 30n * UNIT],
+      [reowner, 0, 5n * UNIT],
+    ]);
     const canceled = await poolWith(carol, [[winner, 0, 4n * UNIT]]);
     expectOk(await w.cancel(carol.key, canceled));
     // The winner closes its (now empty) token account; the other re-owns its account to mallory.
     await w.closeTokenAccount(winner);
-    expectOk(await w.send([createSetAuthorityInstruction(reowner.token, reowner.key.publicKey, AuthorityType.AccountOwner, mallory.key.publicKey)], [reowner.key]));
+    expectOk(
+      await w.send([createSetAuthorityInstruction(reowner.token, reowner.key.publicKey, AuthorityType.AccountOwner, mallory.key.publicKey)], [reowner.key]),
+    );
     const start = await w.balances();
     // The refund goes to the winner's claim, created with the rent of whoever cranks it (here a sponsor)...
     const sponsor = await w.chain.fundedKeypair();
-    const refundIx = await w.client.refundParticipant({ pool: canceled, participant: w.participantOf(canceled, winner.key.publicKey), user: winner.key.publicKey, userToken: winner.token, payer: sponsor.publicKey });
+    const refundIx = await w.client.refundParticipant({
+      pool: canceled,
+      participant: w.participantOf(canceled, winner.key.publicKey),
+      user: winner.key.publicKey,
+      userToken: winner.token,
+      payer: sponsor.publicKey,
+    });
     const sponsorBefore = await w.chain.lamports(sponsor.publicKey);
     const r = await w.send([refundIx], [sponsor]);
     expectOk(r);
@@ -457,14 +649,19 @@ describe("payouts do not depend on the payee's token account (#15.1)", () => {
     const rent = await w.chain.lamports(claimAddress);
     expect(sponsorBefore - (await w.chain.lamports(sponsor.publicKey))).toBe(rent);
     expect((await w.claim(winner.key.publicKey))!.rentPayer).toEqual(sponsor.publicKey);
-    expect(parsePoolsEvents(r.logs).map((e) => [e.name, e.data.amount ?? e.data.payout, e.data.total])).toEqual([["claimCredited", 4n * UNIT, 4n * UNIT], ["participantSettled", 4n * UNIT, undefined], ["poolStateChanged", undefined, undefined]]);
+    expect(parsePoolsEvents(r.logs).map((e) => [e.name, e.data.amount ?? e.data.payout, e.data.total])).toEqual([
+      ["claimCredited", 4n * UNIT, 4n * UNIT],
+      ["participantSettled", 4n * UNIT, undefined],
+      ["poolStateChanged", undefined, undefined],
+    ]);
     expect((await w.pool(canceled)).state).toBe("REFUNDED");
     // ...and so does the payout, added to it.
     await toClose(pool);
     expectOk(await w.propose(carol.key, pool, 0));
     await w.chain.advance(86_400n);
     expectOk(await w.resolve(mallory.key, pool));
-    const mine = payout(10n * UNIT, 45n * UNIT, 15n * UNIT), theirs = payout(5n * UNIT, 45n * UNIT, 15n * UNIT);
+    const mine = payout(10n * UNIT, 45n * UNIT, 15n * UNIT),
+      theirs = payout(5n * UNIT, 45n * UNIT, 15n * UNIT);
     expectOk(await w.settle(pool, winner.key.publicKey));
     expectOk(await w.settle(pool, bob.key.publicKey));
     expectOk(await w.settle(pool, reowner.key.publicKey)); // its account, now mallory's, gets nothing
@@ -482,12 +679,42 @@ describe("payouts do not depend on the payee's token account (#15.1)", () => {
     const otherMint = await TestMint.create(w.chain);
     const foreign = await otherMint.account(winner.key.publicKey);
     const claimState = async () => [await w.claim(winner.key.publicKey), await w.mint.balance(fresh)];
-    await refused(w.client.withdrawClaim({ owner: mallory.key.publicKey, destination: mallory.token, rentPayer: sponsor.publicKey, overrides: { claim: claimAddress } }), [mallory.key], "AccountMismatch", claimState);
-    await refused(w.client.withdrawClaim({ owner: winner.key.publicKey, destination: mallory.token, rentPayer: sponsor.publicKey }), [winner.key], "NotTokenOwner", claimState);
-    await refused(w.client.withdrawClaim({ owner: winner.key.publicKey, destination: foreign, rentPayer: sponsor.publicKey }), [winner.key], "WrongMint", claimState);
-    await refused(w.client.withdrawClaim({ owner: winner.key.publicKey, destination: fresh, rentPayer: mallory.key.publicKey }), [winner.key], "AccountMismatch", claimState);
-    await refused(w.client.withdrawClaim({ owner: winner.key.publicKey, destination: fresh, rentPayer: w.chain.payer.publicKey }), [winner.key], "AccountMismatch", claimState);
-    await refused(w.client.withdrawClaim({ owner: winner.key.publicKey, destination: w.client.pda.vault()[0], rentPayer: sponsor.publicKey }), [winner.key], "NotTokenOwner", claimState);
+    await refused(
+      w.client.withdrawClaim({ owner: mallory.key.publicKey, destination: mallory.token, rentPayer: sponsor.publicKey, overrides: { claim: claimAddress } }),
+      [mallory.key],
+      "AccountMismatch",
+      claimState,
+    );
+    await refused(
+      w.client.withdrawClaim({ owner: winner.key.publicKey, destination: mallory.token, rentPayer: sponsor.publicKey }),
+      [winner.key],
+      "NotTokenOwner",
+      claimState,
+    );
+    await refused(
+      w.client.withdrawClaim({ owner: winner.key.publicKey, destination: foreign, rentPayer: sponsor.publicKey }),
+      [winner.key],
+      "WrongMint",
+      claimState,
+    );
+    await refused(
+      w.client.withdrawClaim({ owner: winner.key.publicKey, destination: fresh, rentPayer: mallory.key.publicKey }),
+      [winner.key],
+      "AccountMismatch",
+      claimState,
+    );
+    await refused(
+      w.client.withdrawClaim({ owner: winner.key.publicKey, destination: fresh, rentPayer: w.chain.payer.publicKey }),
+      [winner.key],
+      "AccountMismatch",
+      claimState,
+    );
+    await refused(
+      w.client.withdrawClaim({ owner: winner.key.publicKey, destination: w.client.pda.vault()[0], rentPayer: sponsor.publicKey }),
+      [winner.key],
+      "NotTokenOwner",
+      claimState,
+    );
     const sponsorMid = await w.chain.lamports(sponsor.publicKey);
     const wr = await w.withdrawClaim(winner, fresh);
     expectOk(wr);
@@ -502,13 +729,24 @@ describe("payouts do not depend on the payee's token account (#15.1)", () => {
 
   it("a claim cannot be another user's or at a non-canonical address", async () => {
     const [a, b] = [await w.user(3n * UNIT), await w.user(2n * UNIT)];
-    const pool = await poolWith(carol, [[a, 0, 3n * UNIT], [b, 1, 2n * UNIT]]);
+    const pool = await poolWith(carol, [
+      [a, 0, 3n * UNIT],
+      [b, 1, 2n * UNIT],
+    ]);
     expectOk(await w.cancel(carol.key, pool));
     await w.closeTokenAccount(a);
     await w.closeTokenAccount(b);
     expectOk(await w.refund(pool, a.key.publicKey)); // a's claim exists now
     const refundB = (o: { userClaim?: PublicKey; claimBump?: number }) =>
-      w.client.refundParticipant({ pool, participant: w.participantOf(pool, b.key.publicKey), user: b.key.publicKey, userToken: b.token, payer: w.chain.payer.publicKey, claimBump: o.claimBump, overrides: o.userClaim ? { userClaim: o.userClaim } : {} });
+      w.client.refundParticipant({
+        pool,
+        participant: w.participantOf(pool, b.key.publicKey),
+        user: b.key.publicKey,
+        userToken: b.token,
+        payer: w.chain.payer.publicKey,
+        claimBump: o.claimBump,
+        overrides: o.userClaim ? { userClaim: o.userClaim } : {},
+      });
     const state = async () => [await w.claim(a.key.publicKey), await w.pool(pool)];
     await refused(refundB({ userClaim: w.client.pda.claim(a.key.publicKey)[0] }), [], "AccountMismatch", state);
     const [second, bump] = nonCanonical([Buffer.from("claim"), b.key.publicKey.toBuffer()], POOLS_PROGRAM_ID);
@@ -523,18 +761,38 @@ describe("payouts do not depend on the payee's token account (#15.1)", () => {
 
 describe("the other attack classes (SECURITY.md)", () => {
   it("missing signers on the new instructions: propose, authority_resolve, settle's payer, withdraw_claim", async () => {
-    const pool = await poolWith(carol, [[alice, 0, UNIT], [bob, 1, UNIT]]);
+    const pool = await poolWith(carol, [
+      [alice, 0, UNIT],
+      [bob, 1, UNIT],
+    ]);
     await toClose(pool);
     const state = () => w.pool(pool);
-    await refused(unsigned(await w.client.proposeOutcome({ creator: carol.key.publicKey, pool, outcome: 0 }), carol.key.publicKey), [], "MissingSignature", state);
+    await refused(
+      unsigned(await w.client.proposeOutcome({ creator: carol.key.publicKey, pool, outcome: 0 }), carol.key.publicKey),
+      [],
+      "MissingSignature",
+      state,
+    );
     expectOk(await w.propose(carol.key, pool, 0));
     expectOk(await w.vote(bob, pool, 1));
     await w.chain.advance(86_400n);
     expectOk(await w.resolve(carol.key, pool));
-    await refused(unsigned(await w.client.authorityResolve({ authority: w.authority.publicKey, pool, outcome: 1 }), w.authority.publicKey), [], "MissingSignature", state);
+    await refused(
+      unsigned(await w.client.authorityResolve({ authority: w.authority.publicKey, pool, outcome: 1 }), w.authority.publicKey),
+      [],
+      "MissingSignature",
+      state,
+    );
     expectOk(await w.authorityResolve(pool, 0));
     const payer = Keypair.generate().publicKey;
-    const settle = await w.client.settleParticipant({ pool, participant: w.participantOf(pool, alice.key.publicKey), user: alice.key.publicKey, userToken: alice.token, treasury: w.treasury, payer });
+    const settle = await w.client.settleParticipant({
+      pool,
+      participant: w.participantOf(pool, alice.key.publicKey),
+      user: alice.key.publicKey,
+      userToken: alice.token,
+      treasury: w.treasury,
+      payer,
+    });
     await refused(unsigned(settle, payer), [], "MissingSignature", state);
     const c = await w.user(UNIT);
     const p2 = await poolWith(carol, [[c, 0, UNIT]]);
@@ -542,12 +800,20 @@ describe("the other attack classes (SECURITY.md)", () => {
     await w.closeTokenAccount(c);
     expectOk(await w.refund(p2, c.key.publicKey));
     const dest = await w.mint.account(c.key.publicKey);
-    await refused(unsigned(await w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey }), c.key.publicKey), [], "MissingSignature", () => w.claim(c.key.publicKey));
+    await refused(
+      unsigned(await w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey }), c.key.publicKey),
+      [],
+      "MissingSignature",
+      () => w.claim(c.key.publicKey),
+    );
   });
 
   it("type cosplay and forged owners: a Participant as a Pool, a Pool as a Claim, Claim bytes under another owner", async () => {
     const c = await w.user(UNIT);
-    const pool = await poolWith(carol, [[c, 0, UNIT], [alice, 1, UNIT]]);
+    const pool = await poolWith(carol, [
+      [c, 0, UNIT],
+      [alice, 1, UNIT],
+    ]);
     expectOk(await w.cancel(carol.key, pool));
     await w.closeTokenAccount(c);
     expectOk(await w.refund(pool, c.key.publicKey));
@@ -555,15 +821,41 @@ describe("the other attack classes (SECURITY.md)", () => {
     const state = async () => [await w.pool(pool), await w.claim(c.key.publicKey)];
     // A participant record passed as the pool of a vote / refund.
     await refused(w.client.castVote({ voter: alice.key.publicKey, pool: part, outcome: 0, participant: part }), [alice.key], "WrongAccountType", state);
-    await refused(w.client.refundParticipant({ pool: part, participant: part, user: alice.key.publicKey, userToken: alice.token, payer: w.chain.payer.publicKey }), [], "WrongAccountType", state);
+    await refused(
+      w.client.refundParticipant({ pool: part, participant: part, user: alice.key.publicKey, userToken: alice.token, payer: w.chain.payer.publicKey }),
+      [],
+      "WrongAccountType",
+      state,
+    );
     // A pool as the claim to withdraw, and the claim as a participant.
     const dest = await w.mint.account(c.key.publicKey);
-    await refused(w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey, overrides: { claim: pool } }), [c.key], "WrongAccountType", state);
-    await refused(w.client.refundParticipant({ pool, participant: w.client.pda.claim(c.key.publicKey)[0], user: c.key.publicKey, userToken: c.token, payer: w.chain.payer.publicKey }), [], "WrongAccountType", state);
+    await refused(
+      w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey, overrides: { claim: pool } }),
+      [c.key],
+      "WrongAccountType",
+      state,
+    );
+    await refused(
+      w.client.refundParticipant({
+        pool,
+        participant: w.client.pda.claim(c.key.publicKey)[0],
+        user: c.key.publicKey,
+        userToken: c.token,
+        payer: w.chain.payer.publicKey,
+      }),
+      [],
+      "WrongAccountType",
+      state,
+    );
     // The claim's exact bytes at another address under the system program (a forged claim).
     const forged = Keypair.generate().publicKey;
     w.chain.setAccount(forged, { ...(await w.chain.account(w.client.pda.claim(c.key.publicKey)[0]))!, owner: SYSTEM_PROGRAM });
-    await refused(w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey, overrides: { claim: forged } }), [c.key], "WrongAccountOwner", state);
+    await refused(
+      w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey, overrides: { claim: forged } }),
+      [c.key],
+      "WrongAccountOwner",
+      state,
+    );
     expectOk(await w.withdrawClaim(c, dest));
   });
 
@@ -573,14 +865,37 @@ describe("the other attack classes (SECURITY.md)", () => {
     expectOk(await w.cancel(carol.key, pool));
     await w.closeTokenAccount(c);
     const refund = (o: Record<string, PublicKey>) =>
-      w.client.refundParticipant({ pool, participant: w.participantOf(pool, c.key.publicKey), user: c.key.publicKey, userToken: c.token, payer: w.chain.payer.publicKey, overrides: o });
+      w.client.refundParticipant({
+        pool,
+        participant: w.participantOf(pool, c.key.publicKey),
+        user: c.key.publicKey,
+        userToken: c.token,
+        payer: w.chain.payer.publicKey,
+        overrides: o,
+      });
     const state = () => w.pool(pool);
     await refused(refund({ tokenProgram: SYSTEM_PROGRAM }), [], "WrongProgram", state);
     await refused(refund({ systemProgram: TOKEN_PROGRAM }), [], "WrongProgram", state);
-    await refused(w.client.createPool({ payer: w.chain.payer.publicKey, creator: carol.key.publicKey, nonce: 77_777n, question: "q", closesAt: (await w.chain.now()) + 1_000n, overrides: { systemProgram: TOKEN_PROGRAM } }), [carol.key], "WrongProgram");
+    await refused(
+      w.client.createPool({
+        payer: w.chain.payer.publicKey,
+        creator: carol.key.publicKey,
+        nonce: 77_777n,
+        question: "q",
+        closesAt: (await w.chain.now()) + 1_000n,
+        overrides: { systemProgram: TOKEN_PROGRAM },
+      }),
+      [carol.key],
+      "WrongProgram",
+    );
     expectOk(await w.send([await refund({})]));
     const dest = await w.mint.account(c.key.publicKey);
-    await refused(w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey, overrides: { tokenProgram: SYSTEM_PROGRAM } }), [c.key], "WrongProgram", () => w.claim(c.key.publicKey));
+    await refused(
+      w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey, overrides: { tokenProgram: SYSTEM_PROGRAM } }),
+      [c.key],
+      "WrongProgram",
+      () => w.claim(c.key.publicKey),
+    );
     expectOk(await w.withdrawClaim(c, dest));
   });
 
@@ -589,13 +904,22 @@ describe("the other attack classes (SECURITY.md)", () => {
     const pool = await poolWith(carol, [[c, 0, 2n * UNIT]]);
     expectOk(await w.cancel(carol.key, pool));
     const vault = w.client.pda.vault()[0];
-    const refund = (userToken: PublicKey) => w.client.refundParticipant({ pool, participant: w.participantOf(pool, c.key.publicKey), user: c.key.publicKey, userToken, payer: w.chain.payer.publicKey });
+    const refund = (userToken: PublicKey) =>
+      w.client.refundParticipant({
+        pool,
+        participant: w.participantOf(pool, c.key.publicKey),
+        user: c.key.publicKey,
+        userToken,
+        payer: w.chain.payer.publicKey,
+      });
     await refused(refund(vault), [], "AccountMismatch", () => w.pool(pool));
     await w.closeTokenAccount(c);
     expectOk(await w.send([await refund(c.token)]));
     const claim = w.client.pda.claim(c.key.publicKey)[0];
     const dest = await w.mint.account(c.key.publicKey);
-    await refused(w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: claim }), [c.key], "AccountMismatch", () => w.claim(c.key.publicKey));
+    await refused(w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: claim }), [c.key], "AccountMismatch", () =>
+      w.claim(c.key.publicKey),
+    );
     // Withdrawn twice in one transaction: the second finds a closed (system-owned) account, and the whole transaction fails.
     const ix = await w.client.withdrawClaim({ owner: c.key.publicKey, destination: dest, rentPayer: w.chain.payer.publicKey });
     const before = await w.balances();
@@ -626,7 +950,9 @@ describe("the other attack classes (SECURITY.md)", () => {
   it("sysvars: no instruction takes a sysvar account (the clock and rent come from syscalls)", () => {
     const names = POOLS_IDL.instructions.flatMap((i) => i.accounts.map((a) => a.name));
     expect(names.filter((n) => /clock|rent$|sysvar|instructions/i.test(n))).toEqual([]);
-    const sysvars = POOLS_IDL.instructions.flatMap((i) => i.accounts.filter((a) => "address" in a && String((a as { address?: string }).address).startsWith("Sysvar")));
+    const sysvars = POOLS_IDL.instructions.flatMap((i) =>
+      i.accounts.filter((a) => "address" in a && String((a as { address?: string }).address).startsWith("Sysvar")),
+    );
     expect(sysvars).toEqual([]);
   });
 

@@ -48,7 +48,14 @@ describe("pools steal review: findings, fixed", () => {
     // Mallory settles alice first, with a throwaway keypair K as the payer of the Claim's rent.
     const k = await w.chain.fundedKeypair(1_000_000_000n);
     const participant = w.participantOf(pool, alice.key.publicKey);
-    const ix = await w.client.settleParticipant({ pool, participant, user: alice.key.publicKey, userToken: alice.token, treasury: w.treasury, payer: k.publicKey });
+    const ix = await w.client.settleParticipant({
+      pool,
+      participant,
+      user: alice.key.publicKey,
+      userToken: alice.token,
+      treasury: w.treasury,
+      payer: k.publicKey,
+    });
     expectOk(await w.chain.send([ix], [k, mallory.key], mallory.key));
     const claim = await w.claim(alice.key.publicKey);
     expect(claim?.rentPayer.toBase58()).toBe(k.publicKey.toBase58());
@@ -111,9 +118,20 @@ describe("pools steal review: resisted attacks (regressions)", () => {
       try {
         addr = PublicKey.createProgramAddressSync([...seeds, Buffer.from([bump])], w.client.program.programId);
         break;
-      } catch { /* on curve */ }
+      } catch {
+        /* on curve */
+      }
     }
-    const ix = await w.client.placePick({ payer: w.chain.payer.publicKey, user: alice.key.publicKey, userToken: alice.token, pool, outcome: 0, amount: UNIT, participantBump: bump, overrides: { participant: addr! } });
+    const ix = await w.client.placePick({
+      payer: w.chain.payer.publicKey,
+      user: alice.key.publicKey,
+      userToken: alice.token,
+      pool,
+      outcome: 0,
+      amount: UNIT,
+      participantBump: bump,
+      overrides: { participant: addr! },
+    });
     expectError(await w.send([ix], [alice.key]), "AccountMismatch");
     // Pre-funding the canonical address does not block alice's first pick.
     const canonAddr = w.participantOf(pool, alice.key.publicKey);
@@ -154,9 +172,23 @@ describe("pools steal review: resisted attacks (regressions)", () => {
     const [carol, alice, bob, mallory] = await cast4();
     const pool = await resolvedPool(carol, alice, bob, 0);
     const participant = w.participantOf(pool, alice.key.publicKey);
-    const steal = await w.client.settleParticipant({ pool, participant, user: alice.key.publicKey, userToken: mallory.token, treasury: w.treasury, payer: w.chain.payer.publicKey });
+    const steal = await w.client.settleParticipant({
+      pool,
+      participant,
+      user: alice.key.publicKey,
+      userToken: mallory.token,
+      treasury: w.treasury,
+      payer: w.chain.payer.publicKey,
+    });
     expectError(await w.send([steal]), "AccountMismatch");
-    const wrongTreasury = await w.client.settleParticipant({ pool, participant, user: alice.key.publicKey, userToken: alice.token, treasury: mallory.token, payer: w.chain.payer.publicKey });
+    const wrongTreasury = await w.client.settleParticipant({
+      pool,
+      participant,
+      user: alice.key.publicKey,
+      userToken: alice.token,
+      treasury: mallory.token,
+      payer: w.chain.payer.publicKey,
+    });
     expectError(await w.send([wrongTreasury]), "AccountMismatch");
     expectOk(await w.settle(pool, alice.key.publicKey));
     expectError(await w.settle(pool, alice.key.publicKey), "AlreadySettled");
@@ -169,7 +201,15 @@ describe("pools steal review: resisted attacks (regressions)", () => {
     const fake = Keypair.generate().publicKey;
     const data = Buffer.from(real!.data);
     w.chain.setAccount(fake, { ...real!, data });
-    const ix = await w.client.placePick({ payer: w.chain.payer.publicKey, user: alice.key.publicKey, userToken: alice.token, pool, outcome: 0, amount: UNIT, overrides: { config: fake } });
+    const ix = await w.client.placePick({
+      payer: w.chain.payer.publicKey,
+      user: alice.key.publicKey,
+      userToken: alice.token,
+      pool,
+      outcome: 0,
+      amount: UNIT,
+      overrides: { config: fake },
+    });
     expectError(await w.send([ix], [alice.key]), "AccountMismatch");
   });
 
@@ -201,7 +241,12 @@ describe("pools steal review: resisted attacks (regressions)", () => {
     expectOk(await w.settle(pool, alice.key.publicKey));
     const c = await w.claim(alice.key.publicKey);
     expect(c!.amount).toBeGreaterThan(0n);
-    const other = await w.client.withdrawClaim({ owner: mallory.key.publicKey, destination: mallory.token, rentPayer: c!.rentPayer, overrides: { claim: w.client.pda.claim(alice.key.publicKey)[0] } });
+    const other = await w.client.withdrawClaim({
+      owner: mallory.key.publicKey,
+      destination: mallory.token,
+      rentPayer: c!.rentPayer,
+      overrides: { claim: w.client.pda.claim(alice.key.publicKey)[0] },
+    });
     expectError(await w.send([other], [mallory.key]), "AccountMismatch");
     const toMallory = await w.client.withdrawClaim({ owner: alice.key.publicKey, destination: mallory.token, rentPayer: c!.rentPayer });
     expectError(await w.send([toMallory], [alice.key]), "NotTokenOwner");
@@ -218,9 +263,22 @@ describe("pools steal review: resisted attacks (regressions)", () => {
     data[12] = 1;
     mallory.key.publicKey.toBuffer().copy(data, 13);
     w.chain.setAccount(fakePd, { lamports: 10_000_000, data, owner: LOADER_V3, executable: false, rentEpoch: 0 });
-    const init = await w.client.initializeConfig({ authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 10_000, deployer: mallory.key.publicKey, overrides: { programData: fakePd } });
+    const init = await w.client.initializeConfig({
+      authority: mallory.key.publicKey,
+      mint: w.mint.mint,
+      treasury: mallory.token,
+      feeBps: 10_000,
+      deployer: mallory.key.publicKey,
+      overrides: { programData: fakePd },
+    });
     expectError(await w.send([init], [mallory.key]), "AccountMismatch");
-    const init2 = await w.client.initializeConfig({ authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 10_000, deployer: mallory.key.publicKey });
+    const init2 = await w.client.initializeConfig({
+      authority: mallory.key.publicKey,
+      mint: w.mint.mint,
+      treasury: mallory.token,
+      feeBps: 10_000,
+      deployer: mallory.key.publicKey,
+    });
     expectError(await w.send([init2], [mallory.key]), "MissingSignature");
     const upd = await w.client.updateConfig({ authority: mallory.key.publicKey, feeBps: 10_000 });
     expectError(await w.send([upd], [mallory.key]), "Unauthorized");

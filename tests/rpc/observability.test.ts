@@ -65,11 +65,15 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
 
   it("answers 503 naming the indexer once the source stops and the chain moves on", async () => {
     await s.source.stop();
-    const r = await eventually(async () => {
-      const r = await readyz();
-      expect(r.status).toBe(503);
-      return r;
-    }, 30_000, 500);
+    const r = await eventually(
+      async () => {
+        const r = await readyz();
+        expect(r.status).toBe(503);
+        return r;
+      },
+      30_000,
+      500,
+    );
     expect(r.body.failing).toEqual(["indexer"]);
     expect(r.body.checks.indexer.lagSlots).toBeGreaterThan(20);
     expect(gauge(await metrics(), "offers_indexer_lag_slots")).toBeGreaterThan(20);

@@ -38,14 +38,26 @@ if (!binary) console.warn("tests/rpc skipped: no solana-test-validator (build it
 const PROGRAMS = [OFFERS_PROGRAM, POOLS_PROGRAM];
 const ROOT = join(import.meta.dirname, "..", "..");
 
-interface Indexer { store: Store; writer: StoreWriter; source: RpcSource; errors: unknown[] }
+interface Indexer {
+  store: Store;
+  writer: StoreWriter;
+  source: RpcSource;
+  errors: unknown[];
+}
 
 async function startIndexer(store: Store, o: { name: string; rpcUrl: string; wsUrl: string; commitment: "processed" | "confirmed" }): Promise<Indexer> {
   const writer = await StoreWriter.open(store, o.name);
   const errors: unknown[] = [];
   const source = new RpcSource({
-    url: o.rpcUrl, wsUrl: o.wsUrl, programs: PROGRAMS, commitment: o.commitment, name: o.name, known: writer.knownAccounts(),
-    reconcileMs: 0, flushMs: 50, onError: (e) => errors.push(e),
+    url: o.rpcUrl,
+    wsUrl: o.wsUrl,
+    programs: PROGRAMS,
+    commitment: o.commitment,
+    name: o.name,
+    known: writer.knownAccounts(),
+    reconcileMs: 0,
+    flushMs: 50,
+    onError: (e) => errors.push(e),
   });
   await source.start(await writer.checkpoint(), (b) => writer.apply(b));
   return { store, writer, source, errors };
@@ -69,7 +81,12 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     targets.push(t);
     return openStore(t.url);
   };
-  const live = (commitment: "processed" | "confirmed") => ({ name: `rpc-${commitment}`, rpcUrl: validator.rpcUrl, wsUrl: `ws://127.0.0.1:${proxy.port}`, commitment });
+  const live = (commitment: "processed" | "confirmed") => ({
+    name: `rpc-${commitment}`,
+    rpcUrl: validator.rpcUrl,
+    wsUrl: `ws://127.0.0.1:${proxy.port}`,
+    commitment,
+  });
 
   async function matchesChain(store: Store): Promise<void> {
     await compareWithChain(offers, store, made);
@@ -199,7 +216,11 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     for (const engine of ["sqlite", "postgres"] as const) {
       const t = freshStore(engine, `bf_${engine}`);
       targets.push(t);
-      const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/backfill.ts"), "--store", t.url, "--rpc", validator.rpcUrl], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/backfill.ts"), "--store", t.url, "--rpc", validator.rpcUrl], {
+        cwd: ROOT,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
       expect(run.status, run.stderr).toBe(0);
       const report = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { contentChecksum: string; applied: number; events: number };
       expect(report.events).toBeGreaterThan(0);

@@ -35,7 +35,11 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 100_000_000_000n);
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]) };
-    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--rpc", validator.rpcUrl, "--init", "--port", String(port), "--admin-port", String(port + 1), "--data", data], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "scripts/start.ts", "--rpc", validator.rpcUrl, "--init", "--port", String(port), "--admin-port", String(port + 1), "--data", data],
+      { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
@@ -55,14 +59,35 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     expect(empty.body).toMatchObject({ feeBps: 1000, contracts: [] });
 
     const admin = (...args: string[]) => {
-      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", "--data", data, ...args], { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 });
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", "--data", data, ...args], {
+        cwd: ROOT,
+        env,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
       expect(r.status, r.stderr + r.stdout).toBe(0);
       return r.stdout;
     };
     admin("create-user", "alice");
     admin("fund", "alice", "100000000");
     const token = /pat_[\w-]+/.exec(admin("issue-token", "alice"))![0];
-    admin("create-contract", "--title", "Final", "--event", "A vs B", "--sport", "football", "--competition", "Cup", "--side-a", "A", "--side-b", "B", "--cutoff-in", "3600");
+    admin(
+      "create-contract",
+      "--title",
+      "Final",
+      "--event",
+      "A vs B",
+      "--sport",
+      "football",
+      "--competition",
+      "Cup",
+      "--side-a",
+      "A",
+      "--side-b",
+      "B",
+      "--cutoff-in",
+      "3600",
+    );
     const contracts = await until(async () => {
       const r = await json("/contracts");
       return r.body.contracts?.length === 1 ? r : null;
@@ -71,8 +96,17 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     expect(contract).toMatchObject({ title: "Final", sport: "football" });
 
     const created = await json("/", {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ contractAddress: contract.address, creatorOutcome: "sideA", creatorTotalMicros: "8000000", takerTargetMicros: "10000000", minimumTakeMicros: "1000000", expectedFeeBps: 1000, idempotencyKey: "rpc-stack-create" }),
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        contractAddress: contract.address,
+        creatorOutcome: "sideA",
+        creatorTotalMicros: "8000000",
+        takerTargetMicros: "10000000",
+        minimumTakeMicros: "1000000",
+        expectedFeeBps: 1000,
+        idempotencyKey: "rpc-stack-create",
+      }),
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const offer = await until(async () => {

@@ -53,10 +53,20 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
     expect(took.body).toMatchObject({ offerAddress: offer, takeAmountMicros: "5000000", creatorMatchedMicros: "4000000", expectedRevision: "1" });
     const view = await eventually(async () => {
       const r = await get(s, `/${offer}`, bob.token);
-      expect(r.body).toMatchObject({ revision: "2", takerFilledMicros: "5000000", creatorAllocatedMicros: "4000000", remainingTakerMicros: "5000000", fillCount: 1 });
+      expect(r.body).toMatchObject({
+        revision: "2",
+        takerFilledMicros: "5000000",
+        creatorAllocatedMicros: "4000000",
+        remainingTakerMicros: "5000000",
+        fillCount: 1,
+      });
       return r;
     });
-    expect(view.body.viewer).toMatchObject({ role: "taker", returnMicros: "8600000", position: { takerAmountMicros: "5000000", creatorMatchedMicros: "4000000", status: "Open" } });
+    expect(view.body.viewer).toMatchObject({
+      role: "taker",
+      returnMicros: "8600000",
+      position: { takerAmountMicros: "5000000", creatorMatchedMicros: "4000000", status: "Open" },
+    });
     const fills = await get(s, `/${offer}/fills`);
     expect((fills.body.fills as Record<string, unknown>[]).length).toBe(1);
     expect(await balance(s, bob.user.tokenAccount)).toBe(95n * UNIT);
@@ -78,7 +88,9 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
 
     // The taker's side wins: once the store has the resolution, the worker settles and reclaims rent.
     await s.admin.resolveContract(c, "sideB");
-    await eventually(async () => expect((await s.db.selectFrom("contracts").select("status").where("address", "=", c.toBase58()).executeTakeFirstOrThrow()).status).toBe("Resolved"));
+    await eventually(async () =>
+      expect((await s.db.selectFrom("contracts").select("status").where("address", "=", c.toBase58()).executeTakeFirstOrThrow()).status).toBe("Resolved"),
+    );
     const settled = { settled: 0, reclaimedPositions: 0, reclaimedOffers: 0 };
     await eventually(async () => {
       const r = await s.worker.drain();

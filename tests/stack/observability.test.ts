@@ -54,7 +54,11 @@ async function metrics(s: LocalStack): Promise<string> {
 
 async function readyz(s: LocalStack) {
   const r = await fetch(`${s.url}/readyz`);
-  return { status: r.status, retryAfter: r.headers.get("retry-after"), body: (await r.json()) as { ready: boolean; failing: string[]; checks: Record<string, Record<string, unknown>> } };
+  return {
+    status: r.status,
+    retryAfter: r.headers.get("retry-after"),
+    body: (await r.json()) as { ready: boolean; failing: string[]; checks: Record<string, Record<string, unknown>> },
+  };
 }
 
 describe("observability of the local stack (SQLite)", () => {
@@ -93,15 +97,23 @@ describe("observability of the local stack (SQLite)", () => {
     const hist0 = sample(before, "http_request_duration_seconds_count", labels) ?? 0;
     const missing = [randomBytes(8).toString("hex"), randomBytes(8).toString("hex")];
     for (const m of missing) expect((await fetch(`${s.url}${OFFERS_BASE}/${m}`)).status).toBeGreaterThanOrEqual(400);
-    const gql = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ _meta { indexedSlot } }" }) });
+    const gql = await fetch(`${s.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ _meta { indexedSlot } }" }),
+    });
     expect(gql.status).toBe(200);
     // GraphQL answers with a Response of its own: the id is echoed there too.
     expect(gql.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const after = await metrics(s);
     // The offer route answers 400 for a malformed address or 404: whichever, the pattern is the label.
-    const moved = (st: string) => (sample(after, "http_requests_total", { ...labels, status: st }) ?? 0) - (st === "404" ? count0 : sample(before, "http_requests_total", { ...labels, status: st }) ?? 0);
+    const moved = (st: string) =>
+      (sample(after, "http_requests_total", { ...labels, status: st }) ?? 0) -
+      (st === "404" ? count0 : (sample(before, "http_requests_total", { ...labels, status: st }) ?? 0));
     expect(moved("404") + moved("400")).toBe(2);
-    const histMoved = (st: string) => (sample(after, "http_request_duration_seconds_count", { ...labels, status: st }) ?? 0) - (st === "404" ? hist0 : sample(before, "http_request_duration_seconds_count", { ...labels, status: st }) ?? 0);
+    const histMoved = (st: string) =>
+      (sample(after, "http_request_duration_seconds_count", { ...labels, status: st }) ?? 0) -
+      (st === "404" ? hist0 : (sample(before, "http_request_duration_seconds_count", { ...labels, status: st }) ?? 0));
     expect(histMoved("404") + histMoved("400")).toBe(2);
     expect(sample(after, "http_request_duration_seconds_bucket", { route: `${OFFERS_BASE}/:address`, le: "+Inf" })).not.toBeNull();
     expect(sample(after, "http_requests_total", { method: "POST", route: "/graphql", status: "200" })).toBeGreaterThanOrEqual(1);
@@ -114,7 +126,11 @@ describe("observability of the local stack (SQLite)", () => {
     const created = await post(s, "/", createBody(k, { idempotencyKey: "obs-create-1" }), alice.token, { "x-request-id": "obs-write-1" });
     expect(created.status).toBe(200);
     const signature = created.body.signature as string;
-    expect(log.lines.find((l) => l.msg === "transaction sent" && l.signature === signature)).toMatchObject({ requestId: "obs-write-1", path: "writes", level: 30 });
+    expect(log.lines.find((l) => l.msg === "transaction sent" && l.signature === signature)).toMatchObject({
+      requestId: "obs-write-1",
+      path: "writes",
+      level: 30,
+    });
     const poisoned = await post(s, "/", createBody(k, { idempotencyKey: "obs-create-2" }), alice.token);
     expect(poisoned.status).toBe(200);
     let m = await metrics(s);

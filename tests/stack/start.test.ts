@@ -18,7 +18,10 @@ describe("npm start (scripts/start.ts)", () => {
   it("brings the stack up with demo data, serves the printed examples and stops on Ctrl-C", async () => {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const data = mkdtempSync(join(tmpdir(), "stack-"));
-    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--port", String(port), "--admin-port", String(port + 1), "--data", data], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--port", String(port), "--admin-port", String(port + 1), "--data", data], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
@@ -35,12 +38,25 @@ describe("npm start (scripts/start.ts)", () => {
     expect(new Set(contracts.body.contracts.map((c: { sport: string }) => c.sport)).size).toBeGreaterThanOrEqual(4);
     const results = await json("/?view=results");
     expect(results.body.offers.some((o: { status: string }) => o.status === "Settled")).toBe(true);
-    const post = (path: string, token: string, body: object) => json(path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-    const created = await post("/", tokens.alice, { contractAddress: contracts.body.contracts[0].address, creatorOutcome: "sideA", creatorTotalMicros: "8000000", takerTargetMicros: "10000000", minimumTakeMicros: "1000000", expectedFeeBps: 1000, idempotencyKey: "stack-test-create" });
+    const post = (path: string, token: string, body: object) =>
+      json(path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const created = await post("/", tokens.alice, {
+      contractAddress: contracts.body.contracts[0].address,
+      creatorOutcome: "sideA",
+      creatorTotalMicros: "8000000",
+      takerTargetMicros: "10000000",
+      minimumTakeMicros: "1000000",
+      expectedFeeBps: 1000,
+      idempotencyKey: "stack-test-create",
+    });
     expect(created).toMatchObject({ status: 200, body: { status: "pending" } });
     const offer = created.body.offerAddress;
-    await until(async () => ((await json(`/${offer}`, { headers: { authorization: `Bearer ${tokens.alice}` } })).body.viewer?.role === "creator" ? true : null));
-    expect((await post(`/${offer}/take`, tokens.bob, { takeAmountMicros: "5000000", expectedRevision: "1", idempotencyKey: "stack-test-take" })).status).toBe(200);
+    await until(async () =>
+      (await json(`/${offer}`, { headers: { authorization: `Bearer ${tokens.alice}` } })).body.viewer?.role === "creator" ? true : null,
+    );
+    expect((await post(`/${offer}/take`, tokens.bob, { takeAmountMicros: "5000000", expectedRevision: "1", idempotencyKey: "stack-test-take" })).status).toBe(
+      200,
+    );
     await until(async () => ((await json(`/${offer}`, { headers: { authorization: `Bearer ${tokens.bob}` } })).body.viewer?.position ? true : null));
     expect((await post(`/${offer}/close`, tokens.alice, { expectedRevision: "2", idempotencyKey: "stack-test-close" })).status).toBe(200);
     const closed = await until(async () => {
@@ -49,7 +65,11 @@ describe("npm start (scripts/start.ts)", () => {
     });
     expect(closed.body.takerFilledMicros).toBe("5000000");
     expect(closed.body.remainingTakerMicros).toBe("0");
-    const g = await fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ offers(first: 3) { totalCount } }" }) });
+    const g = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ offers(first: 3) { totalCount } }" }),
+    });
     expect(((await g.json()) as { data: { offers: { totalCount: number } } }).data.offers.totalCount).toBeGreaterThan(3);
     const exited = new Promise<number | null>((r) => child!.on("exit", (code) => r(code)));
     child.kill("SIGINT");

@@ -24,14 +24,21 @@ describe("admin CLI", () => {
     return JSON.parse(stdout) as Record<string, unknown>;
   };
   const post = async (path: string, body: unknown, token: string) => {
-    const r = await fetch(`${api}${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const r = await fetch(`${api}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
     return { status: r.status, body: (await r.json()) as Record<string, string> };
   };
 
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), "admin-cli-"));
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    child = spawn(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, "local", "--port", String(port), "--admin-port", String(port + 1)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, "local", "--port", String(port), "--admin-port", String(port + 1)], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     await new Promise<void>((resolve, reject) => {
       let out = "";
       const t = setTimeout(() => reject(new Error(`local stack did not start: ${out}`)), 90_000);
@@ -57,8 +64,31 @@ describe("admin CLI", () => {
     expect(await cli("fund", "dave", "20000000")).toEqual({ funded: "20000000" });
     const { token } = (await cli("issue-token", "dave", "--ttl", "600")) as { token: string };
     expect(token).toMatch(/^pat_/);
-    const { address } = (await cli("create-contract", "--title", "Home wins?", "--event", "Home vs Away", "--sport", "football", "--competition", "League", "--side-a", "Home", "--side-b", "Away", "--cutoff-in", "3600")) as { address: string };
-    const body = { contractAddress: address, creatorOutcome: "sideA", creatorTotalMicros: "8000000", takerTargetMicros: "10000000", minimumTakeMicros: "1000000", expectedFeeBps: 1000 };
+    const { address } = (await cli(
+      "create-contract",
+      "--title",
+      "Home wins?",
+      "--event",
+      "Home vs Away",
+      "--sport",
+      "football",
+      "--competition",
+      "League",
+      "--side-a",
+      "Home",
+      "--side-b",
+      "Away",
+      "--cutoff-in",
+      "3600",
+    )) as { address: string };
+    const body = {
+      contractAddress: address,
+      creatorOutcome: "sideA",
+      creatorTotalMicros: "8000000",
+      takerTargetMicros: "10000000",
+      minimumTakeMicros: "1000000",
+      expectedFeeBps: 1000,
+    };
     const created = await post("/", { ...body, idempotencyKey: "cli-create-0001" }, token);
     expect(created.status).toBe(200);
     expect(await cli("block", "dave", "--reason", "review")).toMatchObject({ blocked: true, blockedReason: "review" });

@@ -24,20 +24,50 @@ describe("a counterparty who closes its token account (#15.1) over the API", () 
     // The outside creator: its own SOL, a token account holding exactly the stake.
     const creator = Keypair.generate();
     const tokenAcc = Keypair.generate();
-    gw.engine.setAccount(creator.publicKey, { lamports: 10_000_000_000, data: Buffer.alloc(0), owner: SystemProgram.programId, executable: false, rentEpoch: 0 });
+    gw.engine.setAccount(creator.publicKey, {
+      lamports: 10_000_000_000,
+      data: Buffer.alloc(0),
+      owner: SystemProgram.programId,
+      executable: false,
+      rentEpoch: 0,
+    });
     const rent = Number(await gw.rentExempt(ACCOUNT_SIZE));
-    await sendAndConfirm(gw, [
-      SystemProgram.createAccount({ fromPubkey: creator.publicKey, newAccountPubkey: tokenAcc.publicKey, lamports: rent, space: ACCOUNT_SIZE, programId: TOKEN_PROGRAM }),
-      createInitializeAccount3Instruction(tokenAcc.publicKey, w.s.chain.mint, creator.publicKey),
-    ], [creator, tokenAcc]);
+    await sendAndConfirm(
+      gw,
+      [
+        SystemProgram.createAccount({
+          fromPubkey: creator.publicKey,
+          newAccountPubkey: tokenAcc.publicKey,
+          lamports: rent,
+          space: ACCOUNT_SIZE,
+          programId: TOKEN_PROGRAM,
+        }),
+        createInitializeAccount3Instruction(tokenAcc.publicKey, w.s.chain.mint, creator.publicKey),
+      ],
+      [creator, tokenAcc],
+    );
     const stake = 8n * UNIT;
     await mintTo(gw, w.s.chain.service, w.s.chain.mint, tokenAcc.publicKey, stake);
     const nonce = 77n;
     const client = w.s.chain.client;
-    await sendAndConfirm(gw, [await client.createOffer({
-      payer: creator.publicKey, creator: creator.publicKey, creatorToken: tokenAcc.publicKey, contract: k, nonce,
-      side: "sideA", creatorTotal: stake, takerTarget: 10n * UNIT, minimumTake: UNIT, expectedFeeBps: 1000,
-    })], [creator]);
+    await sendAndConfirm(
+      gw,
+      [
+        await client.createOffer({
+          payer: creator.publicKey,
+          creator: creator.publicKey,
+          creatorToken: tokenAcc.publicKey,
+          contract: k,
+          nonce,
+          side: "sideA",
+          creatorTotal: stake,
+          takerTarget: 10n * UNIT,
+          minimumTake: UNIT,
+          expectedFeeBps: 1000,
+        }),
+      ],
+      [creator],
+    );
     const offer = client.pda.offer(k, creator.publicKey, nonce)[0].toBase58();
 
     // Two of the service's users take 5 of 10 (matched 4 of the 8) over REST.
@@ -48,7 +78,12 @@ describe("a counterparty who closes its token account (#15.1) over the API", () 
         const r = await get(w.s, `/${offer}`);
         return r.status === 200 && r.body.revision === String(i + 1) ? r : null;
       });
-      const r = await post(w.s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT / 2n), expectedRevision: String(cur.body.revision), idempotencyKey: key() }, t.token);
+      const r = await post(
+        w.s,
+        `/${offer}/take`,
+        { takeAmountMicros: String((5n * UNIT) / 2n), expectedRevision: String(cur.body.revision), idempotencyKey: key() },
+        t.token,
+      );
       expect(r.status, r.text).toBe(200);
     }
     await until(async () => ((await get(w.s, `/${offer}`)).body.fillCount === 2 ? true : null));

@@ -32,8 +32,12 @@ describe("idempotency and races", () => {
 
   it("two service instances on one database (two processes) submit once; keys survive a restart", async () => {
     const u = await makeUser(w.s, 100n * UNIT);
-    const other = new WriteService({ custody: await Custody.open(w.s.db as Kysely<unknown>, w.s.custody.key), gateway: w.s.chain.gateway, payer: w.s.chain.service });
-    const principal = (await other.authorize(`Bearer ${u.token}`));
+    const other = new WriteService({
+      custody: await Custody.open(w.s.db as Kysely<unknown>, w.s.custody.key),
+      gateway: w.s.chain.gateway,
+      payer: w.s.chain.service,
+    });
+    const principal = await other.authorize(`Bearer ${u.token}`);
     const body = createBody(w.c, { idempotencyKey: key() });
     const settled = await Promise.allSettled([
       ...Array.from({ length: 20 }, () => post(w.s, "/", body, u.token)),
@@ -54,7 +58,11 @@ describe("idempotency and races", () => {
     expect(sigs.size).toBe(1);
     expect(await offersOf(u)).toHaveLength(1);
     // "Restart": a fresh service over the same database answers the replay from the table.
-    const restarted = new WriteService({ custody: await Custody.open(w.s.db as Kysely<unknown>, w.s.custody.key), gateway: w.s.chain.gateway, payer: w.s.chain.service });
+    const restarted = new WriteService({
+      custody: await Custody.open(w.s.db as Kysely<unknown>, w.s.custody.key),
+      gateway: w.s.chain.gateway,
+      payer: w.s.chain.service,
+    });
     const replay = await restarted.create(await restarted.authorize(`Bearer ${u.token}`), body);
     expect(replay.signature).toBe([...sigs][0]);
     expect(await offersOf(u)).toHaveLength(1);
@@ -64,9 +72,17 @@ describe("idempotency and races", () => {
     const o = await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(100n * UNIT), takerTargetMicros: String(100n * UNIT) }), w.alice.token);
     const offer = o.body.offerAddress as string;
     const takers = await Promise.all(Array.from({ length: 50 }, () => makeUser(w.s, 20n * UNIT)));
-    const rs = await Promise.all(takers.map((t) => post(w.s, `/${offer}/take`, { takeAmountMicros: String(10n * UNIT), expectedRevision: "1", idempotencyKey: key() }, t.token)));
+    const rs = await Promise.all(
+      takers.map((t) => post(w.s, `/${offer}/take`, { takeAmountMicros: String(10n * UNIT), expectedRevision: "1", idempotencyKey: key() }, t.token)),
+    );
     const ok = rs.filter((r) => r.status === 200);
-    if (rs.some((r) => r.status !== 200 && r.status !== 409)) console.log(rs.filter((r) => r.status !== 200 && r.status !== 409).map((r) => r.status + " " + r.text).slice(0, 5));
+    if (rs.some((r) => r.status !== 200 && r.status !== 409))
+      console.log(
+        rs
+          .filter((r) => r.status !== 200 && r.status !== 409)
+          .map((r) => r.status + " " + r.text)
+          .slice(0, 5),
+      );
     const conflicts = rs.filter((r) => r.status === 409);
     expect(ok).toHaveLength(1);
     expect(conflicts).toHaveLength(49);
@@ -119,9 +135,19 @@ describe("idempotency and races", () => {
     const create = await post(w.s, "/", createBody(w.c), blocked.token);
     expect(create.status).toBe(403);
     expect(create.body).toEqual({ error: "your account is blocked from wagering" });
-    const take = await post(w.s, `/${other.body.offerAddress}/take`, { takeAmountMicros: String(2n * UNIT), expectedRevision: "1", idempotencyKey: key() }, blocked.token);
+    const take = await post(
+      w.s,
+      `/${other.body.offerAddress}/take`,
+      { takeAmountMicros: String(2n * UNIT), expectedRevision: "1", idempotencyKey: key() },
+      blocked.token,
+    );
     expect(take.status).toBe(403);
-    const takeFromBlocked = await post(w.s, `/${own.body.offerAddress}/take`, { takeAmountMicros: String(2n * UNIT), expectedRevision: "1", idempotencyKey: key() }, bob.token);
+    const takeFromBlocked = await post(
+      w.s,
+      `/${own.body.offerAddress}/take`,
+      { takeAmountMicros: String(2n * UNIT), expectedRevision: "1", idempotencyKey: key() },
+      bob.token,
+    );
     expect(takeFromBlocked.status).toBe(403);
     expect(takeFromBlocked.body.error).toMatch(/creator is blocked/);
     const before = await balance(w.s, blocked.user.tokenAccount);
@@ -129,7 +155,11 @@ describe("idempotency and races", () => {
     expect(close.status, close.text).toBe(200);
     expect(close.body.refundMicros).toBe(String(8n * UNIT));
     expect(await balance(w.s, blocked.user.tokenAccount)).toBe(before + 8n * UNIT);
-    const row = await w.s.db.selectFrom("offers").selectAll().where("address", "=", own.body.offerAddress as string).executeTakeFirstOrThrow();
+    const row = await w.s.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("address", "=", own.body.offerAddress as string)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe("Closed");
     expect(row.closed_at).not.toBeNull();
     await w.s.custody.setBlocked(blocked.user.id, false);

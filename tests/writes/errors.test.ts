@@ -40,7 +40,11 @@ describe("write errors", () => {
     expectError(await post(w.s, "/", body, expired.token), 401, /invalid, revoked or expired/);
     const noScope = await w.s.custody.issueToken(w.alice.user.id, { scopes: [] });
     expectError(await post(w.s, "/", body, noScope.token), 401, /bet:write/);
-    expectError(await post(w.s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, noScope.token), 401, /bet:write/);
+    expectError(
+      await post(w.s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, noScope.token),
+      401,
+      /bet:write/,
+    );
     expectError(await post(w.s, `/${offer}/close`, { expectedRevision: "1", idempotencyKey: key() }, null), 401, /missing/);
   });
 
@@ -53,12 +57,32 @@ describe("write errors", () => {
     }
     expectError(await post(w.s, "/", createBody(w.c, { creatorTotalMicros: 8000000 }), t), 400, /creatorTotalMicros must be a string/);
     expectError(await post(w.s, "/", createBody(w.c, { takerTargetMicros: "18446744073709551616" }), t), 400, /at most 18446744073709551615/);
-    expectError(await post(w.s, "/", createBody(w.c, { minimumTakeMicros: String(11n * UNIT) }), t), 400, /minimumTakeMicros must not exceed takerTargetMicros/);
+    expectError(
+      await post(w.s, "/", createBody(w.c, { minimumTakeMicros: String(11n * UNIT) }), t),
+      400,
+      /minimumTakeMicros must not exceed takerTargetMicros/,
+    );
     expectError(await post(w.s, "/", createBody(w.c, { minimumTakeMicros: "999999" }), t), 400, /minimumTakeMicros must be at least 1000000/);
-    expectError(await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(UNIT), takerTargetMicros: String(11n * UNIT) }), t), 400, /odds out of range/);
-    expectError(await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(101n * UNIT), takerTargetMicros: String(10n * UNIT) }), t), 400, /odds out of range/);
-    expectError(await post(w.s, "/", createBody(w.c, { creatorTotalMicros: "999999", takerTargetMicros: "999999", minimumTakeMicros: "999999" }), t), 400, /at least minimumCreatorMicros 1000000/);
-    expectError(await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(501n * UNIT), takerTargetMicros: String(501n * UNIT) }), t), 400, /at most maximumWagerMicros 500000000/);
+    expectError(
+      await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(UNIT), takerTargetMicros: String(11n * UNIT) }), t),
+      400,
+      /odds out of range/,
+    );
+    expectError(
+      await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(101n * UNIT), takerTargetMicros: String(10n * UNIT) }), t),
+      400,
+      /odds out of range/,
+    );
+    expectError(
+      await post(w.s, "/", createBody(w.c, { creatorTotalMicros: "999999", takerTargetMicros: "999999", minimumTakeMicros: "999999" }), t),
+      400,
+      /at least minimumCreatorMicros 1000000/,
+    );
+    expectError(
+      await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(501n * UNIT), takerTargetMicros: String(501n * UNIT) }), t),
+      400,
+      /at most maximumWagerMicros 500000000/,
+    );
     expectError(await post(w.s, "/", createBody(w.c, { creatorOutcome: "sideC" }), t), 400, /creatorOutcome/);
     expectError(await post(w.s, "/", createBody(w.c, { expectedFeeBps: "1000" }), t), 400, /expectedFeeBps must be an integer/);
     expectError(await post(w.s, "/", createBody(w.c, { idempotencyKey: "short" }), t), 400, /idempotencyKey must be a string of 8 to 128/);
@@ -69,33 +93,73 @@ describe("write errors", () => {
     expectError(await post(w.s, "/", "{not json", t), 400, /valid JSON/);
     expectError(await post(w.s, "/", "[]", t), 400, /JSON object/);
     expectError(await post(w.s, "/", createBody(w.c), t, { "content-type": "text/plain" }), 400, /Content-Type/);
-    expectError(await post(w.s, "/not-an-address/take", { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, t), 400, /offer address must be a base58/);
+    expectError(
+      await post(w.s, "/not-an-address/take", { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, t),
+      400,
+      /offer address must be a base58/,
+    );
   });
 
   it("400: insufficient balance says needed and available", async () => {
-    expectError(await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(8n * UNIT) }), w.poor.token), 400, /insufficient balance: needed 8000000 micros, available 3000000 micros/);
-    expectError(await post(w.s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, w.poor.token), 400, /needed 5000000 micros, available 3000000 micros/);
+    expectError(
+      await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(8n * UNIT) }), w.poor.token),
+      400,
+      /insufficient balance: needed 8000000 micros, available 3000000 micros/,
+    );
+    expectError(
+      await post(w.s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, w.poor.token),
+      400,
+      /needed 5000000 micros, available 3000000 micros/,
+    );
   });
 
   it("400: idempotency key reused with another body; self-take; take below minimum; position cap", async () => {
     const k = key();
     const first = await post(w.s, "/", createBody(w.c, { idempotencyKey: k }), w.bob.token);
     expect(first.status, first.text).toBe(200);
-    expectError(await post(w.s, "/", createBody(w.c, { idempotencyKey: k, creatorTotalMicros: String(9n * UNIT) }), w.bob.token), 400, /already used with a different request/);
-    expectError(await post(w.s, `/${first.body.offerAddress}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: k }, w.bob.token), 400, /already used with a different request/);
-    expectError(await post(w.s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, w.alice.token), 400, /your own offer/);
-    expectError(await post(w.s, `/${offer}/take`, { takeAmountMicros: "1999999", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 400, /at least the offer's minimumTakeMicros 2000000/);
+    expectError(
+      await post(w.s, "/", createBody(w.c, { idempotencyKey: k, creatorTotalMicros: String(9n * UNIT) }), w.bob.token),
+      400,
+      /already used with a different request/,
+    );
+    expectError(
+      await post(w.s, `/${first.body.offerAddress}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: k }, w.bob.token),
+      400,
+      /already used with a different request/,
+    );
+    expectError(
+      await post(w.s, `/${offer}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, w.alice.token),
+      400,
+      /your own offer/,
+    );
+    expectError(
+      await post(w.s, `/${offer}/take`, { takeAmountMicros: "1999999", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      400,
+      /at least the offer's minimumTakeMicros 2000000/,
+    );
     // Position cap: an offer with a 500-unit target; bob takes 500, then any more would exceed it.
     const big = await post(w.s, "/", createBody(w.c, { creatorTotalMicros: String(500n * UNIT), takerTargetMicros: String(600n * UNIT) }), w.alice.token);
     expect(big.status, big.text).toBe(200);
-    expectError(await post(w.s, `/${big.body.offerAddress}/take`, { takeAmountMicros: String(501n * UNIT), expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 400, /above maximumWagerMicros 500000000/);
+    expectError(
+      await post(w.s, `/${big.body.offerAddress}/take`, { takeAmountMicros: String(501n * UNIT), expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      400,
+      /above maximumWagerMicros 500000000/,
+    );
   });
 
   it("404: unknown offer and unknown contract", async () => {
     const nowhere = Keypair.generate().publicKey.toBase58();
-    expectError(await post(w.s, `/${nowhere}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 404, /unknown offer address/);
+    expectError(
+      await post(w.s, `/${nowhere}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      404,
+      /unknown offer address/,
+    );
     expectError(await post(w.s, `/${nowhere}/close`, { expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 404, /unknown offer address/);
-    expectError(await post(w.s, `/${w.c.toBase58()}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 404, /unknown offer address/);
+    expectError(
+      await post(w.s, `/${w.c.toBase58()}/take`, { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      404,
+      /unknown offer address/,
+    );
     expectError(await post(w.s, "/", createBody(Keypair.generate().publicKey), w.bob.token), 404, /unknown contract address/);
   });
 
@@ -103,22 +167,42 @@ describe("write errors", () => {
     expectError(await post(w.s, "/", createBody(w.c, { expectedFeeBps: 999 }), w.bob.token), 409, /expectedFeeBps 999 differs from the current feeBps 1000/);
     const o = await post(w.s, "/", createBody(w.c), w.alice.token);
     const addr = o.body.offerAddress as string;
-    expectError(await post(w.s, `/${addr}/take`, { takeAmountMicros: "11000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 409, /no longer available: remainingTakerMicros is 10000000/);
+    expectError(
+      await post(w.s, `/${addr}/take`, { takeAmountMicros: "11000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      409,
+      /no longer available: remainingTakerMicros is 10000000/,
+    );
     expect((await post(w.s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token)).status).toBe(200);
-    expectError(await post(w.s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 409, /expectedRevision 1, current revision 2/);
+    expectError(
+      await post(w.s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      409,
+      /expectedRevision 1, current revision 2/,
+    );
     expectError(await post(w.s, `/${addr}/close`, { expectedRevision: "1", idempotencyKey: key() }, w.alice.token), 409, /current revision 2/);
     expect((await post(w.s, `/${addr}/close`, { expectedRevision: "2", idempotencyKey: key() }, w.alice.token)).status).toBe(200);
-    expectError(await post(w.s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "3", idempotencyKey: key() }, w.bob.token), 409, /the offer is Closed/);
+    expectError(
+      await post(w.s, `/${addr}/take`, { takeAmountMicros: "3000000", expectedRevision: "3", idempotencyKey: key() }, w.bob.token),
+      409,
+      /the offer is Closed/,
+    );
     const late = await contract(w.s, 10n);
     const lo = await post(w.s, "/", createBody(late), w.alice.token);
     await w.s.chain.gateway.advance(11n);
     expectError(await post(w.s, "/", createBody(late), w.alice.token), 409, /cutoff has passed/);
-    expectError(await post(w.s, `/${lo.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 409, /cutoff has passed/);
+    expectError(
+      await post(w.s, `/${lo.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      409,
+      /cutoff has passed/,
+    );
   });
 
   it("403: a stranger closing before cutoff", async () => {
     const o = await post(w.s, "/", createBody(w.c), w.alice.token);
-    expectError(await post(w.s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 403, /only the creator may close/);
+    expectError(
+      await post(w.s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+      403,
+      /only the creator may close/,
+    );
   });
 
   it("503: offers switched off refuses create and take; close still works", async () => {
@@ -126,7 +210,11 @@ describe("write errors", () => {
     await w.s.admin.setOffersEnabled(false);
     try {
       expectError(await post(w.s, "/", createBody(w.c), w.alice.token), 503, /offers are switched off/);
-      expectError(await post(w.s, `/${o.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token), 503, /switched off/);
+      expectError(
+        await post(w.s, `/${o.body.offerAddress}/take`, { takeAmountMicros: "3000000", expectedRevision: "1", idempotencyKey: key() }, w.bob.token),
+        503,
+        /switched off/,
+      );
       expect((await post(w.s, `/${o.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: key() }, w.alice.token)).status).toBe(200);
     } finally {
       await w.s.admin.setOffersEnabled(true);
@@ -139,10 +227,18 @@ describe("write errors", () => {
     app.route(OFFERS_BASE, writeRoutes(dead));
     const server = await listen(app);
     try {
-      const r = await fetch(`${server.url}${OFFERS_BASE}/`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${w.alice.token}` }, body: JSON.stringify(createBody(w.c)) });
+      const r = await fetch(`${server.url}${OFFERS_BASE}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${w.alice.token}` },
+        body: JSON.stringify(createBody(w.c)),
+      });
       expect(r.status).toBe(503);
       expect(await r.json()).toEqual({ error: "the chain is temporarily unreachable; retry with the same idempotencyKey" });
-      const t = await fetch(`${server.url}${OFFERS_BASE}/${offer}/take`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${w.bob.token}` }, body: JSON.stringify({ takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }) });
+      const t = await fetch(`${server.url}${OFFERS_BASE}/${offer}/take`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${w.bob.token}` },
+        body: JSON.stringify({ takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }),
+      });
       expect(t.status).toBe(503);
       expect(Object.keys(await t.json())).toEqual(["error"]);
     } finally {

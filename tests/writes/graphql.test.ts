@@ -10,7 +10,11 @@ const CREATE = `mutation($input: CreateOfferInput!) { createOffer(input: $input)
 const TAKE = `mutation($offer: String!, $input: TakeOfferInput!) { takeOffer(offerAddress: $offer, input: $input) { ${RECEIPT} } }`;
 const CLOSE = `mutation($offer: String!, $input: CloseOfferInput!) { closeOffer(offerAddress: $offer, input: $input) { ${RECEIPT} } }`;
 
-interface GqlRes { status: number; data: Record<string, Record<string, string> | null> | null; errors?: { message: string; extensions: { code: string; status: number } }[] }
+interface GqlRes {
+  status: number;
+  data: Record<string, Record<string, string> | null> | null;
+  errors?: { message: string; extensions: { code: string; status: number } }[];
+}
 
 describe("GraphQL write mutations", () => {
   const w = writeSuite({ alice: 100n * UNIT, bob: 100n * UNIT }, { contract: true });
@@ -54,10 +58,18 @@ describe("GraphQL write mutations", () => {
       [await gql(CREATE, { input: createBody(w.c) }, null), "UNAUTHENTICATED", /missing/],
       [await gql(CREATE, { input: createBody(w.c, { creatorTotalMicros: "1e6" }) }, w.alice.token), "BAD_REQUEST", /decimal digits/],
       [await gql(CREATE, { input: createBody(w.c, { expectedFeeBps: 5 }) }, w.alice.token), "CONFLICT", /expectedFeeBps/],
-      [await gql(TAKE, { offer: w.c.toBase58(), input: { takeAmountMicros: "1000000", expectedRevision: "1", idempotencyKey: key() } }, w.bob.token), "NOT_FOUND", /unknown offer/],
+      [
+        await gql(TAKE, { offer: w.c.toBase58(), input: { takeAmountMicros: "1000000", expectedRevision: "1", idempotencyKey: key() } }, w.bob.token),
+        "NOT_FOUND",
+        /unknown offer/,
+      ],
     ];
     const o = await gql(CREATE, { input: createBody(w.c) }, w.alice.token);
-    cases.push([await gql(CLOSE, { offer: o.data!.createOffer!.offerAddress, input: { expectedRevision: "1", idempotencyKey: key() } }, w.bob.token), "FORBIDDEN", /only the creator/]);
+    cases.push([
+      await gql(CLOSE, { offer: o.data!.createOffer!.offerAddress, input: { expectedRevision: "1", idempotencyKey: key() } }, w.bob.token),
+      "FORBIDDEN",
+      /only the creator/,
+    ]);
     for (const [r, code, msg] of cases) {
       expect(r.errors, JSON.stringify(r)).toHaveLength(1);
       expect(r.errors![0].extensions.code).toBe(code);

@@ -9,7 +9,11 @@ import type { User } from "../../service/custody/custody";
 export const UNIT = 1_000_000n;
 export { OFFERS_BASE };
 
-export interface TestUser { user: User; token: string; name: string }
+export interface TestUser {
+  user: User;
+  token: string;
+  name: string;
+}
 
 /** What the helpers use of a stack: the local one, or the cluster one (tests/rpc). */
 export type AnyStack = Pick<LocalStack, "admin" | "custody" | "url"> & { chain: { gateway: ChainGateway } };
@@ -50,8 +54,15 @@ export async function makeUser(s: AnyStack, balance = 1_000n * UNIT, name = `u${
 export async function contract(s: AnyStack, cutoffIn = 3_600n, deadlineAfterCutoff = 86_400n): Promise<PublicKey> {
   const now = await s.chain.gateway.now();
   return s.admin.createContract({
-    title: "Will the home side win?", event: "Home vs Away", sport: "football", competition: "League", startsAt: Number(now + cutoffIn),
-    cutoffAt: now + cutoffIn, resolutionDeadline: now + cutoffIn + deadlineAfterCutoff, sideALabel: "Home", sideBLabel: "Away",
+    title: "Will the home side win?",
+    event: "Home vs Away",
+    sport: "football",
+    competition: "League",
+    startsAt: Number(now + cutoffIn),
+    cutoffAt: now + cutoffIn,
+    resolutionDeadline: now + cutoffIn + deadlineAfterCutoff,
+    sideALabel: "Home",
+    sideBLabel: "Away",
     visuals: [{ src: "https://example.com/a.png", alt: "crest" }],
   });
 }
@@ -62,7 +73,13 @@ export async function balance(s: AnyStack, account: PublicKey): Promise<bigint> 
   return AccountLayout.decode(a.data).amount;
 }
 
-export interface Res { status: number; body: Record<string, unknown>; text: string; ms: number; headers: Headers }
+export interface Res {
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+  ms: number;
+  headers: Headers;
+}
 
 export async function post(s: AnyStack, path: string, body: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Res> {
   const h: Record<string, string> = { "content-type": "application/json", ...headers };
@@ -97,8 +114,14 @@ export async function get(s: AnyStack, path: string, token?: string | null): Pro
 
 export function createBody(contract: PublicKey, o: Partial<Record<string, unknown>> = {}): Record<string, unknown> {
   return {
-    contractAddress: contract.toBase58(), creatorOutcome: "sideA", creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT),
-    minimumTakeMicros: String(UNIT), expectedFeeBps: 1000, idempotencyKey: `key-${Math.random().toString(36).slice(2)}-${Date.now()}`, ...o,
+    contractAddress: contract.toBase58(),
+    creatorOutcome: "sideA",
+    creatorTotalMicros: String(8n * UNIT),
+    takerTargetMicros: String(10n * UNIT),
+    minimumTakeMicros: String(UNIT),
+    expectedFeeBps: 1000,
+    idempotencyKey: `key-${Math.random().toString(36).slice(2)}-${Date.now()}`,
+    ...o,
   };
 }
 

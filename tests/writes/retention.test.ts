@@ -14,7 +14,11 @@ describe("idempotency retention", () => {
     const body = createBody(c);
     const first = await post(w.s, "/", body, w.alice.token);
     expect(first.status, first.text).toBe(200);
-    const rows = () => w.s.db.selectFrom("idempotency" as never).selectAll().execute() as Promise<{ idem_key: string; updated_at: number }[]>;
+    const rows = () =>
+      w.s.db
+        .selectFrom("idempotency" as never)
+        .selectAll()
+        .execute() as Promise<{ idem_key: string; updated_at: number }[]>;
     const [row] = (await rows()).filter((r) => r.idem_key === body.idempotencyKey);
     expect(row).toBeDefined();
     // Within the retention period nothing goes; past it the row does.

@@ -35,7 +35,11 @@ describe.each(ENGINES)("writes on %s", (engine) => {
     expect(new Set(rs.map((r) => r.body.signature)).size).toBe(1);
     const offers = await s.db.selectFrom("offers").select("address").where("creator", "=", u.user.wallet.toBase58()).execute();
     expect(offers).toHaveLength(1);
-    const restarted = new WriteService({ custody: await Custody.open(s.db as Kysely<unknown>, s.custody.key), gateway: s.chain.gateway, payer: s.chain.service });
+    const restarted = new WriteService({
+      custody: await Custody.open(s.db as Kysely<unknown>, s.custody.key),
+      gateway: s.chain.gateway,
+      payer: s.chain.service,
+    });
     const p = await restarted.authorize(`Bearer ${u.token}`);
     expect((await restarted.create(p, body)).signature).toBe(rs[0].body.signature);
     await expect(restarted.create(p, { ...body, creatorTotalMicros: String(9n * UNIT) })).rejects.toMatchObject({ status: 400 });
@@ -44,7 +48,8 @@ describe.each(ENGINES)("writes on %s", (engine) => {
 
   it("two service instances (two processes) on one database submit once", async () => {
     const u = await makeUser(s, 100n * UNIT);
-    const mk = async () => new WriteService({ custody: await Custody.open(s.db as Kysely<unknown>, s.custody.key), gateway: s.chain.gateway, payer: s.chain.service });
+    const mk = async () =>
+      new WriteService({ custody: await Custody.open(s.db as Kysely<unknown>, s.custody.key), gateway: s.chain.gateway, payer: s.chain.service });
     const [a, b] = [await mk(), await mk()];
     const body = createBody(c, { idempotencyKey: key() });
     const p = await a.authorize(`Bearer ${u.token}`);

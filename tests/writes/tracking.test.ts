@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 import { UNIT, createBody, get, key, post, writeSuite } from "./helpers";
 
 interface OfferView {
-  address: string; status: string; revision: string; closedAt: string | null; remainingTakerMicros: string; creatorAllocatedMicros: string;
+  address: string;
+  status: string;
+  revision: string;
+  closedAt: string | null;
+  remainingTakerMicros: string;
+  creatorAllocatedMicros: string;
   viewer: { role: string; canTake: boolean; canClose: boolean; position: Record<string, unknown> | null };
 }
 

@@ -140,7 +140,9 @@ describe("bound on the service wallet", () => {
     expect(r.maxLocked).toBe(10n * rentOffer);
     expect(r.maxLocked).toBeLessThanOrEqual(BigInt(L.maxOpenOffers) * rentOffer);
     expect(r.endLocked).toBe(0n); // every offer's rent came back
-    console.log(`wallet bound: loop of 60 cycles -> ${r.accepted} accepted, fees ${r.fees} lamports (bound ${BigInt(L.writeBurst) * F}), offer rent ${rentOffer} lamports`);
+    console.log(
+      `wallet bound: loop of 60 cycles -> ${r.accepted} accepted, fees ${r.fees} lamports (bound ${BigInt(L.writeBurst) * F}), offer rent ${rentOffer} lamports`,
+    );
 
     // A replay of an accepted request is answered from its record (no new write, no token).
     const replay = await post(s, "/", r.firstBody, alice.token);
@@ -148,7 +150,11 @@ describe("bound on the service wallet", () => {
     expect(replay.body.signature).toBe(r.firstSignature);
 
     // GraphQL answers the same limit.
-    const g = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${alice.token}` }, body: JSON.stringify({ query: CREATE, variables: { input: createBody(k) } }) });
+    const g = await fetch(`${s.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${alice.token}` },
+      body: JSON.stringify({ query: CREATE, variables: { input: createBody(k) } }),
+    });
     const gj = (await g.json()) as { errors?: { message: string; extensions: Record<string, unknown> }[] };
     expect(gj.errors?.[0].extensions).toEqual({ code: "TOO_MANY_REQUESTS", status: 429, retryAfter: 60 });
 
@@ -187,7 +193,9 @@ describe("bound on the service wallet", () => {
     const daveLocked = await lockedRent(s, { creator: dave.user.wallet.toBase58() });
     expect(daveLocked).toBe(BigInt(L.maxOpenOffers) * rentOffer);
     expect(before - (await lamports(s, s.chain.service.publicKey)) - daveLocked).toBe(BigInt(L.maxOpenOffers) * 4n * LAMPORTS_PER_SIGNATURE);
-    console.log(`wallet bound: loop on one unresolved contract -> ${L.maxOpenOffers} accepted, then 409; rent locked ${daveLocked}, fees ${BigInt(L.maxOpenOffers) * 4n * LAMPORTS_PER_SIGNATURE} lamports`);
+    console.log(
+      `wallet bound: loop on one unresolved contract -> ${L.maxOpenOffers} accepted, then 409; rent locked ${daveLocked}, fees ${BigInt(L.maxOpenOffers) * 4n * LAMPORTS_PER_SIGNATURE} lamports`,
+    );
 
     // The same loop with the limits switched off: every cycle passes and the fees pass the bound.
     const open = await stack({ walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
@@ -231,7 +239,9 @@ describe("bound on the service wallet", () => {
     }
     expect(statuses.slice(0, L.maxOpenPositions).every((x) => x === 200)).toBe(true);
     expect(statuses.slice(L.maxOpenPositions)).toEqual([409, 409]);
-    expect(capError).toBe("you have 100 positions not yet settled; at most 100 per user. You can add to a position you already hold, or take a new offer once one of your positions settles");
+    expect(capError).toBe(
+      "you have 100 positions not yet settled; at most 100 per user. You can add to a position you already hold, or take a new offer once one of your positions settles",
+    );
     const wallet = taker.user.wallet.toBase58();
     expect(await s.db.selectFrom("positions").select("address").where("taker", "=", wallet).execute()).toHaveLength(L.maxOpenPositions);
 
@@ -260,7 +270,9 @@ describe("bound on the service wallet", () => {
     const over = createBody(k);
     const refused = await post(s, "/", over, maker.token);
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toBe("you have 20 offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most 20 per user. You can create again once one of them is settled");
+    expect(refused.body.error).toBe(
+      "you have 20 offers not yet settled (an offer counts until its contract is resolved and the offer settled, even after you close it); at most 20 per user. You can create again once one of them is settled",
+    );
     const rentOffer = await lamports(s, mine[0]);
     expect(await lockedRent(s, { creator: maker.user.wallet.toBase58() })).toBe(BigInt(L.maxOpenOffers) * rentOffer);
     expect((await post(s, `/${mine[0]}/close`, { expectedRevision: "1", idempotencyKey: key() }, maker.token)).status).toBe(200);
@@ -298,14 +310,26 @@ describe("holdings not yet indexed", () => {
       const lostBody = createBody(k);
       const lost = await post(s, "/", lostBody, u.token);
       expect(lost.status).toBe(200);
-      expect(await s.db.selectFrom("offers").select("address").where("address", "=", lost.body.offerAddress as string).execute()).toHaveLength(0);
+      expect(
+        await s.db
+          .selectFrom("offers")
+          .select("address")
+          .where("address", "=", lost.body.offerAddress as string)
+          .execute(),
+      ).toHaveLength(0);
       const third = await post(s, "/", createBody(k), u.token);
       expect(third.status).toBe(409);
       expect(third.body.error).toMatch(/^you have 2 offers not yet settled/);
       // Its replay resends it (it lands now): still 2, still refused.
       const replay = await post(s, "/", lostBody, u.token);
       expect(replay.status, replay.text).toBe(200);
-      expect(await s.db.selectFrom("offers").select("address").where("address", "=", lost.body.offerAddress as string).execute()).toHaveLength(1);
+      expect(
+        await s.db
+          .selectFrom("offers")
+          .select("address")
+          .where("address", "=", lost.body.offerAddress as string)
+          .execute(),
+      ).toHaveLength(1);
       expect((await post(s, "/", createBody(k), u.token)).status).toBe(409);
       expect(await s.db.selectFrom("offers").select("address").where("creator", "=", u.user.wallet.toBase58()).execute()).toHaveLength(2);
     } finally {
@@ -323,7 +347,14 @@ describe.each(ENGINES)("write bucket on %s", (engine) => {
       const k = await contract(s);
       let nowMs = Date.now();
       const limits = { writeBurst: 3, writesPerHour: 60, maxOpenOffers: 0, maxOpenPositions: 0 };
-      const mk = async () => new WriteService({ custody: await Custody.open(s.db as Kysely<unknown>, s.custody.key), gateway: s.chain.gateway, payer: s.chain.service, walletLimits: limits, walletClockMs: () => nowMs });
+      const mk = async () =>
+        new WriteService({
+          custody: await Custody.open(s.db as Kysely<unknown>, s.custody.key),
+          gateway: s.chain.gateway,
+          payer: s.chain.service,
+          walletLimits: limits,
+          walletClockMs: () => nowMs,
+        });
       const [a, b] = [await mk(), await mk()];
       const p = await a.authorize(`Bearer ${u.token}`);
       // 10 concurrent creates over both instances: exactly the burst (3) passes.

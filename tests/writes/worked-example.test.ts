@@ -24,18 +24,32 @@ describe("worked example: create -> take -> cutoff -> resolve -> payout", () => 
 
     const took = await post(w.s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, w.taker.token);
     expect(took.status, took.text).toBe(200);
-    expect(took.body).toMatchObject({ status: "pending", offerAddress: offer, takeAmountMicros: "5000000", creatorMatchedMicros: "4000000", expectedRevision: "1" });
+    expect(took.body).toMatchObject({
+      status: "pending",
+      offerAddress: offer,
+      takeAmountMicros: "5000000",
+      creatorMatchedMicros: "4000000",
+      expectedRevision: "1",
+    });
     const after = await w.s.db.selectFrom("offers").selectAll().where("address", "=", offer).executeTakeFirstOrThrow();
     expect(after.revision).toBe(2);
     expect(after.creator_allocated_micros).toBe("4000000");
-    const pos = await w.s.db.selectFrom("positions").selectAll().where("address", "=", took.body.positionAddress as string).executeTakeFirstOrThrow();
+    const pos = await w.s.db
+      .selectFrom("positions")
+      .selectAll()
+      .where("address", "=", took.body.positionAddress as string)
+      .executeTakeFirstOrThrow();
     expect(pos.taker).toBe(w.taker.user.wallet.toBase58());
     expect(await balance(w.s, w.taker.user.tokenAccount)).toBe(95n * UNIT);
     // Through GET, as a client tracks it: the taker's view says what a win returns (5 + 4 - 0.4).
     const takerView = await get(w.s, `/${offer}`, w.taker.token);
     expect(takerView.status).toBe(200);
     expect(takerView.body).toMatchObject({ revision: "2", takerFilledMicros: "5000000", creatorAllocatedMicros: "4000000", remainingTakerMicros: "5000000" });
-    expect(takerView.body.viewer).toMatchObject({ role: "taker", returnMicros: "8600000", position: { takerAmountMicros: "5000000", creatorMatchedMicros: "4000000", status: "Open" } });
+    expect(takerView.body.viewer).toMatchObject({
+      role: "taker",
+      returnMicros: "8600000",
+      position: { takerAmountMicros: "5000000", creatorMatchedMicros: "4000000", status: "Open" },
+    });
 
     // Cutoff passes: the worker closes the offer and refunds the unmatched 4.
     await w.s.chain.gateway.advance(3_601n);
@@ -52,7 +66,11 @@ describe("worked example: create -> take -> cutoff -> resolve -> payout", () => 
     expect(await balance(w.s, w.taker.user.tokenAccount)).toBe(95n * UNIT + 5n * UNIT + 4n * UNIT - 400_000n);
     expect(await balance(w.s, w.creator.user.tokenAccount)).toBe(96n * UNIT);
     expect(await balance(w.s, w.s.chain.treasury)).toBe(400_000n);
-    const settled = await w.s.db.selectFrom("positions").selectAll().where("address", "=", took.body.positionAddress as string).executeTakeFirstOrThrow();
+    const settled = await w.s.db
+      .selectFrom("positions")
+      .selectAll()
+      .where("address", "=", took.body.positionAddress as string)
+      .executeTakeFirstOrThrow();
     expect(settled.status).toBe("SettledTakerWin");
     expect(settled.taker_payout_micros).toBe("8600000");
     expect(settled.fee_micros).toBe("400000");

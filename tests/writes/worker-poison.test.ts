@@ -62,7 +62,12 @@ interface Market {
 /** One second of chain time between creations, so every offer has its own `created_at`. */
 async function create(s: LocalStack, k: PublicKey, creator: TestUser): Promise<string> {
   await s.chain.gateway.advance(1n);
-  const r = await post(s, "/", createBody(k, { creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT), minimumTakeMicros: String(UNIT) }), creator.token);
+  const r = await post(
+    s,
+    "/",
+    createBody(k, { creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT), minimumTakeMicros: String(UNIT) }),
+    creator.token,
+  );
   expect(r.status, r.text).toBe(200);
   return r.body.offerAddress as string;
 }
@@ -148,7 +153,10 @@ describe("settlement worker: poisoned items", () => {
     const attempts: WorkItem[] = [];
     let wall = Math.floor(Date.now() / 1000);
     const deps = {
-      ...s.worker.deps, batch: BATCH, retryBatch: 1, clock: () => wall,
+      ...s.worker.deps,
+      batch: BATCH,
+      retryBatch: 1,
+      clock: () => wall,
       prepare: (item: WorkItem, ixs: TransactionInstruction[]) => {
         attempts.push(item);
         return poisoned.has(item.address) ? [...ixs, refused] : ixs;
@@ -183,8 +191,18 @@ describe("settlement worker: poisoned items", () => {
     const t0 = wall;
     let rows = await w.failures.list();
     expect(rows, JSON.stringify(rows)).toHaveLength(7);
-    expect(rows.filter((r) => r.kind === "close-offer").map((r) => r.item).sort()).toEqual([...m.poisonedOffers].sort());
-    expect(rows.filter((r) => r.kind === "settle-position").map((r) => r.item).sort()).toEqual([...m.poisonedPositions].sort());
+    expect(
+      rows
+        .filter((r) => r.kind === "close-offer")
+        .map((r) => r.item)
+        .sort(),
+    ).toEqual([...m.poisonedOffers].sort());
+    expect(
+      rows
+        .filter((r) => r.kind === "settle-position")
+        .map((r) => r.item)
+        .sort(),
+    ).toEqual([...m.poisonedPositions].sort());
     for (const r of rows) expect(r).toMatchObject({ attempts: 1, nextRetryAt: t0 + 30, lastReason: "ContractNotOpen", firstFailedAt: t0 });
 
     // Fresh work arriving while poisoned items are due again: the retry budget (1 per phase) is
@@ -225,15 +243,25 @@ describe("settlement worker: poisoned items", () => {
     admin = await new Promise<ServerType>((resolve) => {
       const srv = serve({ fetch: adminApp(s.admin, adminToken, { runWorker: () => w.drain() }).fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(srv));
     });
-    writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl: `http://127.0.0.1:${(admin.address() as AddressInfo).port}`, adminToken, apiUrl: s.url }));
-    const cli = async (...args: string[]) => JSON.parse((await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, ...args], { cwd: ROOT, timeout: 60_000 })).stdout);
+    writeFileSync(
+      join(data, "admin.json"),
+      JSON.stringify({ adminUrl: `http://127.0.0.1:${(admin.address() as AddressInfo).port}`, adminToken, apiUrl: s.url }),
+    );
+    const cli = async (...args: string[]) =>
+      JSON.parse((await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, ...args], { cwd: ROOT, timeout: 60_000 })).stdout);
     const listed = (await cli("worker", "failures")) as { summary: Record<string, { failing: number }>; failures: Record<string, unknown>[] };
     expect(listed.summary["close-offer"].failing).toBe(5);
     expect(listed.summary["settle-position"].failing).toBe(2);
     expect(listed.failures).toHaveLength(7);
     rows = await w.failures.list();
     for (const [i, f] of listed.failures.entries()) {
-      expect(f).toMatchObject({ item: rows[i].item, kind: rows[i].kind, attempts: rows[i].attempts, nextRetryAt: rows[i].nextRetryAt, lastReason: "ContractNotOpen" });
+      expect(f).toMatchObject({
+        item: rows[i].item,
+        kind: rows[i].kind,
+        attempts: rows[i].attempts,
+        nextRetryAt: rows[i].nextRetryAt,
+        lastReason: "ContractNotOpen",
+      });
       expect(typeof f.nextRetry).toBe("string");
     }
     // Soonest retry first.
@@ -241,7 +269,13 @@ describe("settlement worker: poisoned items", () => {
     expect(next).toEqual([...next].sort((a, b) => a - b));
     // The same command on the operator endpoint, filtered by kind.
     const adminUrl = `http://127.0.0.1:${(admin.address() as AddressInfo).port}/admin`;
-    const onlySettle = (await (await fetch(adminUrl, { method: "POST", headers: { authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ op: "worker-failures", kind: "settle-position" }) })).json()) as { result: { failures: { item: string }[] } };
+    const onlySettle = (await (
+      await fetch(adminUrl, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}` },
+        body: JSON.stringify({ op: "worker-failures", kind: "settle-position" }),
+      })
+    ).json()) as { result: { failures: { item: string }[] } };
     expect(onlySettle.result.failures.map((f) => f.item).sort()).toEqual([...m.poisonedPositions].sort());
     // `worker retry` makes an item due now.
     expect(await cli("worker", "retry", m.poisonedOffers[0])).toEqual({ item: m.poisonedOffers[0], due: true });
@@ -253,7 +287,9 @@ describe("settlement worker: poisoned items", () => {
     wall = t0 + 10_000;
     await w.drain();
     expect(await w.failures.list()).toHaveLength(0);
-    expect((await s.db.selectFrom("offers").select("status").where("address", "in", m.poisonedOffers).execute()).every((o) => o.status === "Closed")).toBe(true);
+    expect((await s.db.selectFrom("offers").select("status").where("address", "in", m.poisonedOffers).execute()).every((o) => o.status === "Closed")).toBe(
+      true,
+    );
   });
 });
 
@@ -272,12 +308,19 @@ describe.each(ENGINES)("worker failures on %s", (engine) => {
       await s.chain.gateway.advance(120n);
       await s.admin.resolveContract(k, "sideA"); // so the closed offer's account can be reclaimed
       const wall = 1_800_000_000;
-      const deps = { ...s.worker.deps, batch: 1, clock: () => wall, prepare: (i: WorkItem, ixs: TransactionInstruction[]) => (i.address === bad ? [...ixs, refused] : ixs) };
+      const deps = {
+        ...s.worker.deps,
+        batch: 1,
+        clock: () => wall,
+        prepare: (i: WorkItem, ixs: TransactionInstruction[]) => (i.address === bad ? [...ixs, refused] : ixs),
+      };
       const r = await new SettlementWorker(deps).runOnce();
       expect(r).toMatchObject({ closed: 1, failed: 1, reclaimedOffers: 1, deferred: 1 });
       expect((await s.db.selectFrom("offers").select("status").where("address", "=", good).executeTakeFirstOrThrow()).status).toBe("Closed");
       const again = new SettlementWorker(deps);
-      expect(await again.failures.list()).toEqual([{ kind: "close-offer", item: bad, attempts: 1, firstFailedAt: wall, lastFailedAt: wall, nextRetryAt: wall + 30, lastReason: "ContractNotOpen" }]);
+      expect(await again.failures.list()).toEqual([
+        { kind: "close-offer", item: bad, attempts: 1, firstFailedAt: wall, lastFailedAt: wall, nextRetryAt: wall + 30, lastReason: "ContractNotOpen" },
+      ]);
       const r2 = await again.runOnce();
       expect(r2).toMatchObject({ closed: 0, failed: 0, retried: 0, skipped: 0, deferred: 1 });
     } finally {

@@ -9,11 +9,19 @@ import type { PublicKey } from "@solana/web3.js";
 import { SettlementWorker } from "../../service/worker/worker";
 import { UNIT, balance, contract, createBody, key, makeUser, post, type TestUser, writeSuite } from "./helpers";
 
-interface Book { offer: string; creator: TestUser; side: "sideA" | "sideB"; total: bigint; allocated: bigint; feeBps: bigint; positions: Map<string, { taker: TestUser; t: bigint; m: bigint }> }
+interface Book {
+  offer: string;
+  creator: TestUser;
+  side: "sideA" | "sideB";
+  total: bigint;
+  allocated: bigint;
+  feeBps: bigint;
+  positions: Map<string, { taker: TestUser; t: bigint; m: bigint }>;
+}
 
 function rng(seed: number) {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe("settlement worker", () => {
@@ -33,7 +41,12 @@ describe("settlement worker", () => {
       const total = BigInt(5 + Math.floor(rand() * 60)) * UNIT + BigInt(Math.floor(rand() * 999_999));
       const target = (total * BigInt(3 + Math.floor(rand() * 25))) / 10n;
       const side = i % 2 === 0 ? "sideA" : "sideB";
-      const r = await post(w.s, "/", createBody(k, { creatorOutcome: side, creatorTotalMicros: String(total), takerTargetMicros: String(target), minimumTakeMicros: String(UNIT) }), cr.token);
+      const r = await post(
+        w.s,
+        "/",
+        createBody(k, { creatorOutcome: side, creatorTotalMicros: String(total), takerTargetMicros: String(target), minimumTakeMicros: String(UNIT) }),
+        cr.token,
+      );
       expect(r.status, r.text).toBe(200);
       books.push({ offer: r.body.offerAddress as string, creator: cr, side, total, allocated: 0n, feeBps: 1000n, positions: new Map(), contract: k });
     }
@@ -47,7 +60,12 @@ describe("settlement worker", () => {
           const remaining = BigInt(row.taker_target_micros) - BigInt(row.taker_filled_micros);
           if (remaining === 0n) continue;
           const amount = remaining <= 2n * UNIT || rand() < 0.1 ? remaining : UNIT + BigInt(Math.floor(rand() * Number(remaining / 3n)));
-          const r = await post(w.s, `/${b.offer}/take`, { takeAmountMicros: String(amount), expectedRevision: String(row.revision), idempotencyKey: key() }, t.token);
+          const r = await post(
+            w.s,
+            `/${b.offer}/take`,
+            { takeAmountMicros: String(amount), expectedRevision: String(row.revision), idempotencyKey: key() },
+            t.token,
+          );
           if (r.status === 400 && /maximumWagerMicros|too small/.test(String(r.body.error))) continue;
           expect(r.status, r.text).toBe(200);
           takes++;
