@@ -10,7 +10,7 @@ import { getTransactionDecoder, address as kitAddress, lamports as kitLamports }
 import { Keypair, PublicKey, type AccountInfo, type Transaction } from "@solana/web3.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { customCode } from "../idl/client/common";
+import { LOADER_V3, customCode, programDataAddress } from "../idl/client/common";
 
 export type EngineName = "bankrun" | "litesvm";
 
@@ -55,13 +55,7 @@ export interface Engine {
   waitForTime?(unix: bigint): Promise<void>;
 }
 
-/** The BPF upgradeable loader (loader v3). */
-export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
-
-/** The ProgramData account of an upgradeable program (holds the ELF and the upgrade authority). */
-export function programDataAddress(programId: PublicKey): PublicKey {
-  return PublicKey.findProgramAddressSync([programId.toBuffer()], LOADER_V3)[0];
-}
+export { LOADER_V3, programDataAddress };
 
 /** Bytes before the ELF in a ProgramData account: u32 tag 3, u64 slot, Option<Pubkey>. */
 export const PROGRAM_DATA_METADATA_SIZE = 4 + 8 + 1 + 32;

@@ -4,7 +4,7 @@
  * program, the indexer, the API and the simulations build on it.
  */
 import { randomUUID } from "node:crypto";
-import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import {
   LAUNCH_FEE_BPS,
   LAUNCH_LIMITS,
@@ -23,65 +23,35 @@ import {
   type ConfigAccount,
 } from "../idl/client/offers";
 import { TestChain, type TxResult } from "./chain";
-import { TestMint } from "./token";
+import { ProgramWorld, UNIT, deploymentParts, type User } from "./program-world";
 
-export const UNIT = 1_000_000n;
+export { UNIT, type User };
 
-export interface User {
-  key: Keypair;
-  token: PublicKey;
-}
-
-export class OffersWorld {
-  readonly users: User[] = [];
-  private nonce = 0n;
-
-  private constructor(
-    readonly chain: TestChain,
-    readonly mint: TestMint,
-    readonly client: OffersClient,
-    readonly authority: Keypair,
-    /** The config's fee treasury; `setTreasury` moves it. */
-    public treasury: PublicKey,
-  ) {}
-
+export class OffersWorld extends ProgramWorld<OffersClient> {
   /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */
   static async create(
     opts: { chain?: TestChain; feeBps?: number; limits?: LimitsArgs; offersEnabled?: boolean; freezableMint?: boolean } = {},
   ): Promise<OffersWorld> {
     const chain = opts.chain ?? (await TestChain.start());
-    const mint = await TestMint.create(chain, 6, opts.freezableMint ? chain.payer.publicKey : null);
-    const authority = await chain.fundedKeypair();
-    const treasury = await mint.account(authority.publicKey);
+    const { mint, authority, treasury } = await deploymentParts(chain, opts.freezableMint ? chain.payer.publicKey : null);
     const client = OffersClient.fromProvider(chain.anchorProvider);
     const w = new OffersWorld(chain, mint, client, authority, treasury);
-    const r = await w.send(
-      [
-        await client.initializeConfig({
-          authority: authority.publicKey,
-          mint: mint.mint,
-          treasury,
-          feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
-          offersEnabled: opts.offersEnabled ?? true,
-          limits: opts.limits ?? LAUNCH_LIMITS,
-          deployer: chain.upgradeAuthority.publicKey,
-        }),
-      ],
-      [chain.upgradeAuthority],
+    await w.initialize(
+      await client.initializeConfig({
+        authority: authority.publicKey,
+        mint: mint.mint,
+        treasury,
+        feeBps: opts.feeBps ?? LAUNCH_FEE_BPS,
+        offersEnabled: opts.offersEnabled ?? true,
+        limits: opts.limits ?? LAUNCH_LIMITS,
+        deployer: chain.upgradeAuthority.publicKey,
+      }),
     );
-    if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
     return w;
   }
 
-  send(ixs: TransactionInstruction[], signers: Keypair[] = []): Promise<TxResult> {
-    return this.chain.send(ixs, signers);
-  }
-
-  async user(balance = 1_000n * UNIT): Promise<User> {
-    const key = await this.chain.fundedKeypair();
-    const u = { key, token: await this.mint.account(key.publicKey, balance) };
-    this.users.push(u);
-    return u;
+  protected decodeClaim(data: Buffer): ClaimAccount {
+    return decodeClaim(data);
   }
 
   /** A contract whose cutoff is `cutoffIn` seconds from the chain's now. */
@@ -104,10 +74,6 @@ export class OffersWorld {
     );
     if (!r.ok) throw new Error(`create_contract failed: ${r.error}`);
     return this.client.pda.contract(templateId, eventId)[0];
-  }
-
-  nextNonce(): bigint {
-    return ++this.nonce;
   }
 
   async createOffer(
@@ -185,46 +151,25 @@ export class OffersWorld {
     return this.send([await this.client.closeOfferAccount({ offer, rentPayer: o.rentPayer, contract: o.contract })]);
   }
 
-  /** The owner's claim, or null when it has none (an address only pre-funded holds none either). */
-  async claim(owner: PublicKey): Promise<ClaimAccount | null> {
-    const a = await this.chain.account(this.client.pda.claim(owner)[0]);
-    return a && a.owner.equals(this.client.program.programId) ? decodeClaim(a.data) : null;
-  }
-
   /** The owner withdraws its whole claim to `destination`. */
-  async withdrawClaim(owner: Keypair, destination: PublicKey): Promise<TxResult> {
-    const c = await this.claim(owner.publicKey);
-    const ix = await this.client.withdrawClaim({ owner: owner.publicKey, destination, rentPayer: c?.rentPayer ?? this.chain.payer.publicKey });
-    return this.send([ix], [owner]);
+  withdrawClaim(owner: Keypair, destination: PublicKey): Promise<TxResult> {
+    return this.withdrawClaimAs(owner, destination);
   }
 
   positionOf(offer: PublicKey, taker: User): PublicKey {
     return this.client.pda.position(offer, taker.key.publicKey)[0];
   }
 
-  private async data(address: PublicKey): Promise<Buffer> {
-    const a = await this.chain.account(address);
-    if (!a) throw new Error(`account ${address.toBase58()} does not exist`);
-    return a.data;
+  config(): Promise<ConfigAccount> {
+    return this.read(this.client.pda.config()[0], decodeConfig);
   }
-  async config(): Promise<ConfigAccount> {
-    return decodeConfig(await this.data(this.client.pda.config()[0]));
+  contractAccount(address: PublicKey): Promise<ContractAccount> {
+    return this.read(address, decodeContract);
   }
-  async contractAccount(address: PublicKey): Promise<ContractAccount> {
-    return decodeContract(await this.data(address));
+  offer(address: PublicKey): Promise<OfferAccount> {
+    return this.read(address, decodeOffer);
   }
-  async offer(address: PublicKey): Promise<OfferAccount> {
-    return decodeOffer(await this.data(address));
-  }
-  async position(address: PublicKey): Promise<PositionAccount> {
-    return decodePosition(await this.data(address));
-  }
-
-  /** Token balances of every user, the vault and the treasury; their sum never changes. */
-  async balances(): Promise<{ users: bigint[]; vault: bigint; treasury: bigint; total: bigint }> {
-    const users = await Promise.all(this.users.map((u) => this.mint.balance(u.token)));
-    const vault = await this.mint.balance(this.client.pda.vault()[0]);
-    const treasury = await this.mint.balance(this.treasury);
-    return { users, vault, treasury, total: users.reduce((a, b) => a + b, 0n) + vault + treasury };
+  position(address: PublicKey): Promise<PositionAccount> {
+    return this.read(address, decodePosition);
   }
 }

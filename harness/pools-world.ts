@@ -18,60 +18,32 @@ import {
   type PoolsConfigAccount,
 } from "../idl/client/pools";
 import { TestChain, type TxResult } from "./chain";
-import { TestMint } from "./token";
+import { ProgramWorld, UNIT, deploymentParts, type User } from "./program-world";
 
-export const UNIT = 1_000_000n;
-export interface User {
-  key: Keypair;
-  token: PublicKey;
-}
+export { UNIT, type User };
 
-export class PoolsWorld {
-  readonly users: User[] = [];
+export class PoolsWorld extends ProgramWorld<PoolsClient> {
   readonly pools: PublicKey[] = [];
-  private nonce = 0n;
-
-  private constructor(
-    readonly chain: TestChain,
-    readonly mint: TestMint,
-    readonly client: PoolsClient,
-    readonly authority: Keypair,
-    public treasury: PublicKey,
-  ) {}
 
   static async create(opts: { chain?: TestChain; feeBps?: number } = {}): Promise<PoolsWorld> {
     const chain = opts.chain ?? (await TestChain.start([{ name: "pools", programId: POOLS_PROGRAM_ID }]));
-    const mint = await TestMint.create(chain);
-    const authority = await chain.fundedKeypair();
-    const treasury = await mint.account(authority.publicKey);
+    const { mint, authority, treasury } = await deploymentParts(chain);
     const client = PoolsClient.fromProvider(chain.anchorProvider);
     const w = new PoolsWorld(chain, mint, client, authority, treasury);
-    const deployer = chain.upgradeAuthority;
-    const ix = await client.initializeConfig({
-      authority: authority.publicKey,
-      mint: mint.mint,
-      treasury,
-      feeBps: opts.feeBps ?? 500,
-      deployer: deployer.publicKey,
-    });
-    const r = await w.send([ix], [deployer]);
-    if (!r.ok) throw new Error(`initialize_config failed: ${r.error}\n${r.logs.join("\n")}`);
+    await w.initialize(
+      await client.initializeConfig({
+        authority: authority.publicKey,
+        mint: mint.mint,
+        treasury,
+        feeBps: opts.feeBps ?? 500,
+        deployer: chain.upgradeAuthority.publicKey,
+      }),
+    );
     return w;
   }
 
-  send(ixs: TransactionInstruction[], signers: Keypair[] = []): Promise<TxResult> {
-    return this.chain.send(ixs, signers);
-  }
-
-  async user(balance = 1_000n * UNIT): Promise<User> {
-    const key = await this.chain.fundedKeypair();
-    const u = { key, token: await this.mint.account(key.publicKey, balance) };
-    this.users.push(u);
-    return u;
-  }
-
-  nextNonce(): bigint {
-    return ++this.nonce;
+  protected decodeClaim(data: Buffer): ClaimAccount {
+    return decodeClaim(data);
   }
 
   /** Creates a pool closing `closesIn` seconds from the chain's now. */
@@ -129,34 +101,22 @@ export class PoolsWorld {
     return this.send([await this.client.refundParticipant({ pool, participant, user, userToken, payer: this.chain.payer.publicKey })]);
   }
   /** The user withdraws its whole claim to `destination` (default: its token account). */
-  async withdrawClaim(user: User, destination: PublicKey = user.token): Promise<TxResult> {
-    const c = await this.claim(user.key.publicKey);
-    const rentPayer = c?.rentPayer ?? this.chain.payer.publicKey;
-    return this.send([await this.client.withdrawClaim({ owner: user.key.publicKey, destination, rentPayer })], [user.key]);
+  withdrawClaim(user: User, destination: PublicKey = user.token): Promise<TxResult> {
+    return this.withdrawClaimAs(user.key, destination);
   }
 
   participantOf(pool: PublicKey, user: PublicKey): PublicKey {
     return this.client.pda.participant(pool, user)[0];
   }
 
-  private async data(address: PublicKey): Promise<Buffer> {
-    const a = await this.chain.account(address);
-    if (!a) throw new Error(`account ${address.toBase58()} does not exist`);
-    return a.data;
+  config(): Promise<PoolsConfigAccount> {
+    return this.read(this.client.pda.config()[0], decodePoolsConfig);
   }
-  async config(): Promise<PoolsConfigAccount> {
-    return decodePoolsConfig(await this.data(this.client.pda.config()[0]));
+  pool(address: PublicKey): Promise<PoolAccount> {
+    return this.read(address, decodePool);
   }
-  async pool(address: PublicKey): Promise<PoolAccount> {
-    return decodePool(await this.data(address));
-  }
-  async participant(address: PublicKey): Promise<ParticipantAccount> {
-    return decodeParticipant(await this.data(address));
-  }
-  /** The owner's Claim, or null when it has none. */
-  async claim(owner: PublicKey): Promise<ClaimAccount | null> {
-    const a = await this.chain.account(this.client.pda.claim(owner)[0]);
-    return a && a.data.length > 0 ? decodeClaim(a.data) : null;
+  participant(address: PublicKey): Promise<ParticipantAccount> {
+    return this.read(address, decodeParticipant);
   }
   async exists(address: PublicKey): Promise<boolean> {
     return (await this.chain.account(address)) !== null;
@@ -176,18 +136,5 @@ export class PoolsWorld {
     ixs.push(createCloseAccountInstruction(user.token, user.key.publicKey, user.key.publicKey));
     const r = await this.send(ixs, [user.key]);
     if (!r.ok) throw new Error(`close token account: ${r.error}`);
-  }
-
-  /** A token balance, 0 for an account that no longer exists (closed by its owner). */
-  async balanceOf(account: PublicKey): Promise<bigint> {
-    return (await this.chain.account(account)) ? this.mint.balance(account) : 0n;
-  }
-
-  /** Token balances of every user, the vault and the treasury; their sum changes only when a user moves tokens elsewhere. */
-  async balances(): Promise<{ users: bigint[]; vault: bigint; treasury: bigint; total: bigint }> {
-    const users = await Promise.all(this.users.map((u) => this.balanceOf(u.token)));
-    const vault = await this.mint.balance(this.client.pda.vault()[0]);
-    const treasury = await this.mint.balance(this.treasury);
-    return { users, vault, treasury, total: users.reduce((a, b) => a + b, 0n) + vault + treasury };
   }
 }

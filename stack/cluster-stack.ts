@@ -19,7 +19,7 @@ import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { RpcGateway } from "../service/chain/rpc-gateway";
 import { initializeChain, offersClientFor, poolsClientFor, readConfig, type ServiceChain } from "../service/chain/local-chain";
 import type { ServiceKey } from "../service/custody/crypto";
-import { defaultApp, listen, observabilityOf, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
+import { assembleStack, observabilityOf, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export interface ClusterStackOptions extends ServicePartsOptions {
   rpcUrl: string;
@@ -74,41 +74,5 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     if (!config.authority.equals(service.publicKey)) throw new Error(`the offers Config's authority is ${config.authority.toBase58()}, not the service`);
     chain = { gateway, service, mint: config.mint, treasury: config.treasury, client, pools: poolsClientFor(service.publicKey) };
   }
-  const parts = {
-    chain,
-    store,
-    db: store.db,
-    source,
-    writer,
-    ...(await serviceParts({
-      store,
-      gateway,
-      service,
-      client: chain.client,
-      treasury: chain.treasury,
-      serviceKey: opts.serviceKey,
-      walletLimits: opts.walletLimits,
-      walletClockMs: opts.walletClockMs,
-      worker: opts.worker,
-      obs,
-    })),
-  };
-  obs.watchChain({
-    headSlot: () => gateway.connection.getSlot(commitment),
-    caughtUpTo: (slot) => source.caughtUpTo(slot),
-    checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
-  });
-  const http = await listen(opts.app ? await opts.app(parts) : defaultApp(parts), opts.port);
-  return {
-    ...parts,
-    server: http.server,
-    url: http.url,
-    async stop() {
-      parts.worker.stop();
-      await http.close();
-      await obs.close();
-      await source.stop();
-      await store.close();
-    },
-  };
+  return assembleStack({ chain, store, source, writer }, { ...opts, obs, headSlot: () => gateway.connection.getSlot(commitment) });
 }

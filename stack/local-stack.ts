@@ -18,7 +18,7 @@ import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../service/chain/local-chain";
 import type { EngineName } from "../harness/engines";
 import type { ServiceKey } from "../service/custody/crypto";
-import { defaultApp, listen, observabilityOf, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
+import { assembleStack, observabilityOf, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 
@@ -66,43 +66,5 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },
   });
-  const parts = {
-    chain,
-    store,
-    db: store.db,
-    source,
-    writer,
-    ...(await serviceParts({
-      store,
-      gateway: chain.gateway,
-      service,
-      client: chain.client,
-      treasury: chain.treasury,
-      serviceKey: opts.serviceKey,
-      walletLimits: opts.walletLimits,
-      walletClockMs: opts.walletClockMs,
-      worker: opts.worker,
-      obs,
-    })),
-  };
-  obs.watchChain({
-    headSlot: async () => Number(await chain.gateway.getSlot()),
-    caughtUpTo: (slot) => source.caughtUpTo(slot),
-    checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
-  });
-  const app = opts.app ? await opts.app(parts) : defaultApp(parts);
-  const http = await listen(app, opts.port);
-  return {
-    ...parts,
-    app,
-    server: http.server,
-    url: http.url,
-    async stop() {
-      parts.worker.stop();
-      await http.close();
-      await obs.close();
-      await source.stop();
-      await store.close();
-    },
-  };
+  return assembleStack({ chain, store, source, writer }, { ...opts, obs, headSlot: async () => Number(await chain.gateway.getSlot()) });
 }

@@ -10,9 +10,11 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { Kysely } from "kysely";
 import type { Store } from "../indexer/store/db";
+import type { StoreWriter } from "../indexer/store/writer";
 import type { Database } from "../indexer/store/schema";
 import type { OffersClient } from "../idl/client/offers";
 import type { ChainGateway } from "../service/chain/gateway";
+import type { ServiceChain } from "../service/chain/local-chain";
 import { Custody } from "../service/custody/custody";
 import { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
@@ -86,6 +88,75 @@ export async function serviceParts(
     onSubmitResult: obs.txResults("worker"),
   });
   return { custody, writes, admin, worker, obs };
+}
+
+/** What both stacks bring: a chain, a store with its writer, and an indexer source feeding it. */
+export interface StackBase<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }> {
+  chain: C;
+  store: Store;
+  db: Kysely<Database>;
+  source: S;
+  writer: StoreWriter;
+}
+
+/** A running stack: the base, the service parts and the HTTP app serving them. */
+export type AssembledStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }> = StackBase<C, S> &
+  ServiceParts & {
+    app: Hono;
+    server: ServerType;
+    url: string;
+    /** Stops the worker, the server, observability, the indexer source and the store, in that order. */
+    stop(): Promise<void>;
+  };
+
+/**
+ * Puts a stack together on a chain, a store and an indexer source: the service parts, the lag
+ * watch (`headSlot` is the chain's current slot) and the HTTP app (`app`, default `defaultApp`)
+ * on `port`.
+ */
+export async function assembleStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }>(
+  base: Omit<StackBase<C, S>, "db">,
+  o: Omit<ServicePartsOptions, "observability"> & {
+    obs: Observability;
+    serviceKey?: ServiceKey;
+    headSlot: () => Promise<number>;
+    app?: AppBuilder<StackBase<C, S> & ServiceParts>;
+    port?: number;
+  },
+): Promise<AssembledStack<C, S>> {
+  const { chain, store, source, writer } = base;
+  const parts = {
+    ...base,
+    db: store.db,
+    ...(await serviceParts({
+      store,
+      gateway: chain.gateway,
+      service: chain.service,
+      client: chain.client,
+      treasury: chain.treasury,
+      serviceKey: o.serviceKey,
+      walletLimits: o.walletLimits,
+      walletClockMs: o.walletClockMs,
+      worker: o.worker,
+      obs: o.obs,
+    })),
+  };
+  o.obs.watchChain({ headSlot: o.headSlot, caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
+  const app = o.app ? await o.app(parts) : defaultApp(parts);
+  const http = await listen(app, o.port);
+  return {
+    ...parts,
+    app,
+    server: http.server,
+    url: http.url,
+    async stop() {
+      parts.worker.stop();
+      await http.close();
+      await o.obs.close();
+      await source.stop();
+      await store.close();
+    },
+  };
 }
 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */

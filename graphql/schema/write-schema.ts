@@ -83,39 +83,32 @@ export function addWriteMutations(
     fields: (t: AnyBuilder) => ({ expectedRevision: t.string({ required: true }), idempotencyKey: t.string({ required: true }) }),
   });
   const plain = (o: unknown) => ({ ...(o as object) });
+  type WriteCall<A> = (writes: ReturnType<typeof svc>, user: Awaited<ReturnType<typeof auth>>, args: A) => Promise<Receipt>;
+  /** A mutation's resolver: the caller authenticated, the write service called, its errors as GraphQL errors with the REST status. */
+  const write =
+    <A>(call: WriteCall<A>) =>
+    async (_r: unknown, a: A, ctx: RequestContext): Promise<Receipt> => {
+      try {
+        return await call(svc(ctx), await auth(ctx), a);
+      } catch (e) {
+        throw gqlError(e, opts.log);
+      }
+    };
   builder.mutationFields((t: AnyBuilder) => ({
     createOffer: t.field({
       type: WriteReceipt,
       args: { input: t.arg({ type: CreateOfferInput, required: true }) },
-      resolve: async (_r: unknown, a: { input: unknown }, ctx: RequestContext): Promise<Receipt> => {
-        try {
-          return await svc(ctx).create(await auth(ctx), plain(a.input));
-        } catch (e) {
-          throw gqlError(e, opts.log);
-        }
-      },
+      resolve: write<{ input: unknown }>((writes, user, a) => writes.create(user, plain(a.input))),
     }),
     takeOffer: t.field({
       type: WriteReceipt,
       args: { offerAddress: t.arg.string({ required: true }), input: t.arg({ type: TakeOfferInput, required: true }) },
-      resolve: async (_r: unknown, a: { offerAddress: string; input: unknown }, ctx: RequestContext): Promise<Receipt> => {
-        try {
-          return await svc(ctx).take(await auth(ctx), a.offerAddress, plain(a.input));
-        } catch (e) {
-          throw gqlError(e, opts.log);
-        }
-      },
+      resolve: write<{ offerAddress: string; input: unknown }>((writes, user, a) => writes.take(user, a.offerAddress, plain(a.input))),
     }),
     closeOffer: t.field({
       type: WriteReceipt,
       args: { offerAddress: t.arg.string({ required: true }), input: t.arg({ type: CloseOfferInput, required: true }) },
-      resolve: async (_r: unknown, a: { offerAddress: string; input: unknown }, ctx: RequestContext): Promise<Receipt> => {
-        try {
-          return await svc(ctx).close(await auth(ctx), a.offerAddress, plain(a.input));
-        } catch (e) {
-          throw gqlError(e, opts.log);
-        }
-      },
+      resolve: write<{ offerAddress: string; input: unknown }>((writes, user, a) => writes.close(user, a.offerAddress, plain(a.input))),
     }),
   }));
 }

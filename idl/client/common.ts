@@ -5,7 +5,7 @@
  * u64 arguments and seeds.
  */
 import { PublicKey } from "@solana/web3.js";
-import { BN } from "./anchor";
+import { BN, type Idl, type Program } from "./anchor";
 
 /** The BPF upgradeable loader (loader v3). */
 export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
@@ -47,9 +47,52 @@ export class ProgramPdas {
   }
 }
 
+/** A program's Anchor `Program` (instruction building, IDL) and its PDAs: the base of both clients. */
+export class ProgramClient<T extends Idl, P extends ProgramPdas> {
+  constructor(
+    readonly program: Program<T>,
+    readonly pda: P,
+  ) {}
+}
+
 /** Custom program error code in an error string ("custom program error: 0x..", "Custom(n)"). */
 export function customCode(s: string | null | undefined): number | null {
   const m = s ? (/custom program error: 0x([0-9a-f]+)/i.exec(s) ?? /Custom\((\d+)\)/.exec(s) ?? /"Custom":\s*(\d+)/.exec(s)) : null;
   if (!m) return null;
   return m[0].toLowerCase().startsWith("custom program") ? parseInt(m[1], 16) : Number(m[1]);
+}
+
+/** Decoded Anchor values with every BN (u64/i64) turned into a bigint, recursively. */
+export function bigints<T>(v: unknown): T {
+  if (BN.isBN(v)) return BigInt((v as BN).toString()) as T;
+  if (v instanceof PublicKey || v === null || typeof v !== "object") return v as T;
+  if (Array.isArray(v)) return v.map((x) => bigints(x)) as T;
+  return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, bigints(x)])) as T;
+}
+
+/** The events a program emitted in a transaction's log messages ("Program data: ..." lines its coder decodes). */
+export function parseEvents<N extends string>(
+  coder: { decode(log: string): { name: string; data: unknown } | null },
+  logs: string[],
+): { name: N; data: Record<string, unknown> }[] {
+  const out: { name: N; data: Record<string, unknown> }[] = [];
+  for (const line of logs) {
+    if (!line.startsWith("Program data: ")) continue;
+    const ev = coder.decode(line.slice("Program data: ".length).split(" ")[0]);
+    if (ev) out.push({ name: ev.name as N, data: bigints(ev.data) });
+  }
+  return out;
+}
+
+/** Which account type of `idl` a program-owned account holds, by its discriminator. */
+export function accountKindIn<N extends string>(idl: { accounts: readonly { name: string; discriminator: readonly number[] }[] }, data: Buffer): N | null {
+  for (const a of idl.accounts) {
+    if (data.length >= 8 && Buffer.from(a.discriminator).equals(data.subarray(0, 8))) return a.name as N;
+  }
+  return null;
+}
+
+/** Program error code -> name (as in the Rust enum, e.g. "RevisionMismatch") and message. */
+export function programErrors(idl: { errors: readonly { code: number; name: string; msg: string }[] }): Map<number, { name: string; msg: string }> {
+  return new Map(idl.errors.map((e) => [e.code, { name: e.name[0].toUpperCase() + e.name.slice(1), msg: e.msg }]));
 }

@@ -3,9 +3,21 @@
  * PDA derivation, account decoding and instruction builders. Used by the tests, the indexer,
  * the API's write path and the simulations; it knows nothing of any of them.
  */
-import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bn, programDataAddress, u64le } from "./common";
+import {
+  ProgramClient,
+  ProgramPdas,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+  accountKindIn,
+  bigints,
+  bn,
+  parseEvents,
+  programDataAddress,
+  programErrors,
+  u64le,
+} from "./common";
 import { offersIdl, type Offers } from "../offers";
 
 /** The IDL with camelCased names, as Anchor's TypeScript client uses it. */
@@ -76,10 +88,9 @@ export const offersAccountsCoder = new BorshAccountsCoder(OFFERS_IDL);
 export const offersEventCoder = new BorshEventCoder(OFFERS_IDL);
 
 /** Instruction builders. Every builder returns a TransactionInstruction; signing is the caller's. */
-export class OffersClient {
-  readonly pda: OffersPda;
-  constructor(readonly program: Program<Offers>) {
-    this.pda = new OffersPda(program.programId);
+export class OffersClient extends ProgramClient<Offers, OffersPda> {
+  constructor(program: Program<Offers>) {
+    super(program, new OffersPda(program.programId));
   }
 
   static fromProvider(provider: Provider, programId: PublicKey = OFFERS_PROGRAM_ID): OffersClient {
@@ -407,13 +418,7 @@ export interface ClaimAccount {
   bump: number;
 }
 
-/** BN fields to bigint, recursively (u64/i64 decode as BN). */
-function big<T>(v: unknown): T {
-  if (BN.isBN(v)) return BigInt((v as BN).toString()) as T;
-  if (v instanceof PublicKey || v === null || typeof v !== "object") return v as T;
-  if (Array.isArray(v)) return v as T;
-  return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, big(x)])) as T;
-}
+const big = bigints;
 
 export function decodeConfig(data: Buffer): ConfigAccount {
   const raw = big<Record<string, unknown>>(offersAccountsCoder.decode("config", data));
@@ -448,10 +453,7 @@ export function decodeClaim(data: Buffer): ClaimAccount {
 
 /** Which account type a program-owned account holds, by its discriminator. */
 export function offersAccountKind(data: Buffer): "config" | "contract" | "offer" | "position" | "claim" | null {
-  for (const a of OFFERS_IDL.accounts) {
-    if (data.length >= 8 && Buffer.from(a.discriminator).equals(data.subarray(0, 8))) return a.name as never;
-  }
-  return null;
+  return accountKindIn(OFFERS_IDL, data);
 }
 
 export interface OffersEvent {
@@ -460,16 +462,8 @@ export interface OffersEvent {
 }
 /** Events in a transaction's log messages ("Program data: ..." lines of this program). */
 export function parseOffersEvents(logs: string[]): OffersEvent[] {
-  const out: OffersEvent[] = [];
-  for (const line of logs) {
-    if (!line.startsWith("Program data: ")) continue;
-    const ev = offersEventCoder.decode(line.slice("Program data: ".length).split(" ")[0]);
-    if (ev) out.push({ name: ev.name as OffersEvent["name"], data: big(ev.data) });
-  }
-  return out;
+  return parseEvents(offersEventCoder, logs);
 }
 
 /** Program error code -> name (as in the Rust enum, e.g. "RevisionMismatch") and message. */
-export const OFFERS_ERRORS: Map<number, { name: string; msg: string }> = new Map(
-  OFFERS_IDL.errors.map((e) => [e.code, { name: e.name[0].toUpperCase() + e.name.slice(1), msg: e.msg }]),
-);
+export const OFFERS_ERRORS: Map<number, { name: string; msg: string }> = programErrors(OFFERS_IDL);

@@ -3,9 +3,21 @@
  * derivation, account decoding (u64/i64 as bigint, text as strings), instruction builders, the
  * event parser and the spec's aggregate numbers (shares in bps, derived LOCKED state).
  */
-import { BN, BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
-import { ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bn, programDataAddress, u64le } from "./common";
+import {
+  ProgramClient,
+  ProgramPdas,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+  accountKindIn,
+  bigints,
+  bn,
+  parseEvents,
+  programDataAddress,
+  programErrors,
+  u64le,
+} from "./common";
 import { poolsIdl, type Pools } from "../pools";
 
 export const POOLS_IDL: Pools = poolsIdl;
@@ -75,10 +87,9 @@ export interface CreatePoolInput {
 
 type Over<K extends string> = Partial<Record<K, PublicKey>>;
 
-export class PoolsClient {
-  readonly pda: PoolsPda;
-  constructor(readonly program: Program<Pools>) {
-    this.pda = new PoolsPda(program.programId);
+export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
+  constructor(program: Program<Pools>) {
+    super(program, new PoolsPda(program.programId));
   }
 
   static fromProvider(provider: Provider, programId: PublicKey = POOLS_PROGRAM_ID): PoolsClient {
@@ -294,13 +305,7 @@ export class PoolsClient {
   }
 }
 
-/** BN fields to bigint, recursively. */
-function big<T>(v: unknown): T {
-  if (BN.isBN(v)) return BigInt((v as BN).toString()) as T;
-  if (v instanceof PublicKey || v === null || typeof v !== "object") return v as T;
-  if (Array.isArray(v)) return v.map((x) => big(x)) as T;
-  return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, big(x)])) as T;
-}
+const big = bigints;
 const text = (bytes: number[], len: number) => Buffer.from(bytes.slice(0, len)).toString("utf8");
 
 export interface PoolsConfigAccount {
@@ -462,10 +467,7 @@ export function decodeClaim(data: Buffer): ClaimAccount {
 
 /** Which account type a program-owned account holds, by its discriminator. */
 export function poolsAccountKind(data: Buffer): "config" | "pool" | "participant" | "claim" | null {
-  for (const a of POOLS_IDL.accounts) {
-    if (data.length >= 8 && Buffer.from(a.discriminator).equals(data.subarray(0, 8))) return a.name as never;
-  }
-  return null;
+  return accountKindIn(POOLS_IDL, data);
 }
 
 /** Share of each outcome in bps: floor(total_i * 10000 / pot); all 0 on an empty pot. Exact in bigint. */
@@ -503,16 +505,8 @@ export interface PoolsEvent {
   data: Record<string, unknown>;
 }
 export function parsePoolsEvents(logs: string[]): PoolsEvent[] {
-  const out: PoolsEvent[] = [];
-  for (const line of logs) {
-    if (!line.startsWith("Program data: ")) continue;
-    const ev = poolsEventCoder.decode(line.slice("Program data: ".length).split(" ")[0]);
-    if (ev) out.push({ name: ev.name as PoolsEvent["name"], data: big(ev.data) });
-  }
-  return out;
+  return parseEvents(poolsEventCoder, logs);
 }
 
 /** Program error code -> name (as in the Rust enum) and message. */
-export const POOLS_ERRORS: Map<number, { name: string; msg: string }> = new Map(
-  POOLS_IDL.errors.map((e) => [e.code, { name: e.name[0].toUpperCase() + e.name.slice(1), msg: e.msg }]),
-);
+export const POOLS_ERRORS: Map<number, { name: string; msg: string }> = programErrors(POOLS_IDL);

@@ -12,6 +12,7 @@ import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE } from "../../stack/local-stack";
 import type { EngineName } from "../../harness/chain";
 import { Rng } from "../../harness/random";
+import { Timeline, type LiveContract, type ScenarioOptions } from "./timeline";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
@@ -19,14 +20,7 @@ process.env.LOG_LEVEL ??= "silent";
 const UNIT = 1_000_000n;
 const SPORTS = ["football", "basketball", "tennis", "esports"];
 
-export interface HttpScenarioOptions {
-  users: number;
-  actions: number;
-  days: number;
-  seed: number;
-  engine: EngineName;
-  onProgress?: (done: number) => void;
-}
+export type HttpScenarioOptions = ScenarioOptions;
 
 export interface HttpScenarioSummary {
   engine: EngineName;
@@ -59,12 +53,6 @@ interface LiveOffer {
   contract: string;
   creator: SimUser;
   open: boolean;
-}
-interface LiveContract {
-  address: PublicKey;
-  cutoff: bigint;
-  deadline: bigint;
-  done: boolean;
 }
 
 export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScenarioSummary> {
@@ -137,10 +125,7 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
     const initialTotal = await total();
     const contracts: LiveContract[] = [];
     const offers: LiveOffer[] = [];
-    const start = performance.now();
-    const span = BigInt(o.days) * 86_400n;
-    const step = span / BigInt(o.actions);
-    const t0 = await gw.now();
+    const time = await Timeline.start(o, () => gw.now());
 
     const newContract = async () => {
       const now = await gw.now();
@@ -177,7 +162,7 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
     };
 
     for (let i = 0; i < o.actions; i++) {
-      const now = t0 + step * BigInt(i);
+      const now = time.at(i);
       if (now > (await gw.now())) await gw.setTime(now);
       const live = contracts.filter((c) => !c.done && c.cutoff > now + 60n);
       if (live.length < 8 || rng.chance(0.01)) await newContract();
@@ -235,8 +220,8 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
       o.onProgress?.(i + 1);
     }
     // Run out the clock: every contract resolves or expires, the worker settles everything.
-    await gw.setTime(t0 + span + 3n * 86_400n);
-    await crank(t0 + span + 3n * 86_400n);
+    await gw.setTime(time.end);
+    await crank(time.end);
     if ((await total()) !== initialTotal) throw new Error("funds not conserved at the end");
     const left = await tokenBalance(vault);
     if (left !== 0n) throw new Error(`vault holds ${left} after everything settled`);
@@ -249,7 +234,7 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
     }
     if (sum.feesMicros !== (await tokenBalance(s.chain.treasury))) throw new Error("fees recorded by the indexer differ from the treasury balance");
     sum.invariantChecks++;
-    sum.wallSeconds = (performance.now() - start) / 1000;
+    sum.wallSeconds = time.wallSeconds();
     sum.requestsPerSecond = sum.requests / sum.wallSeconds;
     return sum;
   } finally {

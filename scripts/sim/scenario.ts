@@ -9,15 +9,9 @@ import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestChain, type EngineName, type TxResult } from "../../harness/chain";
 import { OFFERS_ERRORS } from "../../idl/client/offers";
 import { Rng } from "../../harness/random";
+import { Timeline, type LiveContract, type ScenarioOptions } from "./timeline";
 
-export interface ScenarioOptions {
-  users: number;
-  actions: number;
-  days: number;
-  seed: number;
-  engine: EngineName;
-  onProgress?: (done: number) => void;
-}
+export type { ScenarioOptions };
 
 export interface ScenarioSummary {
   engine: EngineName;
@@ -49,12 +43,6 @@ interface LiveOffer {
   creator: User;
   takers: Set<User>;
   open: boolean;
-}
-interface LiveContract {
-  address: PublicKey;
-  cutoff: bigint;
-  deadline: bigint;
-  done: boolean;
 }
 
 export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> {
@@ -99,10 +87,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
   };
   const contracts: LiveContract[] = [];
   const offers: LiveOffer[] = [];
-  const start = performance.now();
-  const span = BigInt(o.days) * 86_400n;
-  const step = span / BigInt(o.actions);
-  const t0 = await chain.now();
+  const time = await Timeline.start(o, () => chain.now());
 
   const newContract = async () => {
     const cutoffIn = rng.big(3_600n, 2n * 86_400n);
@@ -148,7 +133,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
   };
 
   for (let i = 0; i < o.actions; i++) {
-    const now = t0 + step * BigInt(i);
+    const now = time.at(i);
     await chain.setTime(now);
     const live = contracts.filter((c) => !c.done && c.cutoff > now + 60n);
     if (live.length < 8 || rng.chance(0.01)) await newContract();
@@ -192,13 +177,13 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     o.onProgress?.(i + 1);
   }
   // Run out the clock: every contract resolves or expires, every position settles.
-  await chain.setTime(t0 + span + 3n * 86_400n);
-  await crank(t0 + span + 3n * 86_400n);
+  await chain.setTime(time.end);
+  await crank(time.end);
   const end = await w.balances();
   if (end.total !== initialTotal) throw new Error("funds not conserved at the end");
   if (end.vault !== 0n) throw new Error(`vault holds ${end.vault} after everything settled`);
   s.invariantChecks += 2;
-  s.wallSeconds = (performance.now() - start) / 1000;
+  s.wallSeconds = time.wallSeconds();
   s.txPerSecond = s.transactions / s.wallSeconds;
   return s;
 }

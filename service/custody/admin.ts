@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Keypair, PublicKey } from "@solana/web3.js";
 import type { Kysely } from "kysely";
 import type { Database } from "../../indexer/store/schema";
-import { upsertContractCatalog, upsertProfile } from "../../indexer/store/catalog";
+import { upsertContractCatalog, upsertProfile, type ContractCatalogInput } from "../../indexer/store/catalog";
 import type { OffersClient } from "../../idl/client/offers";
 import type { ChainGateway } from "../chain/gateway";
 import { mintTo, poolsClientFor, readConfig } from "../chain/local-chain";
@@ -15,18 +15,10 @@ import { sendAndConfirm } from "../chain/submitter";
 import type { Custody, User } from "./custody";
 import { SPORTS, sportOf } from "../read/sports";
 
-export interface ContractInput {
-  title: string;
-  description?: string;
-  event: string;
-  sport: string;
-  competition: string;
-  startsAt: number;
+/** A new contract: its catalog metadata and its on-chain schedule (the ids default to fresh UUIDs). */
+export interface ContractInput extends Omit<ContractCatalogInput, "contract"> {
   cutoffAt: bigint;
   resolutionDeadline: bigint;
-  sideALabel: string;
-  sideBLabel: string;
-  visuals?: { src: string; alt: string }[];
   templateId?: string;
   eventId?: string;
 }

@@ -142,31 +142,26 @@ export class WalletGuard {
   }
 
   /** Offers of the user whose rent the service still holds, including submitted ones not yet indexed. */
-  async openOffers(user: User): Promise<number> {
-    const wallet = user.wallet.toBase58();
-    const r = await this.db
-      .selectFrom("offers")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .where("creator", "=", wallet)
-      .where("deleted", "=", 0)
-      .where("rent_payer", "=", this.service.toBase58())
-      .executeTakeFirst();
-    const pending = await this.pending(user, "create");
-    return Number(r?.n ?? 0) + pending;
+  openOffers(user: User): Promise<number> {
+    return this.openAccounts(user, "offers", "creator", "create");
   }
 
   /** Positions of the user whose rent the service still holds, including submitted ones not yet indexed. */
-  async openPositions(user: User): Promise<number> {
-    const wallet = user.wallet.toBase58();
+  openPositions(user: User): Promise<number> {
+    return this.openAccounts(user, "positions", "taker", "take");
+  }
+
+  /** Indexed live `table` rows of the user (as `owner`) with the service as rent payer, plus the user's pending `kind` writes. */
+  private async openAccounts(user: User, table: "offers" | "positions", owner: "creator" | "taker", kind: "create" | "take"): Promise<number> {
+    // Both tables have the owner, deleted and rent_payer columns; the casts only give Kysely one table's row type.
     const r = await this.db
-      .selectFrom("positions")
+      .selectFrom(table as "offers")
       .select((eb) => eb.fn.countAll().as("n"))
-      .where("taker", "=", wallet)
+      .where(owner as "creator", "=", user.wallet.toBase58())
       .where("deleted", "=", 0)
       .where("rent_payer", "=", this.service.toBase58())
       .executeTakeFirst();
-    const pending = await this.pending(user, "take");
-    return Number(r?.n ?? 0) + pending;
+    return Number(r?.n ?? 0) + (await this.pending(user, kind));
   }
 
   /**

@@ -26,7 +26,10 @@ import { Keypair, PublicKey, SystemProgram, TransactionInstruction, type Account
 import type { Idl, Program } from "../../idl/client/anchor";
 import { BN } from "../../idl/client/anchor";
 import type { TestChain, TxResult } from "../../harness/chain";
-import type { Rng } from "../../harness/random";
+import { Rng as RngOf, type Rng } from "../../harness/random";
+import { programDataAddress } from "../../idl/client/common";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder } from "../../idl/client/offers";
+import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 1510);
 export const FUZZ_ACTIONS = Number(process.env.FUZZ_ACTIONS ?? 1500);
@@ -34,8 +37,6 @@ export const FUZZ_ACTIONS = Number(process.env.FUZZ_ACTIONS ?? 1500);
 export const FUZZ_TIMEOUT_MS = Math.max(180_000, FUZZ_ACTIONS * 400);
 export const SYSTEM_PROGRAM = SystemProgram.programId;
 export const TOKEN_PROGRAM = TOKEN_PROGRAM_ID;
-export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
-export const programDataOf = (programId: PublicKey): PublicKey => PublicKey.findProgramAddressSync([programId.toBuffer()], LOADER_V3)[0];
 
 const b58 = (k: PublicKey) => k.toBase58();
 
@@ -46,6 +47,7 @@ export class FuzzContext {
   step = -1;
   action = "setup";
   readonly trail: string[] = [];
+  readonly startedAt = Date.now();
   constructor(
     readonly program: string,
     readonly seed: number,
@@ -485,6 +487,16 @@ export function mutateU64(rng: Rng, v: bigint): bigint {
 
 export const fmtTime = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** A fuzz step: its weight in the draw, its name (in failures and tallies), what it does. */
+export type Step = [weight: number, name: string, run: () => Promise<unknown>];
+
+/** What a fuzzer's attacks are built from: a valid-looking call of each instruction, extra accounts to draw, PDAs to prefund. */
+export interface AttackTargets {
+  baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> };
+  extraAccounts: () => PublicKey[];
+  prefundTargets: () => PublicKey[];
+}
+
 // ---------------------------------------------------------------------------------------------
 // The world both fuzzers share: one program under attack (the other deployed beside it, its
 // accounts part of what the attacker passes around), the service, honest users, the attacker.
@@ -502,6 +514,72 @@ export interface WorldSpec {
   initArgs: Record<string, unknown>;
   other: { programId: PublicKey; program: Program<Idl>; initArgs: Record<string, unknown> };
   honestCount: number;
+}
+
+/** A program as the fuzzers attack it: its id, IDL program, account coder, errors and the honest initialize_config arguments. */
+interface FuzzProgram {
+  programId: PublicKey;
+  program: Program<Idl>;
+  coder: AccountsCoder;
+  errors: Map<number, { name: string }>;
+  initArgs: Record<string, unknown>;
+}
+
+function fuzzProgram(name: "offers" | "pools"): FuzzProgram {
+  const provider = { publicKey: PublicKey.default } as never;
+  if (name === "offers") {
+    return {
+      programId: OFFERS_PROGRAM_ID,
+      program: OffersClient.fromProvider(provider).program as unknown as Program<Idl>,
+      coder: offersAccountsCoder as unknown as AccountsCoder,
+      errors: OFFERS_ERRORS,
+      initArgs: { feeBps: LAUNCH_FEE_BPS, offersEnabled: 1, limits: LAUNCH_LIMITS },
+    };
+  }
+  return {
+    programId: POOLS_PROGRAM_ID,
+    program: PoolsClient.fromProvider(provider).program as unknown as Program<Idl>,
+    coder: poolsAccountsCoder as unknown as AccountsCoder,
+    errors: POOLS_ERRORS,
+    initArgs: { feeBps: 500 },
+  };
+}
+
+/**
+ * A world with `name` under attack and the other program deployed beside it: `honestCount`
+ * honest users funded with `honestFunds` (main and spare account), the attacker with
+ * `attackerFunds`; its random choices from `seed`, its failures naming `label` (default `name`),
+ * the seed and `actions`.
+ */
+export function attackerWorldOf(
+  name: "offers" | "pools",
+  o: { seed: number; actions: number; label?: string; honestCount: number; honestFunds: [bigint, bigint]; attackerFunds: bigint },
+): Promise<AttackerWorld> {
+  const ctx = new FuzzContext(o.label ?? name, o.seed, o.actions);
+  const otherName = name === "offers" ? "pools" : "offers";
+  const { programId, program, coder, errors, initArgs } = fuzzProgram(name);
+  const other = fuzzProgram(otherName);
+  return AttackerWorld.create(
+    {
+      label: name,
+      programId,
+      program,
+      coder,
+      errors,
+      honestCount: o.honestCount,
+      initArgs,
+      other: { programId: other.programId, program: other.program, initArgs: other.initArgs },
+    },
+    new RngOf(o.seed),
+    ctx,
+    new Tally(),
+    [
+      { name, programId },
+      { name: otherName, programId: other.programId },
+    ],
+    o.honestFunds,
+    o.attackerFunds,
+  );
 }
 
 /** A program account closed by a transaction, and who must get its lamports. */
@@ -615,7 +693,7 @@ export class AttackerWorld {
             vault,
             mint: mint.mint,
             treasury: tre,
-            programData: programDataOf(programId),
+            programData: programDataAddress(programId),
             tokenProgram: TOKEN_PROGRAM,
             systemProgram: SYSTEM_PROGRAM,
           }),
@@ -705,7 +783,7 @@ export class AttackerWorld {
         }
       };
     }
-    w.otherAccounts.push(w.OTHER_CONFIG, w.OTHER_VAULT, otherTreasury, spec.other.programId, programDataOf(spec.other.programId));
+    w.otherAccounts.push(w.OTHER_CONFIG, w.OTHER_VAULT, otherTreasury, spec.other.programId, programDataAddress(spec.other.programId));
     await mint.mintTo(w.OTHER_VAULT, 777_000_000n);
     w.otherVaultBalance = await mint.balance(w.OTHER_VAULT);
     for (let i = 0; i < spec.honestCount; i++) {
@@ -920,17 +998,29 @@ export class AttackerWorld {
       opts,
     );
   }
-  /** An honest user with a claim withdraws it to its current account (must succeed); false when none has one. */
-  async honestWithdraw(): Promise<boolean> {
+  /** The honest users who hold a claim, with the claim's rent payer. */
+  async honestClaims(): Promise<{ h: Actor; rentPayer: PublicKey }[]> {
     const hs: { h: Actor; rentPayer: PublicKey }[] = [];
     for (const h of this.honest) {
       const c = await this.readClaim(this.claimOf(h.keys[0].publicKey));
       if (c) hs.push({ h, rentPayer: c.rentPayer });
     }
+    return hs;
+  }
+  private async withdrawHonest(h: Actor, rentPayer: PublicKey): Promise<void> {
+    await this.honestSend("withdraw_claim", [this.ixWithdraw(h.keys[0].publicKey, h.current.address, rentPayer)], [h.keys[0]]);
+  }
+  /** An honest user with a claim withdraws it to its current account (must succeed); false when none has one. */
+  async honestWithdraw(): Promise<boolean> {
+    const hs = await this.honestClaims();
     if (!hs.length) return false;
     const { h, rentPayer } = this.rng.pick(hs);
-    await this.honestSend("withdraw_claim", [this.ixWithdraw(h.keys[0].publicKey, h.current.address, rentPayer)], [h.keys[0]]);
+    await this.withdrawHonest(h, rentPayer);
     return true;
+  }
+  /** The wind-down's last payment: every honest user withdraws its claim (each must succeed). */
+  async withdrawAllHonest(): Promise<void> {
+    for (const { h, rentPayer } of await this.honestClaims()) await this.withdrawHonest(h, rentPayer);
   }
   /** An honest user moves to a new token account and closes the old one (what is recorded there becomes claims). */
   async honestRotate(): Promise<void> {
@@ -1005,7 +1095,7 @@ export class AttackerWorld {
     this.bumpTurn++;
     const rng = this.rng;
     const deployerKey = rng.pick([this.A.publicKey, this.A.publicKey, this.chain.upgradeAuthority.publicKey, this.service.publicKey]);
-    const pd = rng.pick([programDataOf(this.PID), programDataOf(this.spec.other.programId), this.A.publicKey, programDataOf(this.PID)]);
+    const pd = rng.pick([programDataAddress(this.PID), programDataAddress(this.spec.other.programId), this.A.publicKey, programDataAddress(this.PID)]);
     const ix = buildIx(
       this.program,
       "initializeConfig",
@@ -1079,11 +1169,7 @@ export class AttackerWorld {
   }
   /** Withdrawals of honest users' claims: as itself, naming the owner unsigned, to its own account or with itself as rent payer. */
   async stealClaim(): Promise<boolean> {
-    const victims: { h: Actor; rentPayer: PublicKey }[] = [];
-    for (const h of this.honest) {
-      const c = await this.readClaim(this.claimOf(h.keys[0].publicKey));
-      if (c) victims.push({ h, rentPayer: c.rentPayer });
-    }
+    const victims = await this.honestClaims();
     if (!victims.length) return false;
     const { h, rentPayer } = this.rng.pick(victims);
     const key = h.keys[0].publicKey;
@@ -1109,7 +1195,7 @@ export class AttackerWorld {
       this.mint.mint,
       this.fakeMint,
       this.PID,
-      programDataOf(this.PID),
+      programDataAddress(this.PID),
       TOKEN_PROGRAM,
       SYSTEM_PROGRAM,
       PublicKey.default,
@@ -1227,10 +1313,113 @@ export class AttackerWorld {
     await this.attackSend(`${kind}:${name}.${slot}`, [ix], [...this.attackerSigners(), K], { mustFail });
   }
 
-  report(head: string): string {
+  /** Honest token moves both fuzzers draw: withdrawing a claim (weighted `withdrawWeight`), moving to a new account, depositing. */
+  honestTokenSteps(withdrawWeight: number): Step[] {
+    return [
+      [withdrawWeight, "honest_withdraw", async () => (await this.honestWithdraw()) || this.honestRotate()],
+      [10, "honest_rotate", () => this.honestRotate()],
+      [8, "deposit", async () => (await this.topUp()) || this.honestRotate()],
+    ];
+  }
+
+  /**
+   * The attacks on the Config and on token accounts both programs face alike: initialize_config
+   * (`initArgs` besides a random fee), planted configs, prefunded PDAs, its token account closed,
+   * re-opened or re-owned.
+   */
+  configAndTokenAttacks(initArgs: Record<string, unknown>, t: AttackTargets): Step[] {
+    return [
+      [20, "init_config", () => this.initConfigAttack({ feeBps: this.rng.int(0, 10_000), ...initArgs })],
+      [30, "rogue_config", () => this.mutate("rogue_config", "rogue", t.baseFor, t.extraAccounts())],
+      [30, "prefund", () => this.prefund(t.prefundTargets())],
+      [15, "token_close", () => this.tokenClose()],
+      [15, "token_reopen", () => this.tokenReopen()],
+      [10, "token_reown", () => this.tokenReown()],
+    ];
+  }
+
+  /**
+   * The attacks with accounts both programs face alike: stolen claims, donations, duplicated and
+   * cross-program accounts, a signer where a PDA of `signerAsPda` belongs (each [instruction, slot]
+   * must fail), `signerAsClaim`, and random mutations (the most frequent step).
+   */
+  accountAttacks(t: AttackTargets, signerAsPda: readonly (readonly [name: string, slot: string])[], signerAsClaim: () => Promise<unknown>): Step[] {
+    const random = () => this.mutate("mutate", "random", t.baseFor, t.extraAccounts());
+    return [
+      [15, "steal_claim", async () => (await this.stealClaim()) || random()],
+      [10, "donate", () => this.donate()],
+      [25, "dup", () => this.mutate("dup", "dup", t.baseFor, t.extraAccounts())],
+      [20, "cross", () => this.mutate("cross_program", "cross", t.baseFor, t.extraAccounts())],
+      [
+        25,
+        "signer_as_pda",
+        () => {
+          const [name, slot] = this.rng.pick(signerAsPda);
+          return this.signerAsPda("signer_as_pda", name, slot, t.baseFor, true);
+        },
+      ],
+      [15, "signer_as_claim", signerAsClaim],
+      [150, "mutate", random],
+    ];
+  }
+
+  /** The accounts of `ix` (an instruction of the program under attack) by their IDL names. */
+  accountsOf(ix: TransactionInstruction): AccountMap {
+    const names = (this.program.idl.instructions as unknown as { accounts: { name: string }[]; discriminator: number[] }[]).find((i) =>
+      Buffer.from(i.discriminator).equals(ix.data.subarray(0, 8)),
+    )!.accounts;
+    return Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
+  }
+
+  /** A program account of the program under attack decoded as `name`; null when absent or owned by another program. */
+  async readAs<T>(k: PublicKey, name: string): Promise<T | null> {
+    const a = await this.chain.account(k);
+    return a && a.owner.equals(this.PID) ? decodeAs<T>(this.spec.coder, name, a.data) : null;
+  }
+
+  /**
+   * The run: FUZZ_ACTIONS steps drawn by weight (`choose` may replace the draw, e.g. when the
+   * model lacks something to act on), the money checked against `owed` after each.
+   * FUZZ_PROFILE prints timings every 100 steps.
+   */
+  async runSteps(steps: Step[], owed: () => bigint, opts: { choose?: (drawn: Step) => Step; size?: () => string } = {}): Promise<void> {
+    const ctx = this.ctx;
+    const totalWeight = steps.reduce((a, s) => a + s[0], 0);
+    for (let step = 0; step < ctx.actions; step++) {
+      ctx.step = step;
+      this.now = await this.chain.now();
+      let roll = this.rng.int(0, totalWeight - 1);
+      let chosen = steps[0];
+      for (const s of steps) {
+        if (roll < s[0]) {
+          chosen = s;
+          break;
+        }
+        roll -= s[0];
+      }
+      if (opts.choose) chosen = opts.choose(chosen);
+      ctx.action = chosen[1];
+      await chosen[2]();
+      await this.checkMoney(owed());
+      if (process.env.FUZZ_PROFILE && step % 100 === 99) {
+        console.log(
+          `step ${step + 1}: ${fmtTime(Date.now() - ctx.startedAt)}, ${this.sent} transactions, ${JSON.stringify(this.prof, (_k, v) => (typeof v === "number" ? Math.round(v) : v))}, ${opts.size?.() ?? ""}`,
+        );
+      }
+    }
+    ctx.step = ctx.actions;
+    ctx.action = "wind-down";
+  }
+
+  /** The closing report: the run, what the model held (`counts`), the attacker's result and every tally. */
+  async report(counts: string): Promise<string> {
+    const ctx = this.ctx;
+    const hold = await this.holdings(this.attacker);
     const attacks = this.tally.total("attack:");
     return (
-      `${head}; ${attacks} attacker transactions, ${this.sent} transactions in all\n` +
+      `${ctx.program} attacker fuzz [${process.env.SVM_ENGINE ?? "bankrun"}]: seed ${ctx.seed}, ${ctx.actions} actions, ${fmtTime(Date.now() - ctx.startedAt)}; ${counts}\n` +
+      `attacker: put in ${this.attacker.initial}, the rules give it ${this.attacker.expected}, it holds ${hold.tokens} + ${hold.claims} in claims (donated ${this.donated})` +
+      `; ${attacks} attacker transactions, ${this.sent} transactions in all\n` +
       `attacks by kind (result counts):\n${this.tally.report("attack:")}\nhonest actions:\n${this.tally.report("honest:")}`
     );
   }

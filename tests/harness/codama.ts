@@ -2,6 +2,7 @@
  * Comparing the Codama clients (idl/codama/<program>, @solana/kit types) with the project's
  * Anchor-based ones (web3.js types), and sending a Kit instruction on the test chain.
  */
+import { expect } from "vitest";
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { isSignerRole, isWritableRole, type Instruction, type ProgramDerivedAddress } from "@solana/kit";
 import { BN } from "../../idl/client/anchor";
@@ -30,4 +31,21 @@ export function web3Instruction(ix: Instruction): TransactionInstruction {
 /** An instruction's accounts and data, to compare two builders. */
 export function shape(ix: TransactionInstruction) {
   return { keys: ix.keys.map((k) => ({ ...k, pubkey: k.pubkey.toBase58() })), data: [...ix.data] };
+}
+
+/**
+ * Each `[account name, address, Codama decoder]` read from the chain and decoded by Codama and by
+ * Anchor's `coder`: the discriminator and every field agree.
+ */
+export async function expectDecodersAgree(
+  cases: readonly (readonly [string, PublicKey, { decode(bytes: Uint8Array): { discriminator: ArrayLike<number> } }])[],
+  data: (k: PublicKey) => Promise<Buffer>,
+  coder: { decode(name: string, data: Buffer): unknown },
+): Promise<void> {
+  for (const [name, key, decoder] of cases) {
+    const bytes = await data(key);
+    const { discriminator, ...fields } = decoder.decode(bytes);
+    expect([...Array.from(discriminator)], name).toEqual([...bytes.subarray(0, 8)]);
+    expect(plain(fields), name).toEqual(plain(coder.decode(name, bytes)));
+  }
 }

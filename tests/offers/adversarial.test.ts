@@ -8,6 +8,7 @@ import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, TOKEN_PROGRAM } from "../../idl/client/offers";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { expectError, expectOk, outcome } from "../harness/expect";
+import { unsigned } from "../harness/bent-ix";
 
 let w: OffersWorld;
 let alice: User, bob: User, mallory: User;
@@ -32,15 +33,6 @@ async function rejected(ix: TransactionInstruction | Promise<TransactionInstruct
   expect(await w.balances()).toEqual(before);
   expect(await w.offer(offer)).toEqual(offerBefore);
   return outcome(r);
-}
-
-/** Flips the signer flag of one account in an instruction (a key the attacker cannot sign for). */
-function unsigned(ix: TransactionInstruction, key: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: ix.programId,
-    data: ix.data,
-    keys: ix.keys.map((k) => (k.pubkey.equals(key) ? { ...k, isSigner: false } : k)),
-  });
 }
 
 describe("signers and authorities", () => {

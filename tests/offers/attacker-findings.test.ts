@@ -20,41 +20,23 @@
 import { describe, expect, it } from "vitest";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
-import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { Rng } from "../../harness/random";
-import { type AccountsCoder, AttackerWorld, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM, Tally, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
+import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
 const coder = offersAccountsCoder as unknown as AccountsCoder;
-const provider = { publicKey: PublicKey.default } as never;
-const program = OffersClient.fromProvider(provider).program as unknown as Program<Idl>;
+const program = OffersClient.fromProvider({ publicKey: PublicKey.default } as never).program as unknown as Program<Idl>;
 
-async function world(): Promise<AttackerWorld> {
-  const pools = PoolsClient.fromProvider(provider).program as unknown as Program<Idl>;
-  return AttackerWorld.create(
-    {
-      label: "offers",
-      programId: OFFERS_PROGRAM_ID,
-      program,
-      coder,
-      errors: OFFERS_ERRORS,
-      honestCount: 2,
-      initArgs: { feeBps: LAUNCH_FEE_BPS, offersEnabled: 1, limits: LAUNCH_LIMITS },
-      other: { programId: POOLS_PROGRAM_ID, program: pools, initArgs: { feeBps: 500 } },
-    },
-    new Rng(7),
-    new FuzzContext("offers findings", 7, 0),
-    new Tally(),
-    [
-      { name: "offers", programId: OFFERS_PROGRAM_ID },
-      { name: "pools", programId: POOLS_PROGRAM_ID },
-    ],
-    [3_000n * UNIT, 3_000n * UNIT],
-    3_000n * UNIT,
-  );
-}
+const world = () =>
+  attackerWorldOf("offers", {
+    seed: 7,
+    actions: 0,
+    label: "offers findings",
+    honestCount: 2,
+    honestFunds: [3_000n * UNIT, 3_000n * UNIT],
+    attackerFunds: 3_000n * UNIT,
+  });
 
 function helpers(w: AttackerWorld) {
   const offerPda = (contract: PublicKey, creator: PublicKey, nonce: bigint) =>

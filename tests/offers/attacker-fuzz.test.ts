@@ -31,30 +31,25 @@
 import { describe, expect, it } from "vitest";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
-import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
-import { POOLS_PROGRAM_ID, PoolsClient } from "../../idl/client/pools";
-import type { Idl, Program } from "../../idl/client/anchor";
-import { TestChain } from "../../harness/chain";
-import { Rng } from "../../harness/random";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_PROGRAM_ID, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import {
   type AccountMap,
   type Actor,
   type AccountsCoder,
   type Closed,
   type Sent,
-  AttackerWorld,
   FUZZ_ACTIONS,
+  attackerWorldOf,
   FUZZ_SEED,
   FUZZ_TIMEOUT_MS,
   FuzzContext,
   SYSTEM_PROGRAM,
   TOKEN_PROGRAM,
-  Tally,
+  type Step,
   allBumps,
   buildIx,
   canReceive,
   decodeAs,
-  fmtTime,
   u64le,
 } from "../harness/attacker";
 
@@ -181,36 +176,16 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
   it(
     "the attacker gains nothing; honest users hold exactly what the rules owe them and are never blocked",
     async () => {
-      const t0 = Date.now();
-      const ctx: FuzzContext = new FuzzContext("offers", FUZZ_SEED, FUZZ_ACTIONS);
-      const rng = new Rng(FUZZ_SEED);
-      const tally = new Tally();
-      const provider = { publicKey: PublicKey.default } as never;
-      const program = OffersClient.fromProvider(provider).program as unknown as Program<Idl>;
-      const poolsProgram = PoolsClient.fromProvider(provider).program as unknown as Program<Idl>;
-      const w: AttackerWorld = await AttackerWorld.create(
-        {
-          label: "offers",
-          programId: OFFERS_PROGRAM_ID,
-          program,
-          coder,
-          errors: OFFERS_ERRORS,
-          honestCount: 5,
-          initArgs: { feeBps: FEE_BPS, offersEnabled: 1, limits: LIM },
-          other: { programId: POOLS_PROGRAM_ID, program: poolsProgram, initArgs: { feeBps: 500 } },
-        },
-        rng,
-        ctx,
-        tally,
-        [
-          { name: "offers", programId: OFFERS_PROGRAM_ID },
-          { name: "pools", programId: POOLS_PROGRAM_ID },
-        ],
-        [800n * UNIT, 3_000n * UNIT],
-        3_000n * UNIT,
-      );
-      const chain: TestChain = w.chain;
-      const { A, A2, aMain, service, crank, treasury, honest, attacker } = w;
+      const w = await attackerWorldOf("offers", {
+        seed: FUZZ_SEED,
+        actions: FUZZ_ACTIONS,
+        honestCount: 5,
+        honestFunds: [800n * UNIT, 3_000n * UNIT],
+        attackerFunds: 3_000n * UNIT,
+      });
+      // An explicit type: ctx.check is an assertion.
+      const ctx: FuzzContext = w.ctx;
+      const { rng, tally, program, chain, A, A2, aMain, service, crank, treasury, honest } = w;
       const PID = OFFERS_PROGRAM_ID;
       const CONFIG = w.CONFIG,
         VAULT = w.VAULT;
@@ -228,13 +203,9 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
       const nextNonce = (k: PublicKey) => (nonces.get(b58(k)) ?? 0n) + 1n;
       const owed = () =>
         offers.reduce((s, o) => s + o.total + o.filled - o.refunded, 0n) - positions.reduce((s, p) => s + p.creatorPayout + p.takerPayout + p.fee, 0n);
-      const readAs = async <T>(k: PublicKey, name: string) => {
-        const a = await chain.account(k);
-        return a && a.owner.equals(PID) ? decodeAs<T>(coder, name, a.data) : null;
-      };
-      const readOffer = (k: PublicKey) => readAs<ChainOffer>(k, "offer");
-      const readPosition = (k: PublicKey) => readAs<ChainPosition>(k, "position");
-      const readContract = (k: PublicKey) => readAs<ChainContract>(k, "contract");
+      const readOffer = (k: PublicKey) => w.readAs<ChainOffer>(k, "offer");
+      const readPosition = (k: PublicKey) => w.readAs<ChainPosition>(k, "position");
+      const readContract = (k: PublicKey) => w.readAs<ChainContract>(k, "contract");
       const contractOf = (k: PublicKey) => {
         const c = byAddr.get(b58(k));
         return c && "deadline" in c ? c : undefined;
@@ -964,18 +935,12 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
         const { p, slot } = rng.pick(settle);
         return w.signerAsPda("signer_as_claim", "settlePosition", slot, () => ({ accounts: accountsOf(ixSettle(A.publicKey, p)), args: {} }), false);
       };
-      /** An instruction's accounts by IDL name. */
-      const accountsOf = (ix: TransactionInstruction): AccountMap => {
-        const names = (program.idl.instructions as unknown as { name: string; accounts: { name: string }[]; discriminator: number[] }[]).find((i) =>
-          Buffer.from(i.discriminator).equals(ix.data.subarray(0, 8)),
-        )!.accounts;
-        return Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
-      };
+      const accountsOf = (ix: TransactionInstruction) => w.accountsOf(ix);
 
       // ---------------------------------------------------------------- the run
       for (let i = 0; i < 3; i++) await newContract();
       await w.checkMoney(owed());
-      type Step = [weight: number, name: string, run: () => Promise<unknown>];
+      const targets = { baseFor, extraAccounts, prefundTargets };
       const steps: Step[] = [
         // honest users and the service
         [95, "honest_create", honestCreate],
@@ -983,9 +948,7 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
         [30, "honest_close", honestCloseOwn],
         [50, "resolve", serviceResolve],
         [90, "crank", crankSome],
-        [20, "honest_withdraw", async () => (await w.honestWithdraw()) || w.honestRotate()],
-        [10, "honest_rotate", () => w.honestRotate()],
-        [8, "deposit", async () => (await w.topUp()) || w.honestRotate()],
+        ...w.honestTokenSteps(20),
         [70, "clock", () => w.advance(rng.chance(0.1) ? rng.big(3_600n, 10_000n) : rng.big(20n, 900n))],
         // the attacker playing by the rules
         [25, "a_create", () => aCreate()],
@@ -995,80 +958,35 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
         [15, "a_withdraw", async () => (await w.attackerWithdraw()) || aCrank()],
         [10, "a_crank", aCrank],
         // attacks
-        [20, "init_config", () => w.initConfigAttack({ feeBps: rng.int(0, 10_000), offersEnabled: 1, limits: LIM })],
-        [30, "rogue_config", () => w.mutate("rogue_config", "rogue", baseFor, extraAccounts())],
-        [30, "prefund", () => w.prefund(prefundTargets())],
-        [15, "token_close", () => w.tokenClose()],
-        [15, "token_reopen", () => w.tokenReopen()],
-        [10, "token_reown", () => w.tokenReown()],
+        ...w.configAndTokenAttacks({ offersEnabled: 1, limits: LIM }, targets),
         [25, "reclaim", reclaimAttack],
         [15, "recreate_offer", () => aCreate("recreate_offer", true)],
-        [15, "steal_claim", async () => (await w.stealClaim()) || w.mutate("mutate", "random", baseFor, extraAccounts())],
-        [10, "donate", () => w.donate()],
-        [25, "dup", () => w.mutate("dup", "dup", baseFor, extraAccounts())],
-        [20, "cross", () => w.mutate("cross_program", "cross", baseFor, extraAccounts())],
-        [
-          25,
-          "signer_as_pda",
-          () => {
-            const [name, slot, mustFail] = rng.pick([
-              ["createOffer", "offer", true],
-              ["takeOffer", "position", true],
-            ] as const);
-            return w.signerAsPda("signer_as_pda", name, slot, baseFor, mustFail);
-          },
-        ],
-        [15, "signer_as_claim", signerAsClaim],
-        [150, "mutate", () => w.mutate("mutate", "random", baseFor, extraAccounts())],
+        ...w.accountAttacks(
+          targets,
+          [
+            ["createOffer", "offer"],
+            ["takeOffer", "position"],
+          ],
+          signerAsClaim,
+        ),
       ];
-      const totalWeight = steps.reduce((a, s) => a + s[0], 0);
-      for (let step = 0; step < FUZZ_ACTIONS; step++) {
-        ctx.step = step;
-        w.now = await chain.now();
-        let roll = rng.int(0, totalWeight - 1);
-        let chosen = steps[0];
-        for (const s of steps) {
-          if (roll < s[0]) {
-            chosen = s;
-            break;
-          }
-          roll -= s[0];
-        }
-        if (openContracts().length < 2) chosen = [0, "new_contract", newContract];
-        else if (rng.chance(0.025)) chosen = [0, "new_contract", newContract];
-        ctx.action = chosen[1];
-        await chosen[2]();
-        await w.checkMoney(owed());
-        if (process.env.FUZZ_PROFILE && step % 100 === 99)
-          console.log(
-            `step ${step + 1}: ${fmtTime(Date.now() - t0)}, ${w.sent} transactions, ${JSON.stringify(w.prof, (_k, v) => (typeof v === "number" ? Math.round(v) : v))}, ${offers.length} offers`,
-          );
-      }
+      await w.runSteps(steps, owed, {
+        choose: (drawn) => (openContracts().length < 2 || rng.chance(0.025) ? [0, "new_contract", newContract] : drawn),
+        size: () => `${offers.length} offers`,
+      });
 
       // ---------------------------------------------------------------- wind-down: every honest stake must come back by the rules
-      ctx.step = FUZZ_ACTIONS;
-      ctx.action = "wind-down";
       const last = contracts.reduce((m, c) => (c.deadline > m ? c.deadline : m), w.now);
       await w.advance(last - w.now + 1n);
       for (const c of contracts) if (c.status === C_OPEN) await w.honestSend("resolve_contract", [ixResolve(c, rng.pick([1, 2, 3]))], [service]);
       for (const o of offers) await crankOffer(o, true);
-      for (const h of honest) {
-        const c = await w.readClaim(claimOf(h.keys[0].publicKey));
-        if (c) await w.honestSend("withdraw_claim", [w.ixWithdraw(h.keys[0].publicKey, h.current.address, c.rentPayer)], [h.keys[0]]);
-      }
+      await w.withdrawAllHonest();
       await w.checkMoney(owed());
       ctx.check(owed() === 0n, `the model still owes ${owed()} after the wind-down`);
       ctx.check(offers.every((o) => o.gone) && positions.every((p) => p.gone), "an account could not be closed after the wind-down");
       for (const h of honest) ctx.check((await w.readClaim(claimOf(h.keys[0].publicKey))) === null, `${h.name} still has a claim after withdrawing`);
 
-      const hold = await w.holdings(attacker);
-      console.log(
-        w.report(
-          `offers attacker fuzz [${process.env.SVM_ENGINE ?? "bankrun"}]: seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${fmtTime(Date.now() - t0)}; ` +
-            `${contracts.length} contracts, ${offers.length} offers, ${positions.length} positions\n` +
-            `attacker: put in ${attacker.initial}, the rules give it ${attacker.expected}, it holds ${hold.tokens} + ${hold.claims} in claims (donated ${w.donated})`,
-        ),
-      );
+      console.log(await w.report(`${contracts.length} contracts, ${offers.length} offers, ${positions.length} positions`));
       expect(tally.total("attack:")).toBeGreaterThan(FUZZ_ACTIONS / 4);
     },
     FUZZ_TIMEOUT_MS,

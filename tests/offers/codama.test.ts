@@ -22,7 +22,7 @@ import {
   offersAccountsCoder,
   uuidBytes,
 } from "../../idl/client/offers";
-import { asPda, plain, shape, web3Instruction } from "../harness/codama";
+import { asPda, expectDecodersAgree, shape, web3Instruction } from "../harness/codama";
 import { expectOk } from "../harness/expect";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
 
@@ -78,12 +78,7 @@ describe("offers Codama client", () => {
       ["position", position, codama.getPositionDecoder()],
       ["claim", pda.claim(a.key.publicKey)[0], codama.getClaimDecoder()],
     ] as const;
-    for (const [name, key, decoder] of cases) {
-      const bytes = await data(key);
-      const { discriminator, ...fields } = decoder.decode(bytes);
-      expect([...discriminator], name).toEqual([...bytes.subarray(0, 8)]);
-      expect(plain(fields), name).toEqual(plain(offersAccountsCoder.decode(name, bytes)));
-    }
+    await expectDecodersAgree(cases, data, offersAccountsCoder);
 
     // What the project's decoders make of the same bytes: names, UUIDs, flags.
     const cfg = codama.getConfigDecoder().decode(await data(pda.config()[0]));

@@ -5,39 +5,29 @@
  */
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import type { PublicKey } from "@solana/web3.js";
 import { Program } from "../../idl/client/anchor";
-import { bn, programDataAddress, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../idl/client/common";
-import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_IDL, OFFERS_PROGRAM_ID, OffersPda, Side, uuidBytes } from "../../idl/client/offers";
+import { bn } from "../../idl/client/common";
+import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_IDL, OffersPda, Side, uuidBytes } from "../../idl/client/offers";
 import type { Offers } from "../../idl/offers";
-import { readingProvider } from "../harness/anchor-provider";
+import { b58, expectConfigAccountsResolved, readingProvider } from "../harness/anchor-provider";
 import { TestChain } from "../../harness/chain";
 import { expectOk } from "../harness/expect";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
-import { TestMint } from "../../harness/token";
+import { deploymentParts } from "../../harness/program-world";
 
 /** Resolved accounts as base58, to compare with the helpers' addresses. */
-const b58 = (keys: Record<string, PublicKey | null | undefined>) => Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, v?.toBase58()]));
 const limits = Object.fromEntries(Object.entries(LAUNCH_LIMITS).map(([k, v]) => [k, bn(v)])) as never;
 
 describe("offers IDL: Anchor resolves the PDA accounts", () => {
   it("initialize_config: config, vault and the ProgramData under the upgradeable loader", async () => {
     const chain = await TestChain.start();
-    const mint = await TestMint.create(chain);
-    const authority = await chain.fundedKeypair();
-    const treasury = await mint.account(authority.publicKey);
+    const { mint, authority, treasury } = await deploymentParts(chain);
     const program = new Program<Offers>(OFFERS_IDL, readingProvider(chain));
     const pda = new OffersPda();
     const call = program.methods
       .initializeConfig(LAUNCH_FEE_BPS, 1, limits)
       .accountsPartial({ deployer: chain.upgradeAuthority.publicKey, authority: authority.publicKey, mint: mint.mint, treasury });
-    expect(b58(await call.pubkeys())).toMatchObject({
-      config: pda.config()[0].toBase58(),
-      vault: pda.vault()[0].toBase58(),
-      programData: programDataAddress(OFFERS_PROGRAM_ID).toBase58(),
-      tokenProgram: TOKEN_PROGRAM.toBase58(),
-      systemProgram: SYSTEM_PROGRAM.toBase58(),
-    });
+    expectConfigAccountsResolved(await call.pubkeys(), pda);
     expectOk(await chain.send([await call.instruction()], [chain.upgradeAuthority]));
   });
 

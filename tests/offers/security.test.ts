@@ -9,11 +9,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { LAUNCH_LIMITS, OffersClient, decodeConfig, offersAccountsCoder, parseOffersEvents, uuidBytes } from "../../idl/client/offers";
-import { programDataAddress, LOADER_V3 } from "../../idl/client/common";
+import { programDataAddress, LOADER_V3, u64le } from "../../idl/client/common";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestChain, type TxResult } from "../../harness/chain";
 import { TestMint } from "../../harness/token";
 import { expectError, expectOk } from "../harness/expect";
+import { nonCanonical, patch, rekey, unsigned } from "../harness/bent-ix";
 
 let w: OffersWorld;
 let pid: PublicKey;
@@ -23,11 +24,6 @@ const loose: User[] = [];
 /** Every token account a loose user ever had (closed ones count 0). */
 const looseAccounts: PublicKey[] = [];
 
-const u64le = (v: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(v);
-  return b;
-};
 const SIZE = {
   contract: offersAccountsCoder.size("contract"),
   offer: offersAccountsCoder.size("offer"),
@@ -86,38 +82,6 @@ async function refused(
   return r;
 }
 
-/** The instruction with one account replaced (an attacker builds its own instructions). */
-function rekey(ix: TransactionInstruction, from: PublicKey, to: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({ programId: ix.programId, data: ix.data, keys: ix.keys.map((k) => (k.pubkey.equals(from) ? { ...k, pubkey: to } : k)) });
-}
-/** The instruction with one byte of its data (after the 8-byte discriminator) replaced. */
-function patch(ix: TransactionInstruction, argOffset: number, byte: number): TransactionInstruction {
-  const data = Buffer.from(ix.data);
-  data[8 + argOffset] = byte;
-  return new TransactionInstruction({ programId: ix.programId, keys: ix.keys, data });
-}
-/** The instruction with one account's signer flag cleared (a key the attacker cannot sign for). */
-function unsigned(ix: TransactionInstruction, key: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: ix.programId,
-    data: ix.data,
-    keys: ix.keys.map((k) => (k.pubkey.equals(key) ? { ...k, isSigner: false } : k)),
-  });
-}
-
-/** The highest non-canonical bump of `seeds` and its address: a valid PDA the program must refuse. */
-function nonCanonical(seeds: Buffer[], programId = pid): [PublicKey, number] {
-  const [, canonical] = PublicKey.findProgramAddressSync(seeds, programId);
-  for (let b = canonical - 1; b >= 0; b--) {
-    try {
-      return [PublicKey.createProgramAddressSync([...seeds, Buffer.from([b])], programId), b];
-    } catch {
-      // on the curve: not a PDA, try the next lower bump
-    }
-  }
-  throw new Error("no second bump");
-}
-
 /** An offer with positions, past its cutoff, resolved as `result`. */
 async function resolvedOffer(creator: User, takers: [User, bigint][], result: "sideA" | "sideB" | "void", o = { total: 8n * UNIT, target: 10n * UNIT }) {
   const contract = await w.contract({ cutoffIn: 100n });
@@ -138,10 +102,10 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const base = { authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 0, offersEnabled: true, limits: LAUNCH_LIMITS };
 
     // At another bump of ["config"] (and of ["vault"]), even signed by the upgrade authority.
-    const [altConfig] = nonCanonical([Buffer.from("config")]);
+    const [altConfig] = nonCanonical([Buffer.from("config")], pid);
     await refused(rekey(await w.client.initializeConfig({ ...base, deployer: deployer.publicKey }), config, altConfig), [deployer], "AccountMismatch");
     expect(await w.chain.account(altConfig)).toBeNull();
-    const [altVault] = nonCanonical([Buffer.from("vault")]);
+    const [altVault] = nonCanonical([Buffer.from("vault")], pid);
     await refused(rekey(await w.client.initializeConfig({ ...base, deployer: deployer.publicKey }), vault, altVault), [deployer], "AccountMismatch");
     expect(await w.chain.account(altVault)).toBeNull();
     // By a signer who is not the upgrade authority: with the real ProgramData, and with a forged
@@ -316,7 +280,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const { offer } = await w.createOffer(alice, contract, { total: 500n * UNIT, target: 1_000n * UNIT });
     const seeds = [Buffer.from("position"), offer.toBuffer(), bob.key.publicKey.toBuffer()];
     const [canonical] = w.client.pda.position(offer, bob.key.publicKey);
-    const [alt, altBump] = nonCanonical(seeds);
+    const [alt, altBump] = nonCanonical(seeds, pid);
     const take = async (amount: bigint, position?: [PublicKey, number]) => {
       const ix = await w.client.takeOffer({
         payer: w.chain.payer.publicKey,
@@ -350,7 +314,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // The same for an offer: ["offer", contract, creator, nonce] at a lower bump.
     const nonce = w.nextNonce();
     const [offerAddr] = w.client.pda.offer(contract, alice.key.publicKey, nonce);
-    const [altOffer, altOfferBump] = nonCanonical([Buffer.from("offer"), contract.toBuffer(), alice.key.publicKey.toBuffer(), u64le(nonce)]);
+    const [altOffer, altOfferBump] = nonCanonical([Buffer.from("offer"), contract.toBuffer(), alice.key.publicKey.toBuffer(), u64le(nonce)], pid);
     const create = await w.client.createOffer({
       payer: w.chain.payer.publicKey,
       creator: alice.key.publicKey,
@@ -373,7 +337,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // And for a contract: ["contract", template_id, event_id] at a lower bump.
     const [templateId, eventId] = [randomUUID(), randomUUID()];
     const [contractAddr] = w.client.pda.contract(templateId, eventId);
-    const [altContract, altContractBump] = nonCanonical([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))]);
+    const [altContract, altContractBump] = nonCanonical([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))], pid);
     const now = await w.chain.now();
     const cc = await w.client.createContract({
       authority: w.authority.publicKey,

@@ -10,6 +10,7 @@ import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { POOLS_ERRORS, TOKEN_PROGRAM, SYSTEM_PROGRAM } from "../../idl/client/pools";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { expectError as expectErr, expectOk, outcome } from "../harness/expect";
+import { unsigned } from "../harness/bent-ix";
 
 let w: PoolsWorld;
 let alice: User, bob: User, carol: User, mallory: User;
@@ -49,14 +50,6 @@ async function rejected(ix: TransactionInstruction | Promise<TransactionInstruct
   if (expected) expectErr(r, expected, POOLS_ERRORS);
   expect(await snapshot()).toEqual(before);
   return outcome(r, POOLS_ERRORS);
-}
-
-function unsigned(ix: TransactionInstruction, key: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: ix.programId,
-    data: ix.data,
-    keys: ix.keys.map((k) => (k.pubkey.equals(key) ? { ...k, isSigner: false } : k)),
-  });
 }
 
 const pickIx = (u: User, o: Partial<Parameters<typeof w.client.placePick>[0]> = {}) =>

@@ -27,41 +27,23 @@
  */
 import { describe, expect, it } from "vitest";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient } from "../../idl/client/offers";
-import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
+import { POOLS_ERRORS, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { Rng } from "../../harness/random";
-import { type AccountsCoder, AttackerWorld, FuzzContext, SYSTEM_PROGRAM, TOKEN_PROGRAM, Tally, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
+import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
 const coder = poolsAccountsCoder as unknown as AccountsCoder;
-const provider = { publicKey: PublicKey.default } as never;
-const program = PoolsClient.fromProvider(provider).program as unknown as Program<Idl>;
+const program = PoolsClient.fromProvider({ publicKey: PublicKey.default } as never).program as unknown as Program<Idl>;
 
-async function world(): Promise<AttackerWorld> {
-  const offers = OffersClient.fromProvider(provider).program as unknown as Program<Idl>;
-  return AttackerWorld.create(
-    {
-      label: "pools",
-      programId: POOLS_PROGRAM_ID,
-      program,
-      coder,
-      errors: POOLS_ERRORS,
-      honestCount: 2,
-      initArgs: { feeBps: 500 },
-      other: { programId: OFFERS_PROGRAM_ID, program: offers, initArgs: { feeBps: 1000, offersEnabled: 1, limits: LAUNCH_LIMITS } },
-    },
-    new Rng(7),
-    new FuzzContext("pools findings", 7, 0),
-    new Tally(),
-    [
-      { name: "pools", programId: POOLS_PROGRAM_ID },
-      { name: "offers", programId: OFFERS_PROGRAM_ID },
-    ],
-    [1_000n * UNIT, 1_000n * UNIT],
-    1_000n * UNIT,
-  );
-}
+const world = () =>
+  attackerWorldOf("pools", {
+    seed: 7,
+    actions: 0,
+    label: "pools findings",
+    honestCount: 2,
+    honestFunds: [1_000n * UNIT, 1_000n * UNIT],
+    attackerFunds: 1_000n * UNIT,
+  });
 
 function helpers(w: AttackerWorld) {
   const poolPda = (creator: PublicKey, nonce: bigint) => w.pda([Buffer.from("pool"), creator.toBuffer(), u64le(nonce)]);

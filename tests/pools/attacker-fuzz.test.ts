@@ -32,30 +32,25 @@
  */
 import { describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
-import { LAUNCH_LIMITS, OFFERS_PROGRAM_ID, OffersClient } from "../../idl/client/offers";
-import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
-import type { Idl, Program } from "../../idl/client/anchor";
-import type { TestChain } from "../../harness/chain";
-import { Rng } from "../../harness/random";
+import { POOLS_PROGRAM_ID, poolsAccountsCoder } from "../../idl/client/pools";
 import {
   type AccountMap,
   type Actor,
   type AccountsCoder,
   type Closed,
   type Sent,
-  AttackerWorld,
   FUZZ_ACTIONS,
+  attackerWorldOf,
   FUZZ_SEED,
   FUZZ_TIMEOUT_MS,
   FuzzContext,
   SYSTEM_PROGRAM,
   TOKEN_PROGRAM,
-  Tally,
+  type Step,
   allBumps,
   buildIx,
   canReceive,
   decodeAs,
-  fmtTime,
   u64le,
 } from "../harness/attacker";
 
@@ -178,36 +173,16 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
   it(
     "the attacker gains nothing; honest users hold exactly what the rules owe them, are never blocked, and no false outcome stands",
     async () => {
-      const t0 = Date.now();
-      const ctx: FuzzContext = new FuzzContext("pools", FUZZ_SEED, FUZZ_ACTIONS);
-      const rng = new Rng(FUZZ_SEED);
-      const tally = new Tally();
-      const provider = { publicKey: PublicKey.default } as never;
-      const program = PoolsClient.fromProvider(provider).program as unknown as Program<Idl>;
-      const offersProgram = OffersClient.fromProvider(provider).program as unknown as Program<Idl>;
-      const w: AttackerWorld = await AttackerWorld.create(
-        {
-          label: "pools",
-          programId: POOLS_PROGRAM_ID,
-          program,
-          coder,
-          errors: POOLS_ERRORS,
-          honestCount: 6,
-          initArgs: { feeBps: FEE_BPS },
-          other: { programId: OFFERS_PROGRAM_ID, program: offersProgram, initArgs: { feeBps: 1000, offersEnabled: 1, limits: LAUNCH_LIMITS } },
-        },
-        rng,
-        ctx,
-        tally,
-        [
-          { name: "pools", programId: POOLS_PROGRAM_ID },
-          { name: "offers", programId: OFFERS_PROGRAM_ID },
-        ],
-        [1_000n * UNIT, 4_000n * UNIT],
-        5_000n * UNIT,
-      );
-      const chain: TestChain = w.chain;
-      const { A, A2, aMain, service, crank, treasury, honest, attacker } = w;
+      const w = await attackerWorldOf("pools", {
+        seed: FUZZ_SEED,
+        actions: FUZZ_ACTIONS,
+        honestCount: 6,
+        honestFunds: [1_000n * UNIT, 4_000n * UNIT],
+        attackerFunds: 5_000n * UNIT,
+      });
+      // An explicit type: ctx.check is an assertion.
+      const ctx: FuzzContext = w.ctx;
+      const { rng, tally, program, chain, A, A2, aMain, service, crank, treasury, honest, attacker } = w;
       const PID = POOLS_PROGRAM_ID;
       const CONFIG = w.CONFIG,
         VAULT = w.VAULT;
@@ -225,12 +200,8 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
       const owed = () => pools.reduce((s, p) => s + sum(p.totals) - p.paidOut - p.fees, 0n);
       const proposalDeadline = (p: MPool) => (p.resolutionAt > p.closesAt ? p.resolutionAt : p.closesAt) + PROPOSAL_DEADLINE;
       const windowOver = (p: MPool) => w.now >= p.voteEndsAt || p.voters === p.parts.length;
-      const readAs = async <T>(k: PublicKey, name: string) => {
-        const a = await chain.account(k);
-        return a && a.owner.equals(PID) ? decodeAs<T>(coder, name, a.data) : null;
-      };
-      const readPool = (k: PublicKey) => readAs<ChainPool>(k, "pool");
-      const readPart = (k: PublicKey) => readAs<ChainPart>(k, "participant");
+      const readPool = (k: PublicKey) => w.readAs<ChainPool>(k, "pool");
+      const readPart = (k: PublicKey) => w.readAs<ChainPart>(k, "participant");
 
       const comparePool = (m: MPool, c: ChainPool) => {
         const n = m.n;
@@ -931,15 +902,14 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
         const p = rng.pick(blocked);
         const name = p.pool.state === RESOLVED ? "settleParticipant" : "refundParticipant";
         const ix = name === "settleParticipant" ? ixSettle(A.publicKey, p) : ixRefund(A.publicKey, p);
-        const names = (program.idl.instructions as unknown as { name: string; accounts: { name: string }[] }[]).find((i) => i.name === name)!.accounts;
-        const accounts: AccountMap = Object.fromEntries(names.map((a, i) => [a.name, ix.keys[i].pubkey]));
+        const accounts = w.accountsOf(ix);
         return w.signerAsPda("signer_as_claim", name, "userClaim", () => ({ accounts, args: { claimBump: w.bumpOf(claimOf(p.key)) } }), false);
       };
 
       // ---------------------------------------------------------------- the run
       for (let i = 0; i < 3; i++) await honestCreate();
       await w.checkMoney(owed());
-      type Step = [weight: number, name: string, run: () => Promise<unknown>];
+      const targets = { baseFor, extraAccounts, prefundTargets };
       const steps: Step[] = [
         [45, "honest_create", honestCreate],
         [150, "honest_pick", honestPick],
@@ -949,9 +919,7 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
         [30, "authority", authorityDecide],
         [20, "cancel", crankCancel],
         [55, "pay", () => crankPay()],
-        [15, "honest_withdraw", async () => (await w.honestWithdraw()) || w.honestRotate()],
-        [10, "honest_rotate", () => w.honestRotate()],
-        [8, "deposit", async () => (await w.topUp()) || w.honestRotate()],
+        ...w.honestTokenSteps(15),
         [
           80,
           "clock",
@@ -964,57 +932,23 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
         [20, "a_vote", aVote],
         [20, "a_crank", aCrank],
         [12, "a_withdraw", async () => (await w.attackerWithdraw()) || aCrank()],
-        [20, "init_config", () => w.initConfigAttack({ feeBps: rng.int(0, 10_000) })],
-        [30, "rogue_config", () => w.mutate("rogue_config", "rogue", baseFor, extraAccounts())],
-        [30, "prefund", () => w.prefund(prefundTargets())],
-        [15, "token_close", () => w.tokenClose()],
-        [15, "token_reopen", () => w.tokenReopen()],
-        [10, "token_reown", () => w.tokenReown()],
+        ...w.configAndTokenAttacks({}, targets),
         [10, "recreate_pool", recreatePool],
-        [15, "steal_claim", async () => (await w.stealClaim()) || w.mutate("mutate", "random", baseFor, extraAccounts())],
-        [10, "donate", () => w.donate()],
-        [25, "dup", () => w.mutate("dup", "dup", baseFor, extraAccounts())],
-        [20, "cross", () => w.mutate("cross_program", "cross", baseFor, extraAccounts())],
-        [
-          25,
-          "signer_as_pda",
-          () => {
-            const [name, slot, mustFail] = rng.pick([
-              ["createPool", "pool", true],
-              ["placePick", "participant", true],
-            ] as const);
-            return w.signerAsPda("signer_as_pda", name, slot, baseFor, mustFail);
-          },
-        ],
-        [15, "signer_as_claim", signerAsClaim],
-        [150, "mutate", () => w.mutate("mutate", "random", baseFor, extraAccounts())],
+        ...w.accountAttacks(
+          targets,
+          [
+            ["createPool", "pool"],
+            ["placePick", "participant"],
+          ],
+          signerAsClaim,
+        ),
       ];
-      const totalWeight = steps.reduce((a, s) => a + s[0], 0);
-      for (let step = 0; step < FUZZ_ACTIONS; step++) {
-        ctx.step = step;
-        w.now = await chain.now();
-        let roll = rng.int(0, totalWeight - 1);
-        let chosen = steps[0];
-        for (const s of steps) {
-          if (roll < s[0]) {
-            chosen = s;
-            break;
-          }
-          roll -= s[0];
-        }
-        if (pools.filter(pickable).length < 2) chosen = [0, "honest_create", honestCreate];
-        ctx.action = chosen[1];
-        await chosen[2]();
-        await w.checkMoney(owed());
-        if (process.env.FUZZ_PROFILE && step % 100 === 99)
-          console.log(
-            `step ${step + 1}: ${fmtTime(Date.now() - t0)}, ${w.sent} transactions, ${JSON.stringify(w.prof, (_k, v) => (typeof v === "number" ? Math.round(v) : v))}, ${pools.length} pools`,
-          );
-      }
+      await w.runSteps(steps, owed, {
+        choose: (drawn) => (pools.filter(pickable).length < 2 ? [0, "honest_create", honestCreate] : drawn),
+        size: () => `${pools.length} pools`,
+      });
 
       // ---------------------------------------------------------------- wind-down: decide every pool, pay everyone
-      ctx.step = FUZZ_ACTIONS;
-      ctx.action = "wind-down";
       for (let round = 0; round < 8 && pools.some((m) => m.state !== DISTRIBUTED && m.state !== REFUNDED); round++) {
         for (const m of pools) {
           if (proposable(m) && m.creator.honest && m.plan === "truth")
@@ -1029,10 +963,7 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
         }
         await advance(round < 2 ? DAY + 1n : 4n * DAY);
       }
-      for (const h of honest) {
-        const c = await w.readClaim(claimOf(h.keys[0].publicKey));
-        if (c) await w.honestSend("withdraw_claim", [w.ixWithdraw(h.keys[0].publicKey, h.current.address, c.rentPayer)], [h.keys[0]]);
-      }
+      await w.withdrawAllHonest();
       await w.checkMoney(owed());
       const stuck = pools.filter((m) => m.state !== DISTRIBUTED && m.state !== REFUNDED);
       ctx.check(
@@ -1041,16 +972,9 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
       );
       ctx.check(owed() === 0n, `the model still owes ${owed()} after the wind-down`);
 
-      const hold = await w.holdings(attacker);
       const falseProposals = pools.filter((m) => m.proposed !== NONE && m.proposed !== m.truth).length;
       const escalated = pools.filter((m) => m.escalated).length;
-      console.log(
-        w.report(
-          `pools attacker fuzz [${process.env.SVM_ENGINE ?? "bankrun"}]: seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${fmtTime(Date.now() - t0)}; ` +
-            `${pools.length} pools (${falseProposals} false proposals, ${escalated} escalated), ${parts.length} participants\n` +
-            `attacker: put in ${attacker.initial}, the rules give it ${attacker.expected}, it holds ${hold.tokens} + ${hold.claims} in claims (donated ${w.donated})`,
-        ),
-      );
+      console.log(await w.report(`${pools.length} pools (${falseProposals} false proposals, ${escalated} escalated), ${parts.length} participants`));
       expect(tally.total("attack:")).toBeGreaterThan(FUZZ_ACTIONS / 4);
     },
     FUZZ_TIMEOUT_MS,

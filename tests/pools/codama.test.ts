@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { address, createNoopSigner } from "@solana/kit";
 import * as codama from "../../idl/codama/pools";
 import { PoolState, decodeClaim, decodeParticipant, decodePool, decodePoolsConfig, poolsAccountsCoder } from "../../idl/client/pools";
-import { asPda, plain, shape, web3Instruction } from "../harness/codama";
+import { asPda, expectDecodersAgree, shape, web3Instruction } from "../harness/codama";
 import { expectOk } from "../harness/expect";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
 
@@ -69,12 +69,7 @@ describe("pools Codama client", () => {
       ["participant", participant, codama.getParticipantDecoder()],
       ["claim", claim, codama.getClaimDecoder()],
     ] as const;
-    for (const [name, key, decoder] of cases) {
-      const bytes = await data(key);
-      const { discriminator, ...fields } = decoder.decode(bytes);
-      expect([...discriminator], name).toEqual([...bytes.subarray(0, 8)]);
-      expect(plain(fields), name).toEqual(plain(poolsAccountsCoder.decode(name, bytes)));
-    }
+    await expectDecodersAgree(cases, data, poolsAccountsCoder);
 
     // What the project's decoders make of the same bytes: texts, states, flags.
     const cfg = codama.getConfigDecoder().decode(await data(pda.config()[0]));

@@ -4,38 +4,28 @@
  * argument seeds), the addresses equal the client's helpers, and the compiled program accepts them.
  */
 import { describe, expect, it } from "vitest";
-import type { PublicKey } from "@solana/web3.js";
 import { Program } from "../../idl/client/anchor";
-import { bn, programDataAddress, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../idl/client/common";
+import { bn } from "../../idl/client/common";
 import { POOL_LIMITS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsPda } from "../../idl/client/pools";
 import type { Pools } from "../../idl/pools";
-import { readingProvider } from "../harness/anchor-provider";
+import { b58, expectConfigAccountsResolved, readingProvider } from "../harness/anchor-provider";
 import { TestChain } from "../../harness/chain";
 import { expectOk } from "../harness/expect";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
-import { TestMint } from "../../harness/token";
+import { deploymentParts } from "../../harness/program-world";
 
-const b58 = (keys: Record<string, PublicKey | null | undefined>) => Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, v?.toBase58()]));
 const zeros = (n: number) => Array<number>(n).fill(0);
 
 describe("pools IDL: Anchor resolves the PDA accounts", () => {
   it("initialize_config: config, vault and the ProgramData under the upgradeable loader", async () => {
     const chain = await TestChain.start([{ name: "pools", programId: POOLS_PROGRAM_ID }]);
-    const mint = await TestMint.create(chain);
-    const authority = await chain.fundedKeypair();
-    const treasury = await mint.account(authority.publicKey);
+    const { mint, authority, treasury } = await deploymentParts(chain);
     const program = new Program<Pools>(POOLS_IDL, readingProvider(chain));
     const pda = new PoolsPda();
     const call = program.methods
       .initializeConfig(500)
       .accountsPartial({ deployer: chain.upgradeAuthority.publicKey, authority: authority.publicKey, mint: mint.mint, treasury });
-    expect(b58(await call.pubkeys())).toMatchObject({
-      config: pda.config()[0].toBase58(),
-      vault: pda.vault()[0].toBase58(),
-      programData: programDataAddress(POOLS_PROGRAM_ID).toBase58(),
-      tokenProgram: TOKEN_PROGRAM.toBase58(),
-      systemProgram: SYSTEM_PROGRAM.toBase58(),
-    });
+    expectConfigAccountsResolved(await call.pubkeys(), pda);
     expectOk(await chain.send([await call.instruction()], [chain.upgradeAuthority]));
   });
 

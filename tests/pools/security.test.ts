@@ -31,6 +31,7 @@ import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { TestChain, type TxResult } from "../../harness/chain";
 import { TestMint } from "../../harness/token";
 import { expectError as expectErr, expectOk } from "../harness/expect";
+import { nonCanonical, unsigned } from "../harness/bent-ix";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
 const FEE_BPS = 500n;
@@ -48,18 +49,6 @@ const payout = (stake: bigint, total: bigint, winners: bigint) => {
   const gross = (stake * total) / winners;
   return gross - ((gross - stake) * FEE_BPS) / 10_000n;
 };
-/** A valid PDA of `seeds` with a bump below the canonical one. */
-function nonCanonical(seeds: Buffer[], programId = POOLS_PROGRAM_ID): [PublicKey, number] {
-  const [, canonical] = PublicKey.findProgramAddressSync(seeds, programId);
-  for (let b = canonical - 1; b >= 0; b--) {
-    try {
-      return [PublicKey.createProgramAddressSync([...seeds, Buffer.from([b])], programId), b];
-    } catch {
-      // on the curve: not a PDA
-    }
-  }
-  throw new Error("no second bump");
-}
 /** Sends `ix`, expects `name`, and checks that no token balance (and nothing `extra` reads) changed. */
 async function refused(
   ix: TransactionInstruction | Promise<TransactionInstruction>,
@@ -71,13 +60,6 @@ async function refused(
   expectError(await w.send([await ix], signers), name);
   expect({ balances: await w.balances(), extra: await extra() }).toEqual(before);
 }
-function unsigned(ix: TransactionInstruction, key: PublicKey): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: ix.programId,
-    data: ix.data,
-    keys: ix.keys.map((k) => (k.pubkey.equals(key) ? { ...k, isSigner: false } : k)),
-  });
-}
 /** A pool by `creator` closing in `closesIn` s with the given picks. */
 async function poolWith(creator: User, picks: [User, number, bigint][], closesIn = 100n): Promise<PublicKey> {
   const { r, pool } = await w.createPool(creator, { closesIn });
@@ -86,6 +68,21 @@ async function poolWith(creator: User, picks: [User, number, bigint][], closesIn
   return pool;
 }
 const toClose = async (pool: PublicKey) => w.chain.setTime((await w.pool(pool)).closesAt);
+/**
+ * mallory (no part in `pool`) cancels it and refunds alice and bob, who staked 10 and 20: each
+ * gets exactly its stake back and the pool ends REFUNDED. Returns the balances around it.
+ */
+async function strangerCancelsAndRefunds(pool: PublicKey) {
+  const start = await w.balances();
+  expectOk(await w.cancel(mallory.key, pool));
+  expectOk(await w.refund(pool, alice.key.publicKey));
+  expectOk(await w.refund(pool, bob.key.publicKey));
+  const end = await w.balances();
+  expect(end.users[ui(alice)] - start.users[ui(alice)]).toBe(10n * UNIT);
+  expect(end.users[ui(bob)] - start.users[ui(bob)]).toBe(20n * UNIT);
+  expect((await w.pool(pool)).state).toBe("REFUNDED");
+  return { start, end };
+}
 
 describe("one Config (#10)", () => {
   it("a second Config cannot be created", async () => {
@@ -98,8 +95,8 @@ describe("one Config (#10)", () => {
     const [otherConfig, otherVault] = [Keypair.generate().publicKey, Keypair.generate().publicKey];
     await refused(init({ overrides: { config: otherConfig, vault: otherVault } }), [deployer], "AccountMismatch", config);
     // The ["config"] seed with another (valid, non-canonical) bump.
-    const [configBump2] = nonCanonical([Buffer.from("config")]);
-    const [vaultBump2] = nonCanonical([Buffer.from("vault")]);
+    const [configBump2] = nonCanonical([Buffer.from("config")], POOLS_PROGRAM_ID);
+    const [vaultBump2] = nonCanonical([Buffer.from("vault")], POOLS_PROGRAM_ID);
     await refused(init({ overrides: { config: configBump2, vault: vaultBump2 } }), [deployer], "AccountMismatch", config);
     expect(await w.chain.account(configBump2)).toBeNull();
     // Anyone but the upgrade authority, at the canonical addresses.
@@ -342,7 +339,7 @@ describe("unique, canonical accounts (#10)", () => {
   it("a participant exists once per (pool, user)", async () => {
     const [pool] = [await poolWith(carol, [], 1_000n)];
     const seeds = [Buffer.from("participant"), pool.toBuffer(), alice.key.publicKey.toBuffer()];
-    const [second, bump] = nonCanonical(seeds);
+    const [second, bump] = nonCanonical(seeds, POOLS_PROGRAM_ID);
     const pick = (o: { participant?: PublicKey; bump?: number } = {}) =>
       w.client.placePick({
         payer: w.chain.payer.publicKey,
@@ -362,7 +359,7 @@ describe("unique, canonical accounts (#10)", () => {
     expectOk(await w.send([await pick()], [alice.key])); // existing: a second pick, same record
     expect(await w.chain.account(second)).toBeNull();
     // The canonical address declared with a lower bump is refused too.
-    const [, bobBump] = nonCanonical([Buffer.from("participant"), pool.toBuffer(), bob.key.publicKey.toBuffer()]);
+    const [, bobBump] = nonCanonical([Buffer.from("participant"), pool.toBuffer(), bob.key.publicKey.toBuffer()], POOLS_PROGRAM_ID);
     await refused(
       w.client.placePick({
         payer: w.chain.payer.publicKey,
@@ -390,7 +387,7 @@ describe("unique, canonical accounts (#10)", () => {
   it("a pool exists once per (creator, nonce): a non-canonical bump and a replay fail", async () => {
     const nonce = 900_001n;
     const seeds = [Buffer.from("pool"), carol.key.publicKey.toBuffer(), Buffer.from(new BigUint64Array([nonce]).buffer)];
-    const [second, bump] = nonCanonical(seeds);
+    const [second, bump] = nonCanonical(seeds, POOLS_PROGRAM_ID);
     const closesAt = (await w.chain.now()) + 1_000n;
     const create = (o: { pool?: PublicKey; bump?: number }) =>
       w.client.createPool({
@@ -492,6 +489,22 @@ describe("unique, canonical accounts (#10)", () => {
 });
 
 describe("resolution cannot be bought (#15.3)", () => {
+  /**
+   * The authority decides the escalated `pool` for the truth (outcome 0, three honest stakes of
+   * 100) against the whale's 301, and everyone settles: each honest participant wins its share,
+   * the whale gets nothing back and the vault pays out the whole 601.
+   */
+  async function truthDecidedAndPaid(pool: PublicKey, honest: User[], whale: User, start: Awaited<ReturnType<typeof w.balances>>) {
+    expectOk(await w.authorityResolve(pool, 0));
+    for (const u of [...honest, whale]) expectOk(await w.settle(pool, u.key.publicKey));
+    const end = await w.balances();
+    const each = payout(100n * UNIT, 601n * UNIT, 300n * UNIT);
+    for (const h of honest) expect(end.users[ui(h)] - start.users[ui(h)]).toBe(each);
+    expect(end.users[ui(whale)]).toBe(start.users[ui(whale)]);
+    expect(start.vault - end.vault).toBe(601n * UNIT);
+    return { end, each };
+  }
+
   it("a late whale cannot vote itself the pot", async () => {
     const [h1, h2, h3, whale] = [await w.user(1_000n * UNIT), await w.user(1_000n * UNIT), await w.user(1_000n * UNIT), await w.user(1_000n * UNIT)];
     const honest = [h1, h2, h3];
@@ -514,15 +527,9 @@ describe("resolution cannot be bought (#15.3)", () => {
     await w.chain.advance(86_400n);
     expectOk(await w.resolve(whale.key, pool));
     expect(await w.pool(pool)).toMatchObject({ state: "RESOLVING", escalated: true, winningOutcome: null });
-    expectOk(await w.authorityResolve(pool, 0));
-    for (const u of [...honest, whale]) expectOk(await w.settle(pool, u.key.publicKey));
-    const end = await w.balances();
-    const each = payout(100n * UNIT, 601n * UNIT, 300n * UNIT);
-    for (const h of honest) expect(end.users[ui(h)] - start.users[ui(h)]).toBe(each);
-    expect(end.users[ui(whale)]).toBe(start.users[ui(whale)]);
+    const { end, each } = await truthDecidedAndPaid(pool, honest, whale, start);
     expect(end.users[ui(whale)]).toBe(1_000n * UNIT - 301n * UNIT);
     expect(end.treasury - start.treasury).toBe(601n * UNIT - 3n * each);
-    expect(start.vault - end.vault).toBe(601n * UNIT);
     expect((await w.pool(pool)).state).toBe("DISTRIBUTED");
   });
 
@@ -540,13 +547,7 @@ describe("resolution cannot be bought (#15.3)", () => {
     expectOk(await w.resolve(bob.key, pool));
     expect(await w.pool(pool)).toMatchObject({ state: "RESOLVING", escalated: true, proposedOutcome: 1, disputeCount: 1 });
     expectError(await w.settle(pool, whale.key.publicKey), "NotResolved");
-    expectOk(await w.authorityResolve(pool, 0));
-    for (const u of [...honest, whale]) expectOk(await w.settle(pool, u.key.publicKey));
-    const end = await w.balances();
-    const each = payout(100n * UNIT, 601n * UNIT, 300n * UNIT);
-    for (const h of honest) expect(end.users[ui(h)] - start.users[ui(h)]).toBe(each);
-    expect(end.users[ui(whale)]).toBe(start.users[ui(whale)]);
-    expect(start.vault - end.vault).toBe(601n * UNIT);
+    await truthDecidedAndPaid(pool, honest, whale, start);
   });
 
   it("a creator who never proposes cannot hold the pot: after 72 h anyone escalates and the authority decides", async () => {
@@ -585,15 +586,8 @@ describe("resolution cannot be bought (#15.3)", () => {
     expectError(await w.cancel(mallory.key, pool), "EscalationPending");
     await w.chain.advance(1n);
     expectError(await w.authorityResolve(pool, 1), "AuthorityDeadlinePassed");
-    const start = await w.balances();
-    expectOk(await w.cancel(mallory.key, pool));
-    expectOk(await w.refund(pool, alice.key.publicKey));
-    expectOk(await w.refund(pool, bob.key.publicKey));
-    const end = await w.balances();
-    expect(end.users[ui(alice)] - start.users[ui(alice)]).toBe(10n * UNIT);
-    expect(end.users[ui(bob)] - start.users[ui(bob)]).toBe(20n * UNIT);
+    const { start, end } = await strangerCancelsAndRefunds(pool);
     expect(end.treasury).toBe(start.treasury);
-    expect((await w.pool(pool)).state).toBe("REFUNDED");
   });
 });
 
@@ -618,14 +612,7 @@ describe("a creator cannot lock stakes for ever", () => {
     await w.chain.setTime(escalatable);
     expectOk(await w.resolve(mallory.key, pool));
     await w.chain.setTime(escalatable + AUTHORITY_DEADLINE_SECONDS);
-    const start = await w.balances();
-    expectOk(await w.cancel(mallory.key, pool));
-    expectOk(await w.refund(pool, alice.key.publicKey));
-    expectOk(await w.refund(pool, bob.key.publicKey));
-    const end = await w.balances();
-    expect(end.users[ui(alice)] - start.users[ui(alice)]).toBe(10n * UNIT);
-    expect(end.users[ui(bob)] - start.users[ui(bob)]).toBe(20n * UNIT);
-    expect((await w.pool(pool)).state).toBe("REFUNDED");
+    await strangerCancelsAndRefunds(pool);
   });
 });
 
@@ -762,7 +749,7 @@ describe("payouts do not depend on the payee's token account (#15.1)", () => {
       });
     const state = async () => [await w.claim(a.key.publicKey), await w.pool(pool)];
     await refused(refundB({ userClaim: w.client.pda.claim(a.key.publicKey)[0] }), [], "AccountMismatch", state);
-    const [second, bump] = nonCanonical([Buffer.from("claim"), b.key.publicKey.toBuffer()]);
+    const [second, bump] = nonCanonical([Buffer.from("claim"), b.key.publicKey.toBuffer()], POOLS_PROGRAM_ID);
     await refused(refundB({ userClaim: second, claimBump: bump }), [], "AccountMismatch", state);
     // A participant record (program-owned, another type) as the claim.
     await refused(refundB({ userClaim: w.participantOf(pool, b.key.publicKey) }), [], "WrongAccountType", state);

@@ -6,10 +6,9 @@
  * Skipped without the validator binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Keypair } from "@solana/web3.js";
-import { RpcEngine } from "../../harness/rpc-engine";
-import { TestValidator, validatorBinary } from "../../harness/validator";
-import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
+import { type TestValidator, validatorBinary } from "../../harness/validator";
+import type { ClusterStack } from "../../stack/cluster-stack";
+import { validatorStack } from "./validator-stack";
 import { UNIT, contract, createBody, get, makeUser, post } from "../writes/helpers";
 import { eventually } from "../harness/wait";
 
@@ -25,17 +24,7 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
   let s: ClusterStack;
 
   beforeAll(async () => {
-    const service = Keypair.generate();
-    validator = await TestValidator.start({ upgradeAuthority: service });
-    await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-    s = await startClusterStack({
-      rpcUrl: validator.rpcUrl,
-      wsUrl: validator.wsUrl,
-      service,
-      init: true,
-      reconcileMs: 0,
-      observability: { maxLagSlots: 20, sampleMs: 500 },
-    });
+    ({ validator, s } = await validatorStack({ observability: { maxLagSlots: 20, sampleMs: 500 } }));
   }, 240_000);
 
   afterAll(async () => {

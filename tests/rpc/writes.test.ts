@@ -7,10 +7,9 @@
  * step as the RPC indexer sees it. Skipped without the validator binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Keypair } from "@solana/web3.js";
-import { RpcEngine } from "../../harness/rpc-engine";
-import { TestValidator, validatorBinary } from "../../harness/validator";
-import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
+import { type TestValidator, validatorBinary } from "../../harness/validator";
+import type { ClusterStack } from "../../stack/cluster-stack";
+import { validatorStack } from "./validator-stack";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
 import { eventually } from "../harness/wait";
 
@@ -23,11 +22,7 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
   let bob: TestUser;
 
   beforeAll(async () => {
-    // The service deploys: it is both programs' upgrade authority, so it may initialise the Configs.
-    const service = Keypair.generate();
-    validator = await TestValidator.start({ upgradeAuthority: service });
-    await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-    s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0 });
+    ({ validator, s } = await validatorStack());
     alice = await makeUser(s, 100n * UNIT);
     bob = await makeUser(s, 100n * UNIT);
   }, 240_000);

@@ -4,37 +4,32 @@
  * idempotency record follows the signature (confirmed / failed); a replay of a failed take
  * answers the mapped program error (409), a replay of the winner its receipt; one position only.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalStack } from "../../stack/local-stack";
-import { UNIT, balance, contract, createBody, key, makeUser, post, stack } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { UNIT, balance, contract, createBody, key, makeUser, post, writeSuite } from "./helpers";
 
 describe("asynchronous submission (RPC-like)", () => {
-  let s: LocalStack;
-  beforeAll(async () => {
-    s = await stack();
-  });
-  afterAll(async () => s?.stop());
+  const w = writeSuite();
 
   it("concurrent takes at one revision: one lands, the others fail on chain and replay as 409", async () => {
-    const c = await contract(s);
-    const alice = await makeUser(s, 100n * UNIT);
-    const o = await post(s, "/", createBody(c, { creatorTotalMicros: String(50n * UNIT), takerTargetMicros: String(50n * UNIT) }), alice.token);
+    const c = await contract(w.s);
+    const alice = await makeUser(w.s, 100n * UNIT);
+    const o = await post(w.s, "/", createBody(c, { creatorTotalMicros: String(50n * UNIT), takerTargetMicros: String(50n * UNIT) }), alice.token);
     expect(o.status).toBe(200);
     const offer = o.body.offerAddress as string;
-    const takers = await Promise.all(Array.from({ length: 12 }, () => makeUser(s, 20n * UNIT)));
-    s.chain.gateway.asyncSubmit = true;
+    const takers = await Promise.all(Array.from({ length: 12 }, () => makeUser(w.s, 20n * UNIT)));
+    w.s.chain.gateway.asyncSubmit = true;
     try {
       const bodies = takers.map(() => ({ takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }));
-      const rs = await Promise.all(takers.map((t, i) => post(s, `/${offer}/take`, bodies[i], t.token)));
+      const rs = await Promise.all(takers.map((t, i) => post(w.s, `/${offer}/take`, bodies[i], t.token)));
       for (const r of rs) expect([200, 409]).toContain(r.status);
       const pending = rs.map((r, i) => ({ r, i })).filter((x) => x.r.status === 200);
       expect(pending.length).toBeGreaterThan(1); // several passed the checks before any landed
-      const outcomes = await Promise.all(pending.map((x) => s.chain.gateway.waitFor(x.r.body.signature as string, 10_000)));
+      const outcomes = await Promise.all(pending.map((x) => w.s.chain.gateway.waitFor(x.r.body.signature as string, 10_000)));
       expect(outcomes.filter((x) => x.state === "confirmed")).toHaveLength(1);
       expect(outcomes.filter((x) => x.state === "failed")).toHaveLength(pending.length - 1);
       // Replays: the winner gets its receipt, the losers the program's RevisionMismatch as 409.
       for (const [j, x] of pending.entries()) {
-        const again = await post(s, `/${offer}/take`, bodies[x.i], takers[x.i].token);
+        const again = await post(w.s, `/${offer}/take`, bodies[x.i], takers[x.i].token);
         if (outcomes[j].state === "confirmed") {
           expect(again.status).toBe(200);
           expect(again.body.signature).toBe(x.r.body.signature);
@@ -43,14 +38,14 @@ describe("asynchronous submission (RPC-like)", () => {
           expect(again.body.error).toMatch(/changed since expectedRevision/);
         }
       }
-      const rows = await s.custody.db.selectFrom("idempotency").select(["state"]).where("operation", "=", "take").execute();
+      const rows = await w.s.custody.db.selectFrom("idempotency").select(["state"]).where("operation", "=", "take").execute();
       expect(rows.filter((r) => r.state === "confirmed")).toHaveLength(1);
       expect(rows.filter((r) => r.state === "failed")).toHaveLength(pending.length - 1);
-      const paid = await Promise.all(takers.map((t) => balance(s, t.user.tokenAccount)));
+      const paid = await Promise.all(takers.map((t) => balance(w.s, t.user.tokenAccount)));
       expect(paid.filter((b) => b === 15n * UNIT)).toHaveLength(1);
-      expect(await s.db.selectFrom("positions").select("address").where("offer", "=", offer).execute()).toHaveLength(1);
+      expect(await w.s.db.selectFrom("positions").select("address").where("offer", "=", offer).execute()).toHaveLength(1);
     } finally {
-      s.chain.gateway.asyncSubmit = false;
+      w.s.chain.gateway.asyncSubmit = false;
     }
   });
 });

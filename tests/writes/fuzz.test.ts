@@ -6,10 +6,9 @@
  * `{error: string}` with a 4xx; no stack trace, SQL, file path or key material in any answer; no
  * change to balances, offers, positions or idempotency records.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Keypair, type PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../stack/local-stack";
-import { UNIT, balance, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Keypair } from "@solana/web3.js";
+import { UNIT, balance, createBody, key, post, writeSuite } from "./helpers";
 
 const N = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 7);
@@ -36,40 +35,30 @@ const LEAK =
   /\bat [\w.<>]+ \(|node_modules|\.ts:\d+|\.js:\d+|\bSELECT\b|\bINSERT\b|\bUPDATE\b|sqlite|kysely|\bpg\b|postgres|SQLITE_|TypeError|ReferenceError|SyntaxError|stack|secret|sealed|pat_[A-Za-z0-9_-]{10}|Program log|custom program error/i;
 
 describe("fuzz: hostile write requests", () => {
-  let s: LocalStack;
-  let alice: TestUser;
-  let stranger: TestUser;
-  let blocked: TestUser;
-  let c: PublicKey;
+  const w = writeSuite({ alice: 1_000n * UNIT, stranger: 0n, blocked: 100n * UNIT }, { contract: true });
   let offers: string[];
   let tokens: string[];
 
   beforeAll(async () => {
-    s = await stack();
-    alice = await makeUser(s, 1_000n * UNIT);
-    stranger = await makeUser(s, 0n);
-    blocked = await makeUser(s, 100n * UNIT);
-    await s.custody.setBlocked(blocked.user.id, true, "fuzz");
-    c = await contract(s);
+    await w.s.custody.setBlocked(w.blocked.user.id, true, "fuzz");
     offers = [];
     for (let i = 0; i < 3; i++) {
-      const r = await post(s, "/", createBody(c), alice.token);
+      const r = await post(w.s, "/", createBody(w.c), w.alice.token);
       offers.push(r.body.offerAddress as string);
     }
-    const expired = await s.custody.issueToken(stranger.user.id, { ttlSeconds: 0 });
-    const revoked = await s.custody.issueToken(stranger.user.id);
-    await s.custody.revokeToken(revoked.id);
-    const unscoped = await s.custody.issueToken(stranger.user.id, { scopes: [] });
-    tokens = [stranger.token, stranger.token, stranger.token, blocked.token, expired.token, revoked.token, unscoped.token];
+    const expired = await w.s.custody.issueToken(w.stranger.user.id, { ttlSeconds: 0 });
+    const revoked = await w.s.custody.issueToken(w.stranger.user.id);
+    await w.s.custody.revokeToken(revoked.id);
+    const unscoped = await w.s.custody.issueToken(w.stranger.user.id, { scopes: [] });
+    tokens = [w.stranger.token, w.stranger.token, w.stranger.token, w.blocked.token, expired.token, revoked.token, unscoped.token];
   });
-  afterAll(async () => s?.stop());
 
   async function snapshot() {
-    const bal = await Promise.all([alice, stranger, blocked].map((u) => balance(s, u.user.tokenAccount)));
-    const o = await s.db.selectFrom("offers").select(["address", "revision", "status", "taker_filled_micros"]).orderBy("address").execute();
-    const p = await s.db.selectFrom("positions").select(["address"]).execute();
-    const idem = await s.custody.db.selectFrom("idempotency").select(["user_id", "idem_key", "state", "signature"]).orderBy("idem_key").execute();
-    const vault = await balance(s, s.chain.client.pda.vault()[0]);
+    const bal = await Promise.all([w.alice, w.stranger, w.blocked].map((u) => balance(w.s, u.user.tokenAccount)));
+    const o = await w.s.db.selectFrom("offers").select(["address", "revision", "status", "taker_filled_micros"]).orderBy("address").execute();
+    const p = await w.s.db.selectFrom("positions").select(["address"]).execute();
+    const idem = await w.s.custody.db.selectFrom("idempotency").select(["user_id", "idem_key", "state", "signature"]).orderBy("idem_key").execute();
+    const vault = await balance(w.s, w.s.chain.client.pda.vault()[0]);
     return JSON.stringify({ bal: bal.map(String), o, p, idem, vault: String(vault) });
   }
 
@@ -135,10 +124,10 @@ describe("fuzz: hostile write requests", () => {
       pick<() => string>([
         () => pick(offers),
         () => Keypair.generate().publicKey.toBase58(),
-        () => c.toBase58(),
-        () => s.chain.client.pda.config()[0].toBase58(),
-        () => stranger.user.tokenAccount.toBase58(),
-        () => s.chain.service.publicKey.toBase58(),
+        () => w.c.toBase58(),
+        () => w.s.chain.client.pda.config()[0].toBase58(),
+        () => w.stranger.user.tokenAccount.toBase58(),
+        () => w.s.chain.service.publicKey.toBase58(),
         () => safeEncode(pick(junkStrings).slice(0, 60)),
         () => "1".repeat(int(60) + 1),
         () => "0OIl".repeat(11),
@@ -164,7 +153,7 @@ describe("fuzz: hostile write requests", () => {
       const op = int(3);
       const offer = randomAddress();
       let body: Record<string, unknown>;
-      if (op === 0) body = createBody(c, { idempotencyKey: key() });
+      if (op === 0) body = createBody(w.c, { idempotencyKey: key() });
       else if (op === 1) body = { takeAmountMicros: String(UNIT * BigInt(1 + int(20))), expectedRevision: "1", idempotencyKey: key() };
       else body = { expectedRevision: String(int(3)), idempotencyKey: key() };
       // 0..3 mutations (the callers cannot change state even with a valid body)
@@ -216,16 +205,16 @@ describe("fuzz: hostile write requests", () => {
       const tr = rand();
       const token =
         tr < 0.5
-          ? stranger.token
+          ? w.stranger.token
           : tr < 0.6
-            ? blocked.token
+            ? w.blocked.token
             : pick<() => string | null>([
                 () => pick(tokens),
                 () => null,
                 () => "pat_" + "A".repeat(43),
                 () => "pat_" + Buffer.from(key()).toString("base64url").padEnd(43, "x").slice(0, 43),
                 () => pick(junkStrings).slice(0, 100),
-                () => alice.token.slice(0, -1) + (alice.token.endsWith("A") ? "B" : "A"),
+                () => w.alice.token.slice(0, -1) + (w.alice.token.endsWith("A") ? "B" : "A"),
               ])();
       const headers: Record<string, string> = {};
       const h = int(10);
@@ -256,7 +245,7 @@ describe("fuzz: hostile write requests", () => {
         const q = make();
         let r;
         try {
-          r = await post(s, q.path, q.body, q.token, q.headers);
+          r = await post(w.s, q.path, q.body, q.token, q.headers);
         } catch {
           unsendable++; // the HTTP client itself refuses the header value; not a request
           continue;
@@ -267,8 +256,8 @@ describe("fuzz: hostile write requests", () => {
         const err = typeof r.body.error === "string" ? r.body.error : null;
         const shapeOk = r.status >= 400 && r.status < 500 && err !== null && Object.keys(r.body).length === 1 && err.length < 400;
         // Unknown field names are echoed back (quoted); they are the caller's own input.
-        const scanned = (err ?? r.text).replace(/unknown field\(s\): .*; allowed:/, "unknown field(s): <echo>; allowed:");
-        if (!shapeOk || LEAK.test(scanned) || scanned.includes(s.custody.key.digest("probe").toString("hex").slice(0, 8)))
+        const scanned = (err ?? r.text).replace(/unknown field\(s\): .*; allowed:/, "unknown field(w.s): <echo>; allowed:");
+        if (!shapeOk || LEAK.test(scanned) || scanned.includes(w.s.custody.key.digest("probe").toString("hex").slice(0, 8)))
           leaks.push(`${r.status} ${q.path} ${r.text.slice(0, 200)}`);
       }
     };
@@ -316,19 +305,19 @@ describe("fuzz: hostile write requests", () => {
     const bad: string[] = [];
     for (let i = 0; i < 2_000; i++) {
       const input: Record<string, unknown> = pick([
-        createBody(c, { idempotencyKey: key() }),
+        createBody(w.c, { idempotencyKey: key() }),
         { takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() },
         { expectedRevision: "1", idempotencyKey: key() },
       ]);
       for (let m = Math.floor(rand() * 3); m > 0; m--) input[pick(Object.keys(input).concat(["extra"]))] = pick(junk);
-      const token = rand() < 0.7 ? stranger.token : pick([blocked.token, null, "pat_" + "B".repeat(43), ...tokens]);
+      const token = rand() < 0.7 ? w.stranger.token : pick([w.blocked.token, null, "pat_" + "B".repeat(43), ...tokens]);
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (token) headers.authorization = `Bearer ${token}`;
       const raw =
         rand() < 0.05
           ? pick(["{", "[]", "null", '{"query": 5}', '{"query":"mutation {"}'])
-          : JSON.stringify({ query: pick(ops), variables: { input, offer: pick([...offers, "bad", c.toBase58()]) } });
-      const r = await fetch(`${s.url}/graphql`, { method: "POST", headers, body: raw });
+          : JSON.stringify({ query: pick(ops), variables: { input, offer: pick([...offers, "bad", w.c.toBase58()]) } });
+      const r = await fetch(`${w.s.url}/graphql`, { method: "POST", headers, body: raw });
       const text = await r.text();
       if (r.status >= 500) bad.push(`${r.status} ${text.slice(0, 200)}`);
       let j: { errors?: { message: string; extensions?: { code?: string } }[] } = {};

@@ -2,10 +2,8 @@
  * The GraphQL mutations over real HTTP: the same service as REST (a key used on REST replays on
  * GraphQL), errors with `extensions.code` / `extensions.status` matching the REST statuses.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../stack/local-stack";
-import { UNIT, balance, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { UNIT, balance, createBody, key, post, writeSuite } from "./helpers";
 
 const RECEIPT = "signature status offerAddress positionAddress takeAmountMicros creatorMatchedMicros refundMicros expectedRevision";
 const CREATE = `mutation($input: CreateOfferInput!) { createOffer(input: $input) { ${RECEIPT} } }`;
@@ -19,67 +17,56 @@ interface GqlRes {
 }
 
 describe("GraphQL write mutations", () => {
-  let s: LocalStack;
-  let alice: TestUser;
-  let bob: TestUser;
-  let c: PublicKey;
+  const w = writeSuite({ alice: 100n * UNIT, bob: 100n * UNIT }, { contract: true });
 
   async function gql(query: string, variables: Record<string, unknown>, token?: string | null): Promise<GqlRes> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
-    const r = await fetch(`${s.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+    const r = await fetch(`${w.s.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
     return { status: r.status, ...((await r.json()) as Omit<GqlRes, "status">) };
   }
 
-  beforeAll(async () => {
-    s = await stack();
-    alice = await makeUser(s, 100n * UNIT);
-    bob = await makeUser(s, 100n * UNIT);
-    c = await contract(s);
-  });
-  afterAll(async () => s?.stop());
-
   it("create, take and close through mutations", async () => {
-    const created = await gql(CREATE, { input: createBody(c) }, alice.token);
+    const created = await gql(CREATE, { input: createBody(w.c) }, w.alice.token);
     expect(created.errors).toBeUndefined();
     const offer = created.data!.createOffer!.offerAddress;
     expect(created.data!.createOffer).toMatchObject({ status: "pending" });
-    const took = await gql(TAKE, { offer, input: { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() } }, bob.token);
+    const took = await gql(TAKE, { offer, input: { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() } }, w.bob.token);
     expect(took.errors).toBeUndefined();
     expect(took.data!.takeOffer).toMatchObject({ status: "pending", creatorMatchedMicros: "4000000", takeAmountMicros: "5000000" });
-    const closed = await gql(CLOSE, { offer, input: { expectedRevision: "2", idempotencyKey: key() } }, alice.token);
+    const closed = await gql(CLOSE, { offer, input: { expectedRevision: "2", idempotencyKey: key() } }, w.alice.token);
     expect(closed.errors).toBeUndefined();
     expect(closed.data!.closeOffer).toMatchObject({ status: "pending", refundMicros: "4000000" });
-    expect(await balance(s, alice.user.tokenAccount)).toBe(96n * UNIT);
-    const row = await s.db.selectFrom("offers").selectAll().where("address", "=", offer).executeTakeFirstOrThrow();
+    expect(await balance(w.s, w.alice.user.tokenAccount)).toBe(96n * UNIT);
+    const row = await w.s.db.selectFrom("offers").selectAll().where("address", "=", offer).executeTakeFirstOrThrow();
     expect(row.status).toBe("Closed");
   });
 
   it("one service: a key used on REST replays on GraphQL with the same receipt", async () => {
-    const body = createBody(c);
-    const rest = await post(s, "/", body, alice.token);
-    const g = await gql(CREATE, { input: body }, alice.token);
+    const body = createBody(w.c);
+    const rest = await post(w.s, "/", body, w.alice.token);
+    const g = await gql(CREATE, { input: body }, w.alice.token);
     expect(g.data!.createOffer!.signature).toBe(rest.body.signature);
     expect(g.data!.createOffer!.offerAddress).toBe(rest.body.offerAddress);
-    const other = await gql(CREATE, { input: { ...body, creatorTotalMicros: String(9n * UNIT) } }, alice.token);
+    const other = await gql(CREATE, { input: { ...body, creatorTotalMicros: String(9n * UNIT) } }, w.alice.token);
     expect(other.errors![0].extensions).toEqual({ code: "BAD_REQUEST", status: 400 });
     expect(other.errors![0].message).toMatch(/already used with a different request/);
   });
 
   it("errors carry the REST status as extensions.code", async () => {
     const cases: [GqlRes, string, RegExp][] = [
-      [await gql(CREATE, { input: createBody(c) }, null), "UNAUTHENTICATED", /missing/],
-      [await gql(CREATE, { input: createBody(c, { creatorTotalMicros: "1e6" }) }, alice.token), "BAD_REQUEST", /decimal digits/],
-      [await gql(CREATE, { input: createBody(c, { expectedFeeBps: 5 }) }, alice.token), "CONFLICT", /expectedFeeBps/],
+      [await gql(CREATE, { input: createBody(w.c) }, null), "UNAUTHENTICATED", /missing/],
+      [await gql(CREATE, { input: createBody(w.c, { creatorTotalMicros: "1e6" }) }, w.alice.token), "BAD_REQUEST", /decimal digits/],
+      [await gql(CREATE, { input: createBody(w.c, { expectedFeeBps: 5 }) }, w.alice.token), "CONFLICT", /expectedFeeBps/],
       [
-        await gql(TAKE, { offer: c.toBase58(), input: { takeAmountMicros: "1000000", expectedRevision: "1", idempotencyKey: key() } }, bob.token),
+        await gql(TAKE, { offer: w.c.toBase58(), input: { takeAmountMicros: "1000000", expectedRevision: "1", idempotencyKey: key() } }, w.bob.token),
         "NOT_FOUND",
         /unknown offer/,
       ],
     ];
-    const o = await gql(CREATE, { input: createBody(c) }, alice.token);
+    const o = await gql(CREATE, { input: createBody(w.c) }, w.alice.token);
     cases.push([
-      await gql(CLOSE, { offer: o.data!.createOffer!.offerAddress, input: { expectedRevision: "1", idempotencyKey: key() } }, bob.token),
+      await gql(CLOSE, { offer: o.data!.createOffer!.offerAddress, input: { expectedRevision: "1", idempotencyKey: key() } }, w.bob.token),
       "CONFLICT",
       /only the creator/,
     ]);

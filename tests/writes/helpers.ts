@@ -1,4 +1,5 @@
 /** Helpers of the write suites: the local stack over real HTTP, users with tokens, balances. */
+import { afterAll, beforeAll } from "vitest";
 import { AccountLayout } from "@solana/spl-token";
 import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
@@ -22,6 +23,25 @@ let seq = 0;
 /** The local stack; WRITES_ENGINE=litesvm runs the chain on LiteSVM instead of bankrun. */
 export async function stack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   return startLocalStack({ engine: (process.env.WRITES_ENGINE as "bankrun" | "litesvm" | undefined) ?? "bankrun", ...opts });
+}
+
+/** A write suite's shared state: the local stack `s`, its named users and (when asked for) a contract `c`. */
+export type WriteSuite<N extends string> = { readonly s: LocalStack; readonly c: PublicKey } & { readonly [K in N]: TestUser };
+
+/**
+ * The set-up every write suite shares, registered on the calling `describe`: before its tests the
+ * local stack starts, each of `users` is created holding its balance (in that order) and, with
+ * `contract`, a contract is published; after them the stack stops.
+ */
+export function writeSuite<N extends string = never>(users: Record<N, bigint> = {} as Record<N, bigint>, opts: { contract?: boolean } = {}): WriteSuite<N> {
+  const w = {} as { s: LocalStack; c: PublicKey } & Record<string, TestUser>;
+  beforeAll(async () => {
+    w.s = await stack();
+    for (const [name, amount] of Object.entries<bigint>(users)) w[name] = await makeUser(w.s, amount);
+    if (opts.contract) w.c = await contract(w.s);
+  });
+  afterAll(async () => w.s?.stop());
+  return w as unknown as WriteSuite<N>;
 }
 
 export async function makeUser(s: AnyStack, balance = 1_000n * UNIT, name = `u${++seq}_${Math.random().toString(36).slice(2, 8)}`): Promise<TestUser> {

@@ -4,10 +4,8 @@
  * revision is past `expectedRevision` and `viewer.position` is set; after close `status` is
  * `Closed` and `closedAt` is set. A lost create is not readable until its key is resent.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../stack/local-stack";
-import { UNIT, contract, createBody, get, key, makeUser, post, stack, type TestUser } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { UNIT, createBody, get, key, post, writeSuite } from "./helpers";
 
 interface OfferView {
   address: string;
@@ -20,24 +18,13 @@ interface OfferView {
 }
 
 describe("tracking a submission through GET", () => {
-  let s: LocalStack;
-  let alice: TestUser;
-  let bob: TestUser;
-  let c: PublicKey;
-
-  beforeAll(async () => {
-    s = await stack();
-    alice = await makeUser(s, 100n * UNIT);
-    bob = await makeUser(s, 100n * UNIT);
-    c = await contract(s);
-  });
-  afterAll(async () => s?.stop());
+  const w = writeSuite({ alice: 100n * UNIT, bob: 100n * UNIT }, { contract: true });
 
   /** Polls GET like a client (here every 10 ms, up to 5 s); returns the first view passing `ok`. */
   async function track(address: string, token: string, ok: (o: OfferView) => boolean): Promise<OfferView> {
     const until = Date.now() + 5_000;
     for (;;) {
-      const r = await get(s, `/${address}`, token);
+      const r = await get(w.s, `/${address}`, token);
       if (r.status === 200 && ok(r.body as unknown as OfferView)) return r.body as unknown as OfferView;
       if (Date.now() > until) throw new Error(`not visible: ${r.status} ${r.text.slice(0, 300)}`);
       await new Promise((x) => setTimeout(x, 10));
@@ -45,42 +32,42 @@ describe("tracking a submission through GET", () => {
   }
 
   it("create -> creator view; take -> revision moved and position set; close -> Closed with closedAt", async () => {
-    const created = await post(s, "/", createBody(c), alice.token);
+    const created = await post(w.s, "/", createBody(w.c), w.alice.token);
     expect(created.status, created.text).toBe(200);
     const offer = created.body.offerAddress as string;
-    const v1 = await track(offer, alice.token, (o) => o.viewer.role === "creator");
+    const v1 = await track(offer, w.alice.token, (o) => o.viewer.role === "creator");
     expect(v1.status).toBe("Open");
     expect(v1.revision).toBe("1");
     expect(v1.viewer.canClose).toBe(true);
-    const asBob = await track(offer, bob.token, () => true);
+    const asBob = await track(offer, w.bob.token, () => true);
     expect(asBob.viewer.canTake).toBe(true);
     expect(asBob.viewer.position).toBeNull();
 
-    const took = await post(s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: v1.revision, idempotencyKey: key() }, bob.token);
+    const took = await post(w.s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: v1.revision, idempotencyKey: key() }, w.bob.token);
     expect(took.status, took.text).toBe(200);
-    const v2 = await track(offer, bob.token, (o) => BigInt(o.revision) > BigInt(v1.revision) && o.viewer.position !== null);
+    const v2 = await track(offer, w.bob.token, (o) => BigInt(o.revision) > BigInt(v1.revision) && o.viewer.position !== null);
     expect(v2.remainingTakerMicros).toBe(String(5n * UNIT));
     expect(v2.creatorAllocatedMicros).toBe(String(4n * UNIT));
 
-    const closed = await post(s, `/${offer}/close`, { expectedRevision: v2.revision, idempotencyKey: key() }, alice.token);
+    const closed = await post(w.s, `/${offer}/close`, { expectedRevision: v2.revision, idempotencyKey: key() }, w.alice.token);
     expect(closed.status, closed.text).toBe(200);
-    const v3 = await track(offer, alice.token, (o) => o.status === "Closed" && o.closedAt !== null);
+    const v3 = await track(offer, w.alice.token, (o) => o.status === "Closed" && o.closedAt !== null);
     expect(BigInt(v3.revision)).toBe(BigInt(v2.revision) + 1n);
   });
 
   it("a lost create is not readable until resent under the same key; then it is, once", async () => {
-    const body = createBody(c);
-    s.chain.gateway.dropNext(1);
-    const first = await post(s, "/", body, alice.token);
+    const body = createBody(w.c);
+    w.s.chain.gateway.dropNext(1);
+    const first = await post(w.s, "/", body, w.alice.token);
     expect(first.status).toBe(200);
     const offer = first.body.offerAddress as string;
-    expect((await get(s, `/${offer}`, alice.token)).status).toBe(404);
-    const again = await post(s, "/", body, alice.token);
+    expect((await get(w.s, `/${offer}`, w.alice.token)).status).toBe(404);
+    const again = await post(w.s, "/", body, w.alice.token);
     expect(again.status).toBe(200);
     expect(again.body.offerAddress).toBe(offer);
-    const v = await track(offer, alice.token, (o) => o.viewer.role === "creator");
+    const v = await track(offer, w.alice.token, (o) => o.viewer.role === "creator");
     expect(v.revision).toBe("1");
-    const mine = await s.db.selectFrom("offers").select("address").where("creator", "=", alice.user.wallet.toBase58()).execute();
+    const mine = await w.s.db.selectFrom("offers").select("address").where("creator", "=", w.alice.user.wallet.toBase58()).execute();
     expect(mine.filter((m) => m.address === offer)).toHaveLength(1);
   });
 });

@@ -4,11 +4,10 @@
  * and a re-run after "restart" pay nothing twice; a contract left unresolved past its deadline is
  * voided and refunded; rent goes back to the service.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import type { LocalStack } from "../../stack/local-stack";
 import { SettlementWorker } from "../../service/worker/worker";
-import { UNIT, balance, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
+import { UNIT, balance, contract, createBody, key, makeUser, post, type TestUser, writeSuite } from "./helpers";
 
 interface Book {
   offer: string;
@@ -26,20 +25,16 @@ function rng(seed: number) {
 }
 
 describe("settlement worker", () => {
-  let s: LocalStack;
-  beforeAll(async () => {
-    s = await stack();
-  });
-  afterAll(async () => s?.stop());
+  const w = writeSuite();
 
   it("settles many positions to the micro-unit, once, with two workers; voids expired contracts", async () => {
     const rand = rng(42);
     const START = 2_000n * UNIT;
-    const creators = await Promise.all(Array.from({ length: 8 }, () => makeUser(s, START)));
-    const takers = await Promise.all(Array.from({ length: 6 }, () => makeUser(s, START)));
+    const creators = await Promise.all(Array.from({ length: 8 }, () => makeUser(w.s, START)));
+    const takers = await Promise.all(Array.from({ length: 6 }, () => makeUser(w.s, START)));
     const everyone = [...creators, ...takers];
-    const cA = await contract(s, 3_600n, 3_600n);
-    const cB = await contract(s, 3_600n, 600n);
+    const cA = await contract(w.s, 3_600n, 3_600n);
+    const cB = await contract(w.s, 3_600n, 600n);
     const books: (Book & { contract: PublicKey })[] = [];
     for (const [i, cr] of creators.entries()) {
       const k = i < 6 ? cA : cB;
@@ -47,7 +42,7 @@ describe("settlement worker", () => {
       const target = (total * BigInt(3 + Math.floor(rand() * 25))) / 10n;
       const side = i % 2 === 0 ? "sideA" : "sideB";
       const r = await post(
-        s,
+        w.s,
         "/",
         createBody(k, { creatorOutcome: side, creatorTotalMicros: String(total), takerTargetMicros: String(target), minimumTakeMicros: String(UNIT) }),
         cr.token,
@@ -61,12 +56,12 @@ describe("settlement worker", () => {
       for (const b of books) {
         for (const t of takers) {
           if (rand() < 0.35) continue;
-          const row = await s.db.selectFrom("offers").selectAll().where("address", "=", b.offer).executeTakeFirstOrThrow();
+          const row = await w.s.db.selectFrom("offers").selectAll().where("address", "=", b.offer).executeTakeFirstOrThrow();
           const remaining = BigInt(row.taker_target_micros) - BigInt(row.taker_filled_micros);
           if (remaining === 0n) continue;
           const amount = remaining <= 2n * UNIT || rand() < 0.1 ? remaining : UNIT + BigInt(Math.floor(rand() * Number(remaining / 3n)));
           const r = await post(
-            s,
+            w.s,
             `/${b.offer}/take`,
             { takeAmountMicros: String(amount), expectedRevision: String(row.revision), idempotencyKey: key() },
             t.token,
@@ -113,32 +108,32 @@ describe("settlement worker", () => {
     }
 
     // Past cutoff: the worker closes open offers (refunds); resolve A; B passes its deadline.
-    await s.chain.gateway.advance(3_601n);
-    await s.admin.resolveContract(cA, "sideA");
-    await s.chain.gateway.advance(601n);
-    const lamportsBefore = await s.chain.gateway.getAccount(s.chain.service.publicKey).then((a) => BigInt(a!.lamports));
-    const second = new SettlementWorker({ ...s.worker.deps });
-    const [r1, r2] = await Promise.all([s.worker.drain(), second.drain()]);
+    await w.s.chain.gateway.advance(3_601n);
+    await w.s.admin.resolveContract(cA, "sideA");
+    await w.s.chain.gateway.advance(601n);
+    const lamportsBefore = await w.s.chain.gateway.getAccount(w.s.chain.service.publicKey).then((a) => BigInt(a!.lamports));
+    const second = new SettlementWorker({ ...w.s.worker.deps });
+    const [r1, r2] = await Promise.all([w.s.worker.drain(), second.drain()]);
     // Both workers may send the identical settle transaction (same signature: one transaction);
     // the chain settles each position exactly once.
     expect(r1.settled + r2.settled).toBeGreaterThanOrEqual(positions);
-    expect(await s.db.selectFrom("settlements").select(["position"]).execute()).toHaveLength(positions);
+    expect(await w.s.db.selectFrom("settlements").select(["position"]).execute()).toHaveLength(positions);
     expect(r1.voided + r2.voided).toBeGreaterThanOrEqual(1);
-    expect((await s.db.selectFrom("contracts").select(["status"]).where("address", "=", cB.toBase58()).executeTakeFirstOrThrow()).status).toBe("Voided");
-    for (const u of everyone) expect(await balance(s, u.user.tokenAccount), u.name).toBe(expected.get(u.name));
-    expect(await balance(s, s.chain.treasury)).toBe(fees);
-    expect(await balance(s, s.chain.client.pda.vault()[0])).toBe(0n);
+    expect((await w.s.db.selectFrom("contracts").select(["status"]).where("address", "=", cB.toBase58()).executeTakeFirstOrThrow()).status).toBe("Voided");
+    for (const u of everyone) expect(await balance(w.s, u.user.tokenAccount), u.name).toBe(expected.get(u.name));
+    expect(await balance(w.s, w.s.chain.treasury)).toBe(fees);
+    expect(await balance(w.s, w.s.chain.client.pda.vault()[0])).toBe(0n);
     // Rent came back to the service (more than the fees it paid).
-    const lamportsAfter = await s.chain.gateway.getAccount(s.chain.service.publicKey).then((a) => BigInt(a!.lamports));
+    const lamportsAfter = await w.s.chain.gateway.getAccount(w.s.chain.service.publicKey).then((a) => BigInt(a!.lamports));
     expect(lamportsAfter).toBeGreaterThan(lamportsBefore);
     expect(r1.reclaimedPositions + r2.reclaimedPositions).toBeGreaterThanOrEqual(positions);
-    expect(await s.db.selectFrom("positions").select(["address"]).where("deleted", "=", 0).execute()).toHaveLength(0);
-    const statuses = await s.db.selectFrom("positions").select(["status"]).execute();
+    expect(await w.s.db.selectFrom("positions").select(["address"]).where("deleted", "=", 0).execute()).toHaveLength(0);
+    const statuses = await w.s.db.selectFrom("positions").select(["status"]).execute();
     expect(statuses.every((x) => x.status !== "Open")).toBe(true);
 
     // "Restart": a fresh worker finds nothing to do and pays nothing.
-    const again = await new SettlementWorker({ ...s.worker.deps }).drain();
+    const again = await new SettlementWorker({ ...w.s.worker.deps }).drain();
     expect(again.settled + again.closed + again.voided + again.reclaimedPositions + again.reclaimedOffers).toBe(0);
-    for (const u of everyone) expect(await balance(s, u.user.tokenAccount)).toBe(expected.get(u.name));
+    for (const u of everyone) expect(await balance(w.s, u.user.tokenAccount)).toBe(expected.get(u.name));
   });
 });

@@ -1,0 +1,17 @@
+/**
+ * The cluster stack on a fresh solana-test-validator, as tests/rpc starts it: the service deploys
+ * (it is both programs' upgrade authority, so it may initialise the Configs), holds SOL, and the
+ * stack initialises the chain with its RPC indexer reconciling only at start and reconnects.
+ */
+import { Keypair } from "@solana/web3.js";
+import { RpcEngine } from "../../harness/rpc-engine";
+import { TestValidator } from "../../harness/validator";
+import { startClusterStack, type ClusterStack, type ClusterStackOptions } from "../../stack/cluster-stack";
+
+export async function validatorStack(opts: Pick<ClusterStackOptions, "observability"> = {}): Promise<{ validator: TestValidator; s: ClusterStack }> {
+  const service = Keypair.generate();
+  const validator = await TestValidator.start({ upgradeAuthority: service });
+  await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
+  const s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0, ...opts });
+  return { validator, s };
+}
