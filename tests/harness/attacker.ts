@@ -662,6 +662,15 @@ export class AttackerWorld {
   claimOf(owner: PublicKey): PublicKey {
     return this.pda([Buffer.from("claim"), owner.toBuffer()]);
   }
+  /**
+   * A withdraw_claim the attacker signs, both programs alike: its own claim or an honest user's,
+   * to its own token account, naming the crank, itself or the owner as the rent payer.
+   */
+  withdrawClaimAttempt(common: AccountMap): { accounts: AccountMap; args: Record<string, unknown> } {
+    const owner = this.rng.chance(0.5) ? this.rng.pick(this.honest).keys[0].publicKey : this.A.publicKey;
+    const accounts = { ...common, owner: this.A.publicKey, claim: this.claimOf(owner), destination: this.aMain.address };
+    return { accounts: { ...accounts, rentPayer: this.rng.pick([this.crank.publicKey, this.A.publicKey, owner]) }, args: {} };
+  }
   bumpOf(k: PublicKey): number {
     return this.bumps.get(b58(k)) ?? 255;
   }

@@ -888,19 +888,8 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
             return { accounts: { position: anyPos?.addr, rentPayer: anyPos?.rentPayer ?? A.publicKey }, args: {} };
           case "closeOfferAccount":
             return { accounts: { offer: o?.addr, rentPayer: o?.rentPayer ?? A.publicKey, contract: (o?.contract ?? c)?.addr }, args: {} };
-          case "withdrawClaim": {
-            const owner = rng.chance(0.5) ? rng.pick(honest).keys[0].publicKey : A.publicKey;
-            return {
-              accounts: {
-                ...common,
-                owner: A.publicKey,
-                claim: claimOf(owner),
-                destination: aMain.address,
-                rentPayer: rng.pick([crank.publicKey, A.publicKey, owner]),
-              },
-              args: {},
-            };
-          }
+          case "withdrawClaim":
+            return w.withdrawClaimAttempt(common);
           default:
             return { accounts: common, args: {} };
         }

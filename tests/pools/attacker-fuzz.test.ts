@@ -871,19 +871,8 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
               args: { claimBump: w.bumpOf(cl) },
             };
           }
-          case "withdrawClaim": {
-            const owner = rng.chance(0.5) ? rng.pick(honest).keys[0].publicKey : A.publicKey;
-            return {
-              accounts: {
-                ...common,
-                owner: A.publicKey,
-                claim: claimOf(owner),
-                destination: aMain.address,
-                rentPayer: rng.pick([crank.publicKey, A.publicKey, owner]),
-              },
-              args: {},
-            };
-          }
+          case "withdrawClaim":
+            return w.withdrawClaimAttempt(common);
           default:
             return { accounts: common, args: {} };
         }
