@@ -85,6 +85,7 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       gateway,
       service,
       client: chain.client,
+      pools: chain.pools,
       treasury: chain.treasury,
       serviceKey: opts.serviceKey,
       walletLimits: opts.walletLimits,

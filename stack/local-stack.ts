@@ -77,6 +77,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       gateway: chain.gateway,
       service,
       client: chain.client,
+      pools: chain.pools,
       treasury: chain.treasury,
       serviceKey: opts.serviceKey,
       walletLimits: opts.walletLimits,

@@ -12,6 +12,7 @@ import type { Kysely } from "kysely";
 import type { Store } from "../indexer/store/db";
 import type { Database } from "../indexer/store/schema";
 import type { OffersClient } from "../idl/client/offers";
+import type { PoolsClient } from "../idl/client/pools";
 import type { ChainGateway } from "../service/chain/gateway";
 import { Custody } from "../service/custody/custody";
 import { ServiceKey } from "../service/custody/crypto";
@@ -57,10 +58,17 @@ export function observabilityOf(o: ServicePartsOptions): Observability {
 }
 
 export async function serviceParts(
-  o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<
-    ServicePartsOptions,
-    "observability"
-  >,
+  o: {
+    store: Store;
+    gateway: ChainGateway;
+    service: Keypair;
+    client: OffersClient;
+    /** The pools program's client: the worker finishes pools with it. */
+    pools?: PoolsClient;
+    treasury: PublicKey;
+    serviceKey?: ServiceKey;
+    obs: Observability;
+  } & Omit<ServicePartsOptions, "observability">,
 ): Promise<ServiceParts> {
   const { obs } = o;
   const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
@@ -79,6 +87,7 @@ export async function serviceParts(
     gateway: o.gateway,
     payer: o.service,
     client: o.client,
+    pools: o.pools,
     treasury: o.treasury,
     obs,
     onSubmitResult: obs.txResults("worker"),
