@@ -72,6 +72,7 @@ describe("cancelReason", () => {
     expect((await embed("authority", "REFUNDED")).cancelReason).toBe("ESCALATION");
     expect((await embed("lapsed", "REFUNDED")).cancelReason).toBe("ESCALATION");
     expect((await embed("empty", "REFUNDED")).cancelReason).toBe("NO_PICKS");
+    expect((await ops.read(empty)).participantCount).toBe(0);
     expect((await embed("unbacked", "REFUNDED")).cancelReason).toBeNull();
 
     const g = await gql(s, `{ a: poll(identifier: "lapsed") { state cancelReason } b: poll(identifier: "unbacked") { state cancelReason } }`);
