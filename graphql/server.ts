@@ -12,6 +12,8 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
 import type { Custody } from "../service/custody/custody";
+import { rateLimit, type RateLimitOptions } from "./rate-limit";
+import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
 import { addReadQueries, type ReadContext } from "./schema/read-schema";
@@ -36,6 +38,10 @@ export interface AppDeps {
   obs?: Observability;
   /** Anonymous GraphQL queries share ReadService's cache; 0 turns that off. */
   responseCacheTtlMs?: number;
+  /** Per-address and per-token request limits (429 with Retry-After); none without it. */
+  requestLimiter?: RequestLimiter | null;
+  /** Where the client address comes from (`trustProxy`: X-Forwarded-For). */
+  rateLimit?: RateLimitOptions;
   /** Largest request body in bytes on every route (default 64 KiB); larger is 413 before it is read. */
   maxBodyBytes?: number;
 }
@@ -102,6 +108,7 @@ export function createApp(deps: AppDeps): Hono {
       c.res.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
     }
   });
+  if (d.requestLimiter) app.use("*", rateLimit(d.requestLimiter, d.rateLimit));
   // Before any route reads a body: a declared length over the limit is refused unread, a
   // streamed one as soon as it passes the limit (hono's bodyLimit buffers at most maxSize).
   const maxBody = d.maxBodyBytes ?? MAX_BODY_BYTES;

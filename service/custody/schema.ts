@@ -96,12 +96,22 @@ export interface WriteRateTable {
   tat_ms: number;
 }
 
+/**
+ * Per-address and per-token request rate of the HTTP API (service/rate/request-limiter.ts): GCRA
+ * like `write_rate`, keyed `ip:<address>` or `token:<hash>`. Shared by every process on the store.
+ */
+export interface RequestRateTable {
+  key: string;
+  tat_ms: number;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
   idempotency: IdempotencyTable;
   worker_failures: WorkerFailuresTable;
   write_rate: WriteRateTable;
+  request_rate: RequestRateTable;
 }
 
 const m0001: Migration = {
@@ -176,9 +186,19 @@ const m0002: Migration = {
   },
 };
 
+const m0003: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("request_rate")
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("tat_ms", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
-    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002 };
+    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002, "0003_request_rate": m0003 };
   }
 }
 
