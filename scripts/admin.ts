@@ -22,6 +22,8 @@
  *     worker failures [--kind k] [--limit n]       the settlement worker's failing items: item, kind,
  *                                                  attempts, next retry, last reason
  *     worker retry <item>                          retry a failing item on the next pass
+ *     rotate-service-key --new-key-file <path>     re-seal every custodial key and the service wallet
+ *                                                  under a new key (service stopped; crash-safe)
  *
  * Environment: SERVICE_KEY (32-byte key sealing custodial wallets; else <data>/service.key),
  * SERVICE_WALLET (JSON secret key of the service's fee/rent payer and program authority; else
@@ -30,12 +32,14 @@
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { serve } from "@hono/node-server";
 import { openStore } from "../indexer/store/db";
 import { ServiceKey } from "../service/custody/crypto";
-import { Custody, loadServiceWallet } from "../service/custody/custody";
+import { Custody, loadServiceWallet, serviceWalletFile } from "../service/custody/custody";
+import { rotateServiceKey } from "../service/custody/key-rotation";
+import { migrateCustody } from "../service/custody/schema";
 import { AdminOps } from "../service/custody/admin";
 import { adminApp, runAdminCommand, type AdminCommand } from "../graphql/admin-http";
 import { RpcGateway } from "../service/chain/rpc-gateway";
@@ -53,7 +57,7 @@ async function exec(cmd: AdminCommand): Promise<void> {
   const o = program.opts<{ data: string; rpc?: string; store?: string }>();
   let result: unknown;
   if (o.rpc) {
-    const key = ServiceKey.load(o.data);
+    const key = ServiceKey.load(o.data, process.env, { cluster: true });
     const store = await openStore(o.store ?? join(o.data, "store.sqlite"));
     const custody = await Custody.open(store.db as Kysely<unknown>, key);
     const service = loadServiceWallet(o.data, key);
@@ -223,6 +227,39 @@ worker
   .command("retry <item>")
   .description("make a failing item due on the next pass")
   .action((item: string) => exec({ op: "worker-retry", item }));
+
+program
+  .command("rotate-service-key")
+  .description(
+    "re-seal every custodial key (store) and the sealed service wallet (<data>) under a new service key; run with the service stopped; crash-safe: run it again to finish an interrupted rotation",
+  )
+  .requiredOption("--new-key-file <path>", "the new key (64 hex characters), outside the data directory; created with a fresh random key when missing")
+  .action(async (o: { newKeyFile: string }) => {
+    const g = program.opts<{ data: string; store?: string }>();
+    const data = resolve(g.data);
+    if (!process.env.SERVICE_KEY && !process.env.SERVICE_KEY_FILE && !existsSync(join(data, "service.key")))
+      throw new Error("the current key: set SERVICE_KEY or SERVICE_KEY_FILE (or keep <data>/service.key)");
+    const old = ServiceKey.load(data);
+    const file = resolve(o.newKeyFile);
+    if (!relative(data, file).startsWith(".."))
+      throw new Error(`--new-key-file ${file} is inside the data directory: keep the key apart from the data it opens`);
+    if (!existsSync(file)) writeFileSync(file, ServiceKey.generate().toHex() + "\n", { mode: 0o600, flag: "wx" });
+    const next = ServiceKey.load(data, { SERVICE_KEY_FILE: file });
+    const store = await openStore(g.store ?? join(data, "store.sqlite"));
+    try {
+      await migrateCustody(store.db as Kysely<unknown>);
+      const r = await rotateServiceKey(store.db as never, old, next, { walletFile: serviceWalletFile(data) });
+      console.log(
+        JSON.stringify(
+          { users: r.users, fingerprint: next.fingerprint(), keyFile: file, next: `start the service with SERVICE_KEY_FILE=${file} (and without the old key)` },
+          null,
+          2,
+        ),
+      );
+    } finally {
+      await store.close();
+    }
+  });
 
 program.parseAsync().catch((e) => {
   console.error(`error: ${(e as Error).message}`);

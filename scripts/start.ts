@@ -17,6 +17,8 @@
  * demo needs the local chain's clock); use scripts/admin.ts to create users and contracts.
  *
  * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
+ * The service key: SERVICE_KEY, or SERVICE_KEY_FILE; with --rpc one of them is required (a file
+ * outside the data directory), in local mode <data>/service.key is generated when missing.
  *
  * The per-user bound on the service wallet (service/writes/wallet-guard.ts; 0 switches one off):
  * --write-burst / WRITE_BURST (60), --writes-per-hour / WRITES_PER_HOUR (60),
@@ -190,8 +192,9 @@ function onStop(cleanup: () => Promise<void>) {
 /** The service against a validator or cluster (--rpc). */
 async function mainRpc(rpc: string) {
   const data = resolve(opts.data);
+  // Before anything is written: no key from the environment is a refusal, never a random key.
+  const key = ServiceKey.load(data, process.env, { cluster: true });
   mkdirSync(data, { recursive: true });
-  const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   const s = await startClusterStack({

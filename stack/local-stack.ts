@@ -17,7 +17,7 @@ import { OFFERS_PROGRAM_ID, type LimitsArgs } from "../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../service/chain/local-chain";
 import type { EngineName } from "../harness/engines";
-import type { ServiceKey } from "../service/custody/crypto";
+import { ServiceKey } from "../service/custody/crypto";
 import { defaultApp, listen, observabilityOf, serviceParts, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -79,7 +79,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       client: chain.client,
       pools: chain.pools,
       treasury: chain.treasury,
-      serviceKey: opts.serviceKey,
+      // The local stack's chain and (by default) store live in memory: a fresh key fits them.
+      serviceKey: opts.serviceKey ?? ServiceKey.generate(),
       walletLimits: opts.walletLimits,
       walletClockMs: opts.walletClockMs,
       worker: opts.worker,

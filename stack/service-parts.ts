@@ -15,7 +15,7 @@ import type { OffersClient } from "../idl/client/offers";
 import type { PoolsClient } from "../idl/client/pools";
 import type { ChainGateway } from "../service/chain/gateway";
 import { Custody } from "../service/custody/custody";
-import { ServiceKey } from "../service/custody/crypto";
+import type { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
 import type { WalletLimits } from "../service/writes/wallet-guard";
@@ -66,12 +66,13 @@ export async function serviceParts(
     /** The pools program's client: the worker finishes pools with it. */
     pools?: PoolsClient;
     treasury: PublicKey;
-    serviceKey?: ServiceKey;
+    /** Seals the custodial wallets: each stack says where it comes from, never a silent random one. */
+    serviceKey: ServiceKey;
     obs: Observability;
   } & Omit<ServicePartsOptions, "observability">,
 ): Promise<ServiceParts> {
   const { obs } = o;
-  const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
+  const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey);
   const writes = new WriteService({
     custody,
     gateway: o.gateway,

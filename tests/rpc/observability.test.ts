@@ -10,6 +10,7 @@ import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
 import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
+import { ServiceKey } from "../../service/custody/crypto";
 import { UNIT, contract, createBody, get, makeUser, post } from "../writes/helpers";
 import { eventually } from "../harness/wait";
 
@@ -29,6 +30,7 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
     validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
     s = await startClusterStack({
+      serviceKey: ServiceKey.generate(),
       rpcUrl: validator.rpcUrl,
       wsUrl: validator.wsUrl,
       service,

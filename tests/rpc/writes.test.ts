@@ -11,6 +11,7 @@ import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
 import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
+import { ServiceKey } from "../../service/custody/crypto";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
 import { eventually } from "../harness/wait";
 
@@ -27,7 +28,7 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
     const service = Keypair.generate();
     validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-    s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0 });
+    s = await startClusterStack({ serviceKey: ServiceKey.generate(), rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0 });
     alice = await makeUser(s, 100n * UNIT);
     bob = await makeUser(s, 100n * UNIT);
   }, 240_000);
