@@ -248,17 +248,18 @@ async function main() {
     worker: workerLog,
     observability: obs,
   });
-  // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
+  await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
+  // Seeding winds the clock back and forward to where it started (scripts/seed.ts): only then
+  // does the clock follow wall time (never backwards), so cutoffs and closesAt pass for real.
+  const demo = opts.seed ? await seed(s, { log: (m) => console.log(m) }) : null;
   const follow = setInterval(async () => {
     const wall = BigInt(Math.floor(Date.now() / 1000));
     if (wall > (await s.chain.gateway.now())) await s.chain.gateway.setTime(wall);
   }, 1_000);
-  await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
   const stopBackground = background(s, 2_000);
 
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
 
-  const demo = opts.seed ? await seed(s, { log: (m) => console.log(m) }) : null;
   const api = `${s.url}${OFFERS_BASE}`;
   console.log(`
 Local stack up (${opts.engine}, store ${storeUrl})
@@ -277,14 +278,16 @@ Try:
   curl -s ${api}/contracts
   curl -s '${api}/?view=browse&pageSize=5'
   curl -s ${api}/${demo.offers[0]} -H 'Authorization: Bearer ${alice.token}'
-  curl -s -X POST ${api}/ -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
-    -d '{"contractAddress":"${contract}","creatorOutcome":"sideA","creatorTotalMicros":"8000000","takerTargetMicros":"10000000","minimumTakeMicros":"1000000","expectedFeeBps":1000,"idempotencyKey":"demo-create-1"}'
-  curl -s -X POST ${api}/<offerAddress>/take -H 'Authorization: Bearer ${bob.token}' -H 'Content-Type: application/json' \\
+  OFFER=$(curl -s -X POST ${api}/ -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
+    -d '{"contractAddress":"${contract}","creatorOutcome":"sideA","creatorTotalMicros":"8000000","takerTargetMicros":"10000000","minimumTakeMicros":"1000000","expectedFeeBps":1000,"idempotencyKey":"demo-create-1"}' \\
+    | node -pe "JSON.parse(require('fs').readFileSync(0, 'utf8')).offerAddress"); echo "offer $OFFER"
+  curl -s -X POST ${api}/$OFFER/take -H 'Authorization: Bearer ${bob.token}' -H 'Content-Type: application/json' \\
     -d '{"takeAmountMicros":"5000000","expectedRevision":"1","idempotencyKey":"demo-take-1"}'
-  curl -s -X POST ${api}/<offerAddress>/close -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
+  curl -s -X POST ${api}/$OFFER/close -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
     -d '{"expectedRevision":"2","idempotencyKey":"demo-close-1"}'
   curl -s ${s.url}/graphql -H 'Content-Type: application/json' -d '{"query":"{ offers(first: 3) { totalCount edges { node { address status remainingTakerMicros } } } }"}'
-  curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}        (pools: ${demo.poolSlugs.join(", ")})
+  curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}
+(each pool by slug: ${demo.poolSlugs.join(", ")})
 `);
   }
   onStop(async () => {
