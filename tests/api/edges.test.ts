@@ -45,6 +45,7 @@ describe("request body limit", () => {
     } as RequestInit);
     const body = (await r.json()) as { error: string };
     clearInterval(sampler);
+    console.log(`200 MB streamed body: ${r.status}, rss ${(before / 2 ** 20).toFixed(0)} MB -> peak ${(peak / 2 ** 20).toFixed(0)} MB`);
     expect(r.status).toBe(413);
     expect(body.error).toBe(`request body too large: at most ${MAX_BODY_BYTES} bytes`);
     // The old code read all 200 MB into a string first (hundreds of MB more).
