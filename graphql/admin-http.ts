@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { PublicKey } from "@solana/web3.js";
 import { timingSafeEqual } from "node:crypto";
 import type { AdminOps } from "../service/custody/admin";
+import { TransactionFailed, describeFailure } from "../service/chain/submitter";
 import { WORK_KINDS, WorkerFailures, type WorkKind } from "../service/worker/failures";
 
 export type AdminCommand =
@@ -156,8 +157,17 @@ export function adminApp(ops: AdminOps, adminToken: string, extra: Parameters<ty
       const cmd = (await c.req.json()) as AdminCommand;
       return c.json({ result: await runAdminCommand(ops, cmd, extra) });
     } catch (e) {
-      return c.json({ error: (e as Error).message }, 400);
+      return c.json({ error: adminErrorMessage(e) }, 400);
     }
   });
   return app;
+}
+
+/**
+ * What the operator reads of a failed command: a refused transaction by the program error's IDL
+ * name (e.g. `ContractNotOpen`), without the runtime's log lines and hex codes.
+ */
+export function adminErrorMessage(e: unknown): string {
+  if (e instanceof TransactionFailed) return `transaction failed: ${describeFailure(e.failure)}`;
+  return (e as Error)?.message ?? String(e);
 }

@@ -7,6 +7,7 @@
  * - request metrics (@hono/prometheus, labelled by route pattern, never the raw URL);
  * - `GET /metrics` (Prometheus text exposition) and `GET /readyz`.
  */
+import { RETRY_AFTER_SECONDS } from "../service/api-error";
 import type { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { routePath } from "hono/route";
@@ -15,8 +16,8 @@ import type { Observability } from "../service/observability/observability";
 
 const QUIET = new Set(["/healthz", "/readyz", "/metrics"]);
 
-/** Seconds a client or balancer should wait before asking again after a 503. */
-export const RETRY_AFTER_SECONDS = 5;
+/** Seconds a client or balancer should wait before asking again after a 503 (one value for the whole API). */
+export { RETRY_AFTER_SECONDS };
 
 /** Request id, access log and request metrics on every route registered after this call. */
 export function observeRequests(app: Hono, obs: Observability): void {

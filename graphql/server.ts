@@ -9,8 +9,11 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
 import type { Custody } from "../service/custody/custody";
+import { rateLimit, type RateLimitOptions } from "./rate-limit";
+import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
 import { addReadQueries, type ReadContext } from "./schema/read-schema";
@@ -37,7 +40,19 @@ export interface AppDeps {
   obs?: Observability;
   /** Anonymous GraphQL queries share ReadService's cache; 0 turns that off. */
   responseCacheTtlMs?: number;
+  /** Per-address and per-token request limits (429 with Retry-After); none without it. */
+  requestLimiter?: RequestLimiter | null;
+  /** Where the client address comes from (`trustProxy`: X-Forwarded-For). */
+  rateLimit?: RateLimitOptions;
+  /** Largest request body in bytes on every route (default 64 KiB); larger is 413 before it is read. */
+  maxBodyBytes?: number;
 }
+
+/**
+ * 64 KiB: a GraphQL document within the armor's 2,000 tokens, or a write's JSON, is a few KiB;
+ * nothing the API takes comes near it.
+ */
+export const MAX_BODY_BYTES = 65_536;
 
 /** The GraphQL schema; resolvers reach the services only when a request runs. */
 export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">): GraphQLSchema {
@@ -89,6 +104,22 @@ export function createApp(deps: AppDeps): Hono {
   const custody = d.custody;
   if (custody) d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
   observeRequests(app, obs);
+  // Every 503 tells the client when to come back, whichever route or error produced it.
+  app.use("*", async (c, next) => {
+    await next();
+    if (c.res.status === 503 && !c.res.headers.has("retry-after")) {
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+    }
+  });
+  if (d.requestLimiter) app.use("*", rateLimit(d.requestLimiter, d.rateLimit));
+  // Before any route reads a body: a declared length over the limit is refused unread, a
+  // streamed one as soon as it passes the limit (hono's bodyLimit buffers at most maxSize).
+  const maxBody = d.maxBodyBytes ?? MAX_BODY_BYTES;
+  app.use(
+    "*",
+    bodyLimit({ maxSize: maxBody, onError: (c) => c.json({ error: `request body too large: at most ${maxBody} bytes` }, 413, { connection: "close" }) }),
+  );
   if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));

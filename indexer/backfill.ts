@@ -17,6 +17,7 @@ export const CHAIN_TABLES = [
   "pools",
   "pool_outcomes",
   "pool_wagers",
+  "pool_participants",
   "checkpoints",
 ] as const;
 

@@ -14,12 +14,13 @@ import {
   ContractResult,
   bytesUuid,
 } from "../idl/client/offers";
-import { POOLS_PROGRAM_ID, poolsAccountKind, decodePool } from "../idl/client/pools";
+import { POOLS_PROGRAM_ID, poolsAccountKind, decodePool, decodeParticipant } from "../idl/client/pools";
 import { accountKind, compileAccountDecoders, type DecodableIdl } from "./idl-decoder";
 import type { AccountChildren } from "./store/writer";
 import type {
   AccountTable,
   PoolsTable,
+  PoolParticipantsTable,
   ConfigTable,
   ContractsTable,
   FillsTable,
@@ -151,12 +152,25 @@ export const POOLS_PROGRAM = POOLS_PROGRAM_ID.toBase58();
 
 /**
  * The pools program: a Pool account becomes a `pools` row plus its `pool_outcomes` children
- * (replaced whole with each accepted update). Config, Participant and Claim accounts carry
- * nothing the aggregate needs (the pool counts its distinct participants itself), so they are not
- * stored: the aggregate never exposes individual participants.
+ * (replaced whole with each accepted update). A Participant becomes a `pool_participants` row, for
+ * the settlement worker only (the aggregate never exposes individual participants). Config and
+ * Claim accounts carry nothing the service reads, so they are not stored.
  */
 export function poolsAccountRow(data: Buffer): (DecodedAccount & { children?: AccountChildren }) | null {
-  if (poolsAccountKind(data) !== "pool") return null;
+  const kind = poolsAccountKind(data);
+  if (kind === "participant") {
+    const a = decodeParticipant(data);
+    const row: Omit<PoolParticipantsTable, "address" | "slot" | "write_version" | "deleted"> = {
+      pool: a.pool.toBase58(),
+      user: a.user.toBase58(),
+      user_token: a.userToken.toBase58(),
+      total_micros: a.total.toString(),
+      settled: a.settled ? 1 : 0,
+      created_at: Number(a.createdAt),
+    };
+    return { table: "pool_participants", row };
+  }
+  if (kind !== "pool") return null;
   const p = decodePool(data);
   const row: Omit<PoolsTable, "address" | "slot" | "write_version" | "deleted"> = {
     version: p.version,
@@ -172,6 +186,9 @@ export function poolsAccountRow(data: Buffer): (DecodedAccount & { children?: Ac
     cover_image_url: p.coverUrl === "" ? null : p.coverUrl,
     winning_outcome: p.winningOutcome,
     updated_at: Number(p.updatedAt),
+    vote_ends_at: p.voteEndsAt === 0n ? null : Number(p.voteEndsAt),
+    escalated_at: p.escalated ? Number(p.escalatedAt) : null,
+    voter_count: p.voterCount,
   };
   return {
     table: "pools",

@@ -1,7 +1,8 @@
 /**
  * Demo pools of the local stack, one in each state of the embed endpoint: two OPEN (two-outcome
  * with default labels, and a four-outcome one), LOCKED, RESOLVING, DISTRIBUTED, REFUNDED, plus a
- * private and a flagged one (404 from the embed endpoint). Moves the chain clock 61 s forward.
+ * private and a flagged one (404 from the embed endpoint). Moves the chain clock
+ * POOLS_SEED_CLOCK_SECONDS forward.
  */
 import type { PublicKey } from "@solana/web3.js";
 import { upsertPoolCatalog } from "../indexer";
@@ -10,11 +11,13 @@ import type { LocalStack } from "../stack/local-stack";
 
 const UNIT = 1_000_000n;
 const DAY = 86_400n;
+/** How far seedPools moves the chain clock (picks close after 60 s). */
+export const POOLS_SEED_CLOCK_SECONDS = 61n;
 
 export async function seedPools(s: LocalStack, opts: { log?: (m: string) => void } = {}): Promise<{ slugs: string[]; pools: Record<string, PublicKey> }> {
   const ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
   const now = await s.chain.gateway.now();
-  const soon = now + 60n;
+  const soon = now + POOLS_SEED_CLOCK_SECONDS - 1n;
   const pools: Record<string, PublicKey> = {};
   pools["premier-league-winner"] = await ops.create("alice", {
     question: "Who wins the Premier League this season?",
@@ -54,7 +57,7 @@ export async function seedPools(s: LocalStack, opts: { log?: (m: string) => void
   // A creator may cancel only while picks are open.
   await ops.cancel("carol", pools["refunded-demo"]);
   await ops.payOut(pools["refunded-demo"], ["dave"], "refund");
-  await s.chain.gateway.advance(61n);
+  await s.chain.gateway.advance(POOLS_SEED_CLOCK_SECONDS);
   // The creator proposes; the dispute window (24 h) stays open while bob has not voted.
   await ops.propose("carol", pools["resolving-demo"], 0);
   await ops.vote("alice", pools["resolving-demo"], 0);

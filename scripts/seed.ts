@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { LocalStack } from "../stack/local-stack";
-import { seedPools } from "./seed-pools";
+import { POOLS_SEED_CLOCK_SECONDS, seedPools } from "./seed-pools";
 
 const UNIT = 1_000_000n;
 const HOUR = 3_600n;
@@ -101,8 +101,19 @@ export interface SeedResult {
   poolSlugs: string[];
 }
 
+/** The played match's cutoff: its offers are made before it, then the clock moves past it. */
+const PLAYED_CUTOFF_SECONDS = 60n;
+/** How far seeding moves the chain clock forward in all. */
+export const SEED_CLOCK_SECONDS = POOLS_SEED_CLOCK_SECONDS + PLAYED_CUTOFF_SECONDS + 1n;
+
+/**
+ * Demo data. Seeding needs time to pass (picks and offers made before a cutoff that then passes),
+ * so it first sets the chain clock SEED_CLOCK_SECONDS back and ends where it started: nothing
+ * seeded carries a time ahead of the chain's, and a clock following wall time stays on it.
+ */
 export async function seed(s: LocalStack, opts: { log?: (m: string) => void } = {}): Promise<SeedResult> {
   const log = opts.log ?? (() => {});
+  await s.chain.gateway.setTime((await s.chain.gateway.now()) - SEED_CLOCK_SECONDS);
   const users: SeedResult["users"] = [];
   const tokens = new Map<string, string>();
   for (const [name, display] of [
@@ -178,17 +189,16 @@ export async function seed(s: LocalStack, opts: { log?: (m: string) => void } = 
     });
     await s.chain.gateway.waitFor(r.signature);
   }
-  // One match already played: offers taken before a 60 s cutoff, the clock moved past it (the
-  // wall-clock follower never moves time back, so chain time runs a minute ahead until wall time
-  // catches up), the result set; the settlement worker pays it out.
+  // One match already played: offers taken before a 60 s cutoff, the clock moved past it (back to
+  // where seeding started), the result set; the settlement worker pays it out.
   const played = await s.admin.createContract({
     title: "Will Inter beat Milan?",
     event: "Inter vs Milan",
     sport: "football",
     competition: "Serie A",
-    startsAt: Number(now + 60n),
-    cutoffAt: now + 60n,
-    resolutionDeadline: now + 60n + 24n * HOUR,
+    startsAt: Number(now + PLAYED_CUTOFF_SECONDS),
+    cutoffAt: now + PLAYED_CUTOFF_SECONDS,
+    resolutionDeadline: now + PLAYED_CUTOFF_SECONDS + 24n * HOUR,
     sideALabel: "Inter win",
     sideBLabel: "Milan win or draw",
     visuals: [{ src: "https://img.example/football.png", alt: "Inter vs Milan" }],
@@ -211,7 +221,7 @@ export async function seed(s: LocalStack, opts: { log?: (m: string) => void } = 
   });
   await s.chain.gateway.waitFor(t.signature);
   offers.push(c.offerAddress);
-  await s.chain.gateway.advance(61n);
+  await s.chain.gateway.advance(PLAYED_CUTOFF_SECONDS + 1n);
   await s.admin.resolveContract(played, "sideB");
   await s.worker.drain();
   log(`seeded ${users.length} users, ${contracts.length} contracts, ${offers.length} offers`);

@@ -17,10 +17,17 @@
  * demo needs the local chain's clock); use scripts/admin.ts to create users and contracts.
  *
  * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
+ * The service key: SERVICE_KEY, or SERVICE_KEY_FILE; with --rpc one of them is required (a file
+ * outside the data directory), in local mode <data>/service.key is generated when missing.
  *
  * The per-user bound on the service wallet (service/writes/wallet-guard.ts; 0 switches one off):
  * --write-burst / WRITE_BURST (60), --writes-per-hour / WRITES_PER_HOUR (60),
  * --max-open-offers / MAX_OPEN_OFFERS (20), --max-open-positions / MAX_OPEN_POSITIONS (100).
+ *
+ * Request limits per client address and per bearer token (service/rate/request-limiter.ts; 429
+ * with Retry-After; 0 switches one off): --ip-burst / IP_BURST (120), --ip-per-minute /
+ * IP_PER_MINUTE (600), --token-burst / TOKEN_BURST (120), --token-per-minute / TOKEN_PER_MINUTE
+ * (600); --trust-proxy / TRUST_PROXY=1 takes the address from X-Forwarded-For.
  *
  * Observability (README "Observability"): JSON logs on stdout at LOG_LEVEL (info), GET /metrics,
  * GET /readyz failing above --max-lag-slots / MAX_LAG_SLOTS (150) of indexer lag.
@@ -43,6 +50,7 @@ import { ReadService } from "../service/read/read-service";
 import { seed } from "./seed";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
 import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../service/observability/observability";
+import { DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits } from "../service/rate/request-limiter";
 
 const opts = new Command()
   .option("--port <n>", "API port", process.env.PORT ?? "8080")
@@ -71,6 +79,19 @@ const opts = new Command()
     "positions per user not yet settled and reclaimed (0: no cap)",
     process.env.MAX_OPEN_POSITIONS ?? String(DEFAULT_WALLET_LIMITS.maxOpenPositions),
   )
+  .option("--ip-burst <n>", "requests one client address may make at once (0: no limit)", process.env.IP_BURST ?? String(DEFAULT_REQUEST_LIMITS.ipBurst))
+  .option(
+    "--ip-per-minute <n>",
+    "requests per minute per client address after the burst (0: no limit)",
+    process.env.IP_PER_MINUTE ?? String(DEFAULT_REQUEST_LIMITS.ipPerMinute),
+  )
+  .option("--token-burst <n>", "requests one bearer token may make at once (0: no limit)", process.env.TOKEN_BURST ?? String(DEFAULT_REQUEST_LIMITS.tokenBurst))
+  .option(
+    "--token-per-minute <n>",
+    "requests per minute per bearer token after the burst (0: no limit)",
+    process.env.TOKEN_PER_MINUTE ?? String(DEFAULT_REQUEST_LIMITS.tokenPerMinute),
+  )
+  .option("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", process.env.TRUST_PROXY === "1")
   .option(
     "--max-lag-slots <n>",
     "GET /readyz fails when the indexer is more slots behind the chain",
@@ -92,6 +113,11 @@ const opts = new Command()
     writesPerHour: string;
     maxOpenOffers: string;
     maxOpenPositions: string;
+    ipBurst: string;
+    ipPerMinute: string;
+    tokenBurst: string;
+    tokenPerMinute: string;
+    trustProxy: boolean;
     maxLagSlots: string;
   }>();
 
@@ -107,6 +133,14 @@ const walletLimits: WalletLimits = {
   maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"),
   maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),
 };
+/** Per-address and per-token request limits of the HTTP API. */
+const requestLimits: RequestLimits = {
+  ipBurst: count(opts.ipBurst, "--ip-burst"),
+  ipPerMinute: count(opts.ipPerMinute, "--ip-per-minute"),
+  tokenBurst: count(opts.tokenBurst, "--token-burst"),
+  tokenPerMinute: count(opts.tokenPerMinute, "--token-per-minute"),
+};
+let limiter: RequestLimiter | null = null;
 /** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
 const obs = new Observability({ processMetrics: true, maxLagSlots: count(opts.maxLagSlots, "--max-lag-slots") });
 const workerLog = { log: (msg: string, extra?: Record<string, unknown>) => obs.log.warn(extra ?? {}, msg) };
@@ -127,13 +161,17 @@ function serverApp(parts: AppParts) {
     now: async () => Number(await parts.chain.gateway.now()),
     publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
   });
-  return createApp({ read, custody: parts.custody, writes: parts.writes, obs: parts.obs });
+  limiter = new RequestLimiter(parts.db, requestLimits);
+  return createApp({ read, custody: parts.custody, writes: parts.writes, obs: parts.obs, requestLimiter: limiter, rateLimit: { trustProxy: opts.trustProxy } });
 }
 
-/** The settlement worker every `workerMs`, and the hourly pruning of idempotency keys; returns their stop. */
+/** The settlement worker every `workerMs`, and the hourly pruning of idempotency keys and idle request buckets; returns their stop. */
 function background(s: Pick<ServiceParts, "worker" | "writes">, workerMs: number): () => void {
   s.worker.start(workerMs);
-  const prune = setInterval(() => void s.writes.idem.prune().catch((e) => obs.log.error({ err: e }, "idempotency prune failed")), 3_600_000);
+  const prune = setInterval(() => {
+    void s.writes.idem.prune().catch((e) => obs.log.error({ err: e }, "idempotency prune failed"));
+    void limiter?.prune().catch((e) => obs.log.error({ err: e }, "request rate prune failed"));
+  }, 3_600_000);
   return () => clearInterval(prune);
 }
 
@@ -154,8 +192,9 @@ function onStop(cleanup: () => Promise<void>) {
 /** The service against a validator or cluster (--rpc). */
 async function mainRpc(rpc: string) {
   const data = resolve(opts.data);
+  // Before anything is written: no key from the environment is a refusal, never a random key.
+  const key = ServiceKey.load(data, process.env, { cluster: true });
   mkdirSync(data, { recursive: true });
-  const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   const s = await startClusterStack({
@@ -209,17 +248,18 @@ async function main() {
     worker: workerLog,
     observability: obs,
   });
-  // The chain clock follows wall time (never backwards), so cutoffs and closesAt pass for real.
+  await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
+  // Seeding winds the clock back and forward to where it started (scripts/seed.ts): only then
+  // does the clock follow wall time (never backwards), so cutoffs and closesAt pass for real.
+  const demo = opts.seed ? await seed(s, { log: (m) => console.log(m) }) : null;
   const follow = setInterval(async () => {
     const wall = BigInt(Math.floor(Date.now() / 1000));
     if (wall > (await s.chain.gateway.now())) await s.chain.gateway.setTime(wall);
   }, 1_000);
-  await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
   const stopBackground = background(s, 2_000);
 
   const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { advance: (x) => s.chain.gateway.advance(x), runWorker: () => s.worker.drain() });
 
-  const demo = opts.seed ? await seed(s, { log: (m) => console.log(m) }) : null;
   const api = `${s.url}${OFFERS_BASE}`;
   console.log(`
 Local stack up (${opts.engine}, store ${storeUrl})
@@ -238,14 +278,16 @@ Try:
   curl -s ${api}/contracts
   curl -s '${api}/?view=browse&pageSize=5'
   curl -s ${api}/${demo.offers[0]} -H 'Authorization: Bearer ${alice.token}'
-  curl -s -X POST ${api}/ -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
-    -d '{"contractAddress":"${contract}","creatorOutcome":"sideA","creatorTotalMicros":"8000000","takerTargetMicros":"10000000","minimumTakeMicros":"1000000","expectedFeeBps":1000,"idempotencyKey":"demo-create-1"}'
-  curl -s -X POST ${api}/<offerAddress>/take -H 'Authorization: Bearer ${bob.token}' -H 'Content-Type: application/json' \\
+  OFFER=$(curl -s -X POST ${api}/ -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
+    -d '{"contractAddress":"${contract}","creatorOutcome":"sideA","creatorTotalMicros":"8000000","takerTargetMicros":"10000000","minimumTakeMicros":"1000000","expectedFeeBps":1000,"idempotencyKey":"demo-create-1"}' \\
+    | node -pe "JSON.parse(require('fs').readFileSync(0, 'utf8')).offerAddress"); echo "offer $OFFER"
+  curl -s -X POST ${api}/$OFFER/take -H 'Authorization: Bearer ${bob.token}' -H 'Content-Type: application/json' \\
     -d '{"takeAmountMicros":"5000000","expectedRevision":"1","idempotencyKey":"demo-take-1"}'
-  curl -s -X POST ${api}/<offerAddress>/close -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
+  curl -s -X POST ${api}/$OFFER/close -H 'Authorization: Bearer ${alice.token}' -H 'Content-Type: application/json' \\
     -d '{"expectedRevision":"2","idempotencyKey":"demo-close-1"}'
   curl -s ${s.url}/graphql -H 'Content-Type: application/json' -d '{"query":"{ offers(first: 3) { totalCount edges { node { address status remainingTakerMicros } } } }"}'
-  curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}        (pools: ${demo.poolSlugs.join(", ")})
+  curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}
+(each pool by slug: ${demo.poolSlugs.join(", ")})
 `);
   }
   onStop(async () => {

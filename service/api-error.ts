@@ -1,8 +1,8 @@
 /**
  * The one error the API raises on purpose, for reads and writes alike: an HTTP status, a message
  * a client can show, and the GraphQL code naming the status. REST answers `{error: message}` with
- * the status (and `Retry-After` on 429); GraphQL answers the message with `extensions.code`,
- * `extensions.status` (and `extensions.retryAfter` on 429). Anything else that escapes a handler
+ * the status (and `Retry-After` on 429 and 503); GraphQL answers the message with `extensions.code`,
+ * `extensions.status` (and `extensions.retryAfter` on 429 and 503). Anything else that escapes a handler
  * is logged and answered 503 without detail (no stack, no SQL, no key material).
  */
 import { GraphQLError } from "graphql";
@@ -20,18 +20,23 @@ export const GRAPHQL_CODES: Record<ApiStatus, string> = {
   503: "SERVICE_UNAVAILABLE",
 };
 
+/** Seconds a client or balancer should wait before asking again after a 503 (no better estimate). */
+export const RETRY_AFTER_SECONDS = 5;
+
 export class ApiError extends Error {
   readonly code: string;
+  /** 429: seconds until the request can pass; 503: RETRY_AFTER_SECONDS unless given (the `Retry-After` header). */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly status: ApiStatus,
     message: string,
-    /** 429: seconds until the request can pass (the `Retry-After` header). */
-    readonly retryAfterSeconds?: number,
+    retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "ApiError";
     this.code = GRAPHQL_CODES[status];
+    this.retryAfterSeconds = retryAfterSeconds ?? (status === 503 ? RETRY_AFTER_SECONDS : undefined);
   }
 }
 
@@ -42,6 +47,7 @@ export function apiErrorResponse(c: Context, e: unknown, fallback: string, log?:
     return c.json({ error: e.message }, e.status);
   }
   log?.(e);
+  c.header("Retry-After", String(RETRY_AFTER_SECONDS));
   return c.json({ error: fallback }, 503);
 }
 
@@ -54,5 +60,5 @@ export function apiGraphQLError(e: unknown, fallback: string, log?: (e: unknown)
     });
   }
   log?.(e);
-  return new GraphQLError(fallback, { extensions: { code: GRAPHQL_CODES[503], status: 503 } });
+  return new GraphQLError(fallback, { extensions: { code: GRAPHQL_CODES[503], status: 503, retryAfter: RETRY_AFTER_SECONDS } });
 }

@@ -26,7 +26,8 @@ export interface ClusterStackOptions extends ServicePartsOptions {
   wsUrl?: string;
   storeUrl?: string;
   service: Keypair;
-  serviceKey?: ServiceKey;
+  /** Required: against a cluster the key must be the operator's (scripts/start.ts: SERVICE_KEY or SERVICE_KEY_FILE). */
+  serviceKey: ServiceKey;
   init?: boolean;
   commitment?: "confirmed" | "finalized";
   /** The indexer's periodic reconcile (ms); 0 = only at start and after reconnects. */

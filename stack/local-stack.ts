@@ -17,7 +17,7 @@ import { OFFERS_PROGRAM_ID, type LimitsArgs } from "../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../service/chain/local-chain";
 import type { EngineName } from "../harness/engines";
-import type { ServiceKey } from "../service/custody/crypto";
+import { ServiceKey } from "../service/custody/crypto";
 import { assembleStack, observabilityOf, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -66,5 +66,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       gateway.onProcessed((tx) => source.onTransaction(tx));
     },
   });
-  return assembleStack({ chain, store, source, writer }, { ...opts, obs, headSlot: async () => Number(await chain.gateway.getSlot()) });
+  return assembleStack(
+    { chain, store, source, writer },
+    {
+      ...opts,
+      // The local stack's chain and (by default) store live in memory: a fresh key fits them.
+      serviceKey: opts.serviceKey ?? ServiceKey.generate(),
+      obs,
+      headSlot: async () => Number(await chain.gateway.getSlot()),
+    },
+  );
 }

@@ -13,10 +13,11 @@ import type { Store } from "../indexer/store/db";
 import type { StoreWriter } from "../indexer/store/writer";
 import type { Database } from "../indexer/store/schema";
 import type { OffersClient } from "../idl/client/offers";
+import type { PoolsClient } from "../idl/client/pools";
 import type { ChainGateway } from "../service/chain/gateway";
 import type { ServiceChain } from "../service/chain/local-chain";
 import { Custody } from "../service/custody/custody";
-import { ServiceKey } from "../service/custody/crypto";
+import type { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
 import type { WalletLimits } from "../service/writes/wallet-guard";
@@ -59,13 +60,21 @@ export function observabilityOf(o: ServicePartsOptions): Observability {
 }
 
 export async function serviceParts(
-  o: { store: Store; gateway: ChainGateway; service: Keypair; client: OffersClient; treasury: PublicKey; serviceKey?: ServiceKey; obs: Observability } & Omit<
-    ServicePartsOptions,
-    "observability"
-  >,
+  o: {
+    store: Store;
+    gateway: ChainGateway;
+    service: Keypair;
+    client: OffersClient;
+    /** The pools program's client: the worker finishes pools with it. */
+    pools?: PoolsClient;
+    treasury: PublicKey;
+    /** Seals the custodial wallets: each stack says where it comes from, never a silent random one. */
+    serviceKey: ServiceKey;
+    obs: Observability;
+  } & Omit<ServicePartsOptions, "observability">,
 ): Promise<ServiceParts> {
   const { obs } = o;
-  const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey ?? ServiceKey.generate());
+  const custody = await Custody.open(o.store.db as Kysely<unknown>, o.serviceKey);
   const writes = new WriteService({
     custody,
     gateway: o.gateway,
@@ -83,6 +92,7 @@ export async function serviceParts(
     gateway: o.gateway,
     payer: o.service,
     client: o.client,
+    pools: o.pools,
     treasury: o.treasury,
     obs,
     onSubmitResult: obs.txResults("worker"),
@@ -118,7 +128,7 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
   base: Omit<StackBase<C, S>, "db">,
   o: Omit<ServicePartsOptions, "observability"> & {
     obs: Observability;
-    serviceKey?: ServiceKey;
+    serviceKey: ServiceKey;
     headSlot: () => Promise<number>;
     app?: AppBuilder<StackBase<C, S> & ServiceParts>;
     port?: number;
@@ -133,6 +143,7 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
       gateway: chain.gateway,
       service: chain.service,
       client: chain.client,
+      pools: chain.pools,
       treasury: chain.treasury,
       serviceKey: o.serviceKey,
       walletLimits: o.walletLimits,

@@ -223,6 +223,11 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
       question: t.exposeString("question"),
       version: t.exposeInt("version"),
       state: t.exposeString("state"),
+      cancelReason: t.exposeString("cancelReason", {
+        nullable: true,
+        description:
+          "Why the pool was canceled (CANCELED, or REFUNDED after a cancel): CREATOR (withdrawn while picks were open), ESCALATION (the authority canceled it, or left it undecided for 7 days), NO_PICKS (closed without a pick); null otherwise.",
+      }),
       outcomes: t.field({ type: [PoolOutcome], resolve: (p: PoolAggregate) => p.outcomes }),
       totalOiMicros: t.exposeString("totalOiMicros"),
       participantCount: t.exposeInt("participantCount"),

@@ -65,6 +65,29 @@ export interface PoolOutcomeAggregate {
   isResolved: boolean;
 }
 
+/**
+ * Why a pool ended without a result. The spec's CANCELED says "the creator canceled"; the program
+ * also cancels an escalated pool (the authority's `authority_resolve(255)`, or anyone's
+ * `cancel_pool` once the authority left it undecided for 7 days) and retires a pool that closed
+ * without a single pick (straight to REFUNDED). docs/service-guide.md, "Why a pool was canceled".
+ */
+export type PoolCancelReason = "CREATOR" | "ESCALATION" | "NO_PICKS";
+
+/** The cancel reason of a CANCELED pool, or of a REFUNDED one that was canceled; null otherwise. */
+export function poolCancelReason(
+  pool: Pick<PoolsTable, "state" | "winning_outcome" | "escalated_at" | "participant_count" | "closes_at" | "updated_at">,
+): PoolCancelReason | null {
+  if (pool.state !== "CANCELED" && pool.state !== "REFUNDED") return null;
+  // Resolved for an outcome nobody backed: every stake refunded, but the pool has a result.
+  if (pool.winning_outcome !== null && pool.winning_outcome !== undefined) return null;
+  if (pool.escalated_at !== null && pool.escalated_at !== undefined) return "ESCALATION";
+  // Without picks nothing is refunded later, so the last update is the cancel itself.
+  const empty = Number(pool.participant_count ?? 0) === 0;
+  if (empty && pool.closes_at !== null && Number(pool.updated_at ?? 0) >= Number(pool.closes_at)) return "NO_PICKS";
+  // Not escalated, with picks (or before closing): only the creator may cancel then.
+  return "CREATOR";
+}
+
 export interface PoolAggregate {
   schemaVersion: 1;
   id: string;
@@ -72,6 +95,8 @@ export interface PoolAggregate {
   question: string;
   version: number;
   state: PoolState;
+  /** Why the pool was canceled (CANCELED, or REFUNDED after a cancel); null for every other pool. */
+  cancelReason: PoolCancelReason | null;
   outcomes: PoolOutcomeAggregate[];
   totalOiMicros: string;
   participantCount: number;
@@ -116,6 +141,7 @@ export function derivePoolAggregate(a: {
     question: pool.question,
     version: Number(pool.version),
     state,
+    cancelReason: poolCancelReason(pool),
     outcomes: outs.map((o, i) => ({
       outcomeIndex: Number(o.outcome_index),
       label: o.label ?? (outs.length === 2 ? DEFAULT_TWO_LABELS[i] : `Option ${i + 1}`),

@@ -12,7 +12,7 @@ import { TABLE_KEYS, type Database } from "./schema";
 export type ChecksumMode = "full" | "content";
 
 const CHAIN_META = new Set(["slot", "write_version", "deleted"]);
-const ACCOUNT_LIKE = new Set(["config", "contracts", "offers", "positions", "pools", "pool_wagers", "pool_outcomes"]);
+const ACCOUNT_LIKE = new Set(["config", "contracts", "offers", "positions", "pools", "pool_wagers", "pool_participants", "pool_outcomes"]);
 
 function norm(v: unknown): string {
   if (v === null || v === undefined) return "\u2205";

@@ -172,8 +172,32 @@ const m0001: Migration = {
   },
 };
 
+/**
+ * What the settlement worker needs to finish pools by itself: each pool's dispute window,
+ * escalation time and voter count (which pools can be resolved, escalated or canceled now), and
+ * the Participant records (whom to settle or refund).
+ */
+const m0002: Migration = {
+  async up(db: Kysely<unknown>) {
+    const s = db.schema;
+    for (const c of ["vote_ends_at", "escalated_at"]) await s.alterTable("pools").addColumn(c, "bigint").execute();
+    await s.alterTable("pools").addColumn("voter_count", "integer").execute();
+    let t = s.createTable("pool_participants").addColumn("address", "text", (c) => c.primaryKey()) as Tb;
+    t = txt(t, "pool", "user", "user_token", "total_micros");
+    t = int(t, "settled");
+    t = big(t, "created_at");
+    await meta(t).execute();
+    await s.createIndex("pool_participants_pool_idx").on("pool_participants").columns(["pool", "settled"]).execute();
+  },
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable("pool_participants").ifExists().execute();
+    for (const c of ["vote_ends_at", "escalated_at", "voter_count"]) await db.schema.alterTable("pools").dropColumn(c).execute();
+  },
+};
+
 export const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": m0001,
+  "0002_pool_resolution": m0002,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -172,6 +172,12 @@ export interface PoolsTable extends ChainMeta {
   winning_outcome: number | null;
   /** Chain time of the last change to the pool record (unix seconds), when known. */
   updated_at: number | null;
+  /** End of the proposal's dispute window (unix seconds); null before a proposal. */
+  vote_ends_at: number | null;
+  /** When the pool went to the authority (unix seconds); null unless escalated (stays set once escalated). */
+  escalated_at: number | null;
+  /** Participants who voted on the proposal, when the program counts them. */
+  voter_count: number | null;
 }
 
 /** Per-outcome figures of a pool; written with its pool row (same slot / write_version). */
@@ -192,6 +198,24 @@ export interface PoolWagersTable extends ChainMeta {
   owner: string;
   outcome_index: number;
   amount_micros: string;
+}
+
+/**
+ * One Participant record of the pools program (a user's picks in one pool). Not part of the
+ * aggregate (which never exposes participants): the settlement worker reads it to settle or
+ * refund every participant of a finished pool.
+ */
+export interface PoolParticipantsTable extends ChainMeta {
+  address: string;
+  pool: string;
+  /** The participant's wallet. */
+  user: string;
+  /** The token account its first pick recorded (payouts and refunds go there, or to its Claim). */
+  user_token: string;
+  total_micros: string;
+  /** 1 once settled (paid or marked a loser) or refunded. */
+  settled: number;
+  created_at: number;
 }
 
 /** Off-chain: the service's catalog data of a contract, joined by address. */
@@ -249,6 +273,7 @@ export interface Database {
   pools: PoolsTable;
   pool_outcomes: PoolOutcomesTable;
   pool_wagers: PoolWagersTable;
+  pool_participants: PoolParticipantsTable;
   contract_catalog: ContractCatalogTable;
   pool_catalog: PoolCatalogTable;
   profiles: ProfilesTable;
@@ -256,7 +281,7 @@ export interface Database {
 }
 
 /** Chain-account tables and their primary key column. */
-export const ACCOUNT_TABLES = ["config", "contracts", "offers", "positions", "pools", "pool_wagers"] as const;
+export const ACCOUNT_TABLES = ["config", "contracts", "offers", "positions", "pools", "pool_wagers", "pool_participants"] as const;
 export type AccountTable = (typeof ACCOUNT_TABLES)[number];
 
 /** Every table with its primary key columns, in a stable order (checksums, dumps). */
@@ -271,6 +296,7 @@ export const TABLE_KEYS: Record<keyof Database, string[]> = {
   pools: ["address"],
   pool_outcomes: ["pool", "outcome_index"],
   pool_wagers: ["address"],
+  pool_participants: ["address"],
   contract_catalog: ["contract"],
   pool_catalog: ["pool"],
   profiles: ["wallet"],

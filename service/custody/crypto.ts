@@ -1,14 +1,19 @@
 /**
  * Encryption at rest of custodial keys: AES-256-GCM under the service key.
  *
- * The service key (32 bytes) comes from env SERVICE_KEY (64 hex characters or base64), or in
- * local mode from `<dataDir>/service.key`, generated on first start with mode 0600. Each secret is
+ * The service key (32 bytes, 64 hex characters or base64) comes from env SERVICE_KEY, or from the
+ * file env SERVICE_KEY_FILE names, or in local mode only from `<dataDir>/service.key`, generated
+ * on first start with mode 0600. Against a cluster the key must come from the environment or a
+ * file outside the data directory (a copy of the data directory, or a backup of it, must not
+ * carry the key that opens it), and it is never generated: a random key there would seal new
+ * wallets under a key nobody kept. The store records the key's fingerprint (custody.ts), so a
+ * wrong key is refused at start instead of sealing anything. Each secret is
  * sealed with a fresh 12-byte IV and authenticated with associated data (the wallet address), so a
  * ciphertext moved to another user's row does not decrypt.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, resolve, isAbsolute } from "node:path";
 
 export class ServiceKey {
   private constructor(private readonly key: Buffer) {}
@@ -27,9 +32,23 @@ export class ServiceKey {
     throw new Error("SERVICE_KEY must be 32 bytes as 64 hex characters or base64");
   }
 
-  /** env SERVICE_KEY if set, else `<dataDir>/service.key` (created when missing). */
-  static load(dataDir: string, env: NodeJS.ProcessEnv = process.env): ServiceKey {
+  /**
+   * env SERVICE_KEY if set, else the file env SERVICE_KEY_FILE names; else, in local mode only,
+   * `<dataDir>/service.key` (created when missing). `cluster`: refuse a key file inside the data
+   * directory and refuse to go without a key.
+   */
+  static load(dataDir: string, env: NodeJS.ProcessEnv = process.env, o: { cluster?: boolean } = {}): ServiceKey {
     if (env.SERVICE_KEY) return ServiceKey.parse(env.SERVICE_KEY);
+    if (env.SERVICE_KEY_FILE) {
+      const file = resolve(env.SERVICE_KEY_FILE);
+      if (o.cluster && isInside(file, dataDir))
+        throw new Error(`SERVICE_KEY_FILE ${file} is inside the data directory ${resolve(dataDir)}: keep the key apart from the data it opens`);
+      return ServiceKey.parse(readFileSync(file, "utf8"));
+    }
+    if (o.cluster)
+      throw new Error(
+        "against a cluster the service key must come from SERVICE_KEY or SERVICE_KEY_FILE (a file outside the data directory); it is never generated",
+      );
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, "service.key");
     if (!existsSync(file)) {
@@ -37,6 +56,16 @@ export class ServiceKey {
     }
     chmodSync(file, 0o600);
     return ServiceKey.parse(readFileSync(file, "utf8"));
+  }
+
+  /** Names the key without revealing it (a keyed digest): what the store records to refuse a wrong key. */
+  fingerprint(): string {
+    return this.digest("service-key-fingerprint").subarray(0, 16).toString("hex");
+  }
+
+  /** The key as 64 hex characters, for writing it where the operator keeps it. */
+  toHex(): string {
+    return this.key.toString("hex");
   }
 
   static generate(): ServiceKey {
@@ -66,6 +95,11 @@ export class ServiceKey {
     for (const p of parts) h.update("\u0000").update(p);
     return h.digest();
   }
+}
+
+function isInside(file: string, dir: string): boolean {
+  const r = relative(resolve(dir), file);
+  return r === "" || (!r.startsWith("..") && !isAbsolute(r));
 }
 
 export function sha256Hex(s: string | Buffer): string {

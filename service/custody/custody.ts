@@ -19,6 +19,7 @@ import { join } from "node:path";
 import type { ChainGateway } from "../chain/gateway";
 import { ServiceKey, sha256Hex } from "./crypto";
 import { migrateCustody, type CustodyDatabase, type UsersTable } from "./schema";
+import { adoptServiceKey, finishWalletFile } from "./key-rotation";
 
 /** bet:write: create, take, close. bet:read: signed-in reads only (any valid token may read). */
 export const SCOPES = ["bet:write", "bet:read"] as const;
@@ -66,6 +67,7 @@ export class Custody {
 
   static async open(db: Kysely<unknown>, key: ServiceKey): Promise<Custody> {
     await migrateCustody(db);
+    await adoptServiceKey(db as Kysely<CustodyDatabase>, key);
     return new Custody(db as Kysely<CustodyDatabase>, key);
   }
 
@@ -99,6 +101,7 @@ export class Custody {
       wallet: wallet.publicKey.toBase58(),
       token_account: tokenAccount.publicKey.toBase58(),
       wallet_secret_enc: this.key.seal(wallet.secretKey, wallet.publicKey.toBase58()),
+      wallet_secret_enc_next: null,
       blocked: 0,
       blocked_reason: null,
       created_at: this.clock(),
@@ -246,12 +249,16 @@ async function rentExempt(gateway: ChainGateway, bytes: number): Promise<bigint>
  * The service's own wallet: fee payer and rent payer of every transaction, the offers program's
  * authority, and the mint authority on the local chain. From env SERVICE_WALLET (JSON array of
  * the 64 secret-key bytes) or, in local mode, `<dataDir>/service-wallet.sealed` (sealed under
- * the service key, generated on first start).
+ * the service key, generated on first start; a service key rotation interrupted after its switch
+ * leaves `<file>.next`, taken here: ./key-rotation.ts).
  */
+export const serviceWalletFile = (dataDir: string) => join(dataDir, "service-wallet.sealed");
+
 export function loadServiceWallet(dataDir: string, key: ServiceKey, env: NodeJS.ProcessEnv = process.env): Keypair {
   if (env.SERVICE_WALLET) return Keypair.fromSecretKey(Uint8Array.from(JSON.parse(env.SERVICE_WALLET) as number[]));
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, "service-wallet.sealed");
+  const file = serviceWalletFile(dataDir);
+  finishWalletFile(file, key);
   if (!existsSync(file)) {
     const kp = Keypair.generate();
     writeFileSync(file, JSON.stringify({ publicKey: kp.publicKey.toBase58(), sealed: key.seal(kp.secretKey, "service-wallet") }) + "\n", {

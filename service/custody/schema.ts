@@ -24,6 +24,8 @@ export interface UsersTable {
   token_account: string;
   /** AES-256-GCM of the 64-byte secret key: base64(iv 12 | tag 16 | ciphertext). */
   wallet_secret_enc: string;
+  /** During a service key rotation: the same secret sealed under the next key (null otherwise). */
+  wallet_secret_enc_next: string | null;
   /** 1 when compliance blocks the user from wagering (create/take); close still works. */
   blocked: number;
   blocked_reason: string | null;
@@ -96,12 +98,33 @@ export interface WriteRateTable {
   tat_ms: number;
 }
 
+/**
+ * Per-address and per-token request rate of the HTTP API (service/rate/request-limiter.ts): GCRA
+ * like `write_rate`, keyed `ip:<address>` or `token:<hash>`. Shared by every process on the store.
+ */
+export interface RequestRateTable {
+  key: string;
+  tat_ms: number;
+}
+
+/**
+ * The fingerprint of the service key the custodial wallets are sealed under (one row, id 1), and
+ * during a rotation the next key's: a start with any other key is refused (custody.ts).
+ */
+export interface ServiceKeyTable {
+  id: number;
+  fingerprint: string;
+  next_fingerprint: string | null;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
   idempotency: IdempotencyTable;
   worker_failures: WorkerFailuresTable;
   write_rate: WriteRateTable;
+  request_rate: RequestRateTable;
+  service_key: ServiceKeyTable;
 }
 
 const m0001: Migration = {
@@ -176,9 +199,31 @@ const m0002: Migration = {
   },
 };
 
+const m0003: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("request_rate")
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("tat_ms", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
+const m0004: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("users").addColumn("wallet_secret_enc_next", "text").execute();
+    await db.schema
+      .createTable("service_key")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .addColumn("fingerprint", "text", (c) => c.notNull())
+      .addColumn("next_fingerprint", "text")
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
-    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002 };
+    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002, "0003_request_rate": m0003, "0004_service_key": m0004 };
   }
 }
 

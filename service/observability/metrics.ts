@@ -34,6 +34,10 @@ export interface PassCounts {
   settled: number;
   reclaimedPositions: number;
   reclaimedOffers: number;
+  poolsResolved: number;
+  poolsCanceled: number;
+  participantsSettled: number;
+  participantsRefunded: number;
   skipped: number;
   failed: number;
   retried: number;
@@ -46,6 +50,10 @@ const PASS_OUTCOMES: [keyof PassCounts, string][] = [
   ["settled", "settled"],
   ["reclaimedPositions", "reclaimed_positions"],
   ["reclaimedOffers", "reclaimed_offers"],
+  ["poolsResolved", "pools_resolved"],
+  ["poolsCanceled", "pools_canceled"],
+  ["participantsSettled", "participants_settled"],
+  ["participantsRefunded", "participants_refunded"],
   ["skipped", "skipped"],
   ["failed", "failed"],
   ["retried", "retried"],
@@ -96,7 +104,7 @@ export class ServiceMetrics {
     });
     this.workerItems = new Counter({
       name: "offers_worker_items_total",
-      help: "Settlement worker work by outcome (voided, closed, settled, reclaimed_positions, reclaimed_offers, skipped, failed, retried)",
+      help: "Settlement worker work by outcome (voided, closed, settled, reclaimed_positions, reclaimed_offers, pools_resolved, pools_canceled, participants_settled, participants_refunded, skipped, failed, retried)",
       labelNames: ["outcome"],
       registers,
     });

@@ -118,7 +118,18 @@ export class Observability {
   /** A settlement worker pass is over. */
   workerPass(r: PassCounts, seconds: number): void {
     this.metrics.workerPass(r, seconds);
-    const worked = r.voided + r.closed + r.settled + r.reclaimedPositions + r.reclaimedOffers + r.failed + r.skipped;
+    const worked =
+      r.voided +
+      r.closed +
+      r.settled +
+      r.reclaimedPositions +
+      r.reclaimedOffers +
+      r.poolsResolved +
+      r.poolsCanceled +
+      r.participantsSettled +
+      r.participantsRefunded +
+      r.failed +
+      r.skipped;
     this.log[worked ? "info" : "debug"]({ ...r, errors: undefined, durationMs: Math.round(seconds * 1000) }, "worker pass");
   }
 

@@ -22,7 +22,17 @@ import type { Kysely, SelectQueryBuilder } from "kysely";
 import type { Database } from "../../indexer/store/schema";
 import type { CustodyDatabase, WorkerFailuresTable } from "../custody/schema";
 
-export const WORK_KINDS = ["void-contract", "close-offer", "settle-position", "reclaim-position", "reclaim-offer"] as const;
+export const WORK_KINDS = [
+  "void-contract",
+  "close-offer",
+  "settle-position",
+  "reclaim-position",
+  "reclaim-offer",
+  "resolve-pool",
+  "cancel-pool",
+  "settle-participant",
+  "refund-participant",
+] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];
 
 export interface BackoffOptions {
@@ -128,6 +138,12 @@ export class WorkerFailures {
     await del("settle-position", db.selectFrom("positions").select("address").where("status", "=", "Open").where("deleted", "=", 0));
     await del("reclaim-position", db.selectFrom("positions").select("address").where("deleted", "=", 0).where("rent_payer", "=", payer));
     await del("reclaim-offer", db.selectFrom("offers").select("address").where("deleted", "=", 0).where("rent_payer", "=", payer));
+    const live = db.selectFrom("pools").select("address").where("deleted", "=", 0);
+    await del("resolve-pool", live.where("state", "in", ["OPEN", "RESOLVING"]));
+    await del("cancel-pool", live.where("state", "in", ["OPEN", "RESOLVING"]));
+    const unpaid = db.selectFrom("pool_participants").select("address").where("settled", "=", 0).where("deleted", "=", 0);
+    await del("settle-participant", unpaid);
+    await del("refund-participant", unpaid);
     return n;
   }
 

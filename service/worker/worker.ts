@@ -6,7 +6,15 @@
  *    the unmatched creator stake (close_offer, the service as caller);
  * 3. settles every Open position of a Filled/Closed offer whose contract is Resolved or Voided
  *    (settle_position: payouts and fee by the program, exactly the spec's table);
- * 4. reclaims rent (close_position for settled positions, close_offer_account for finished
+ * 4. finishes pools (programs/pools/README.md, given a pools client): resolve_pool once a
+ *    proposal's dispute window is over (or every participant voted) — RESOLVED, or escalated
+ *    when disputed — and once the creator let 72 h pass without proposing (escalated);
+ *    cancel_pool once the authority left an escalation undecided for 7 days, and for a pool that
+ *    closed without a single pick (REFUNDED at once); settle_participant for every participant
+ *    of a RESOLVED pool (winners paid, losers marked) until DISTRIBUTED; refund_participant for
+ *    every participant of a CANCELED pool until REFUNDED. `poolResolutionAt` (idl/client/pools.ts)
+ *    on the pool as the chain holds it decides, so the store only proposes candidates;
+ * 5. reclaims rent (close_position for settled positions, close_offer_account for finished
  *    offers once their contract is resolved or voided) when the service paid it.
  *
  * Never double-paying: every action is decided from current chain state, and the program
@@ -42,6 +50,16 @@ import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { Database } from "../../indexer/store/schema";
 import { decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind, type OffersClient } from "../../idl/client/offers";
 import { cutoffFilter } from "../../idl/client/offers-rules";
+import {
+  AUTHORITY_DEADLINE_SECONDS,
+  PROPOSAL_DEADLINE_SECONDS,
+  decodeParticipant,
+  decodePool,
+  decodePoolsConfig,
+  poolResolutionAt,
+  poolsAccountKind,
+  type PoolsClient,
+} from "../../idl/client/pools";
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { Submitter, describeFailure, type SubmitterOptions } from "../chain/submitter";
 import type { CustodyDatabase } from "../custody/schema";
@@ -56,6 +74,14 @@ export interface WorkerReport {
   settled: number;
   reclaimedPositions: number;
   reclaimedOffers: number;
+  /** resolve_pool calls: pools RESOLVED, or escalated to the authority. */
+  poolsResolved: number;
+  /** cancel_pool calls: escalations left undecided for 7 days (CANCELED), closed pools without picks (REFUNDED). */
+  poolsCanceled: number;
+  /** Participants of RESOLVED pools settled (paid, or marked losers). */
+  participantsSettled: number;
+  /** Participants of CANCELED pools refunded. */
+  participantsRefunded: number;
   /** Actions the chain refused (including duplicates of another worker's action). */
   skipped: number;
   /** Failures recorded (the item still needed its action): each now waits out its backoff. */
@@ -79,6 +105,8 @@ export interface WorkerDeps {
   gateway: ChainGateway;
   payer: Keypair;
   client: OffersClient;
+  /** The pools program's client: without it the worker leaves pools alone. */
+  pools?: PoolsClient;
   /** The treasury at start; each settlement uses the one the Config names at that moment. */
   treasury: PublicKey;
   /** Close settled accounts to reclaim rent (default true). */
@@ -106,13 +134,29 @@ export interface WorkerDeps {
   onSubmitResult?: SubmitterOptions["onResult"];
 }
 
-const COUNTS = ["voided", "closed", "settled", "reclaimedPositions", "reclaimedOffers", "skipped", "failed", "retried"] as const;
+/** Counts of successful actions (a pass with none of them found nothing to do). */
+const ACTIONS = [
+  "voided",
+  "closed",
+  "settled",
+  "reclaimedPositions",
+  "reclaimedOffers",
+  "poolsResolved",
+  "poolsCanceled",
+  "participantsSettled",
+  "participantsRefunded",
+] as const;
+const COUNTS = [...ACTIONS, "skipped", "failed", "retried"] as const;
 const emptyReport = (): WorkerReport => ({
   voided: 0,
   closed: 0,
   settled: 0,
   reclaimedPositions: 0,
   reclaimedOffers: 0,
+  poolsResolved: 0,
+  poolsCanceled: 0,
+  participantsSettled: 0,
+  participantsRefunded: 0,
   skipped: 0,
   failed: 0,
   retried: 0,
@@ -128,7 +172,7 @@ type Candidates = SelectQueryBuilder<any, any, any>;
 
 interface Phase {
   kind: WorkKind;
-  count: (typeof COUNTS)[number];
+  count: (typeof ACTIONS)[number];
   /** Candidate rows (store), before ordering, exclusion and keyset. */
   query: () => Candidates;
   /** Key columns, oldest due first; the last one is the item's address (unique). */
@@ -204,7 +248,7 @@ export class SettlementWorker {
       for (const k of COUNTS) total[k] += r[k];
       total.deferred = r.deferred;
       total.errors.push(...r.errors);
-      if (r.voided + r.closed + r.settled + r.reclaimedPositions + r.reclaimedOffers === 0) break;
+      if (ACTIONS.every((k) => r[k] === 0)) break;
     }
     return total;
   }
@@ -314,6 +358,7 @@ export class SettlementWorker {
         },
       },
     ];
+    if (this.deps.pools) phases.push(...this.poolPhases(now, this.deps.pools));
     if (this.deps.reclaim === false) return phases;
     phases.push(
       {
@@ -360,6 +405,128 @@ export class SettlementWorker {
       },
     );
     return phases;
+  }
+
+  private async poolAccount(address: PublicKey, pools: PoolsClient, kind: "pool" | "participant"): Promise<Buffer | null> {
+    const a = await this.deps.gateway.getAccount(address);
+    if (!a || !a.owner.equals(pools.program.programId) || poolsAccountKind(a.data) !== kind) return null;
+    return a.data;
+  }
+
+  /** The pools Config's treasury now (the authority may move it, as for offers). */
+  private async poolsTreasury(pools: PoolsClient): Promise<PublicKey> {
+    const a = await this.deps.gateway.getAccount(pools.pda.config()[0]);
+    if (!a || !a.owner.equals(pools.program.programId) || poolsAccountKind(a.data) !== "config") return this.deps.treasury;
+    return decodePoolsConfig(a.data).treasury;
+  }
+
+  /**
+   * The pools' phases. Candidates come from the store's pool rows (state, close time, dispute
+   * window, escalation time); the pool account as the chain holds it decides through
+   * `poolResolutionAt`.
+   */
+  private poolPhases(now: bigint, pools: PoolsClient): Phase[] {
+    const db = this.deps.db as unknown as Db;
+    const nowN = Number(now);
+    const caller = this.deps.payer.publicKey;
+    const pool = async (address: PublicKey) => {
+      const d = await this.poolAccount(address, pools, "pool");
+      return d ? decodePool(d) : null;
+    };
+    // A participant still to pay out of a pool in `state`: its instruction's accounts, or null.
+    const payout = async (address: string, state: "RESOLVED" | "CANCELED") => {
+      const d = await this.poolAccount(new Pk(address), pools, "participant");
+      if (!d) return null;
+      const part = decodeParticipant(d);
+      if (part.settled) return null;
+      const p = await pool(part.pool);
+      if (!p || p.state !== state) return null;
+      return { pool: part.pool, participant: new Pk(address), user: part.user, userToken: part.userToken, payer: caller };
+    };
+    const participants = (state: "RESOLVED" | "CANCELED") => () =>
+      db
+        .selectFrom("pool_participants")
+        .innerJoin("pools", "pools.address", "pool_participants.pool")
+        .where("pool_participants.settled", "=", 0)
+        .where("pool_participants.deleted", "=", 0)
+        .where("pools.state", "=", state);
+    return [
+      {
+        kind: "resolve-pool",
+        count: "poolsResolved",
+        keys: ["pools.closes_at", "pools.address"],
+        query: () =>
+          db
+            .selectFrom("pools")
+            .where("pools.deleted", "=", 0)
+            .where((eb) =>
+              eb.or([
+                // A proposal whose dispute window is over, or on which every participant voted.
+                eb.and([
+                  eb("pools.state", "=", "RESOLVING"),
+                  eb("pools.escalated_at", "is", null),
+                  eb.or([eb("pools.vote_ends_at", "<=", nowN), eb("pools.voter_count", ">=", eb.ref("pools.participant_count"))]),
+                ]),
+                // No proposal within 72 h of max(closes_at, resolution_at).
+                eb.and([
+                  eb("pools.state", "=", "OPEN"),
+                  eb("pools.participant_count", ">", 0),
+                  eb("pools.closes_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS)),
+                  eb.or([eb("pools.resolution_at", "is", null), eb("pools.resolution_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS))]),
+                ]),
+              ]),
+            ),
+        act: async (address) => {
+          const p = await pool(new Pk(address));
+          if (!p) return null;
+          const next = poolResolutionAt(p, now);
+          if (next !== "resolvable" && next !== "escalatable") return null;
+          return [await pools.resolvePool({ caller, pool: new Pk(address) })];
+        },
+      },
+      {
+        kind: "cancel-pool",
+        count: "poolsCanceled",
+        keys: ["pools.closes_at", "pools.address"],
+        query: () =>
+          db
+            .selectFrom("pools")
+            .where("pools.deleted", "=", 0)
+            .where((eb) =>
+              eb.or([
+                // The authority left the escalation undecided for 7 days.
+                eb.and([eb("pools.state", "=", "RESOLVING"), eb("pools.escalated_at", "<=", Number(now - AUTHORITY_DEADLINE_SECONDS))]),
+                // Closed without a single pick: retired (REFUNDED at once).
+                eb.and([eb("pools.state", "=", "OPEN"), eb("pools.participant_count", "=", 0), eb("pools.closes_at", "<=", nowN)]),
+              ]),
+            ),
+        act: async (address) => {
+          const p = await pool(new Pk(address));
+          if (!p || poolResolutionAt(p, now) !== "cancelable") return null;
+          return [await pools.cancelPool({ caller, pool: new Pk(address) })];
+        },
+      },
+      {
+        kind: "settle-participant",
+        count: "participantsSettled",
+        keys: ["pool_participants.created_at", "pool_participants.address"],
+        query: participants("RESOLVED"),
+        act: async (address) => {
+          const a = await payout(address, "RESOLVED");
+          return a ? [await pools.settleParticipant({ ...a, treasury: await this.poolsTreasury(pools) })] : null;
+        },
+      },
+      {
+        kind: "refund-participant",
+        count: "participantsRefunded",
+        keys: ["pool_participants.created_at", "pool_participants.address"],
+        query: participants("CANCELED"),
+        act: async (address) => {
+          const a = await payout(address, "CANCELED");
+          return a ? [await pools.refundParticipant(a)] : null;
+        },
+      },
+    ];
   }
 
   /** Candidates of a phase in key order, after `cursor`, fresh (never failed) or due for a retry. */

@@ -3,13 +3,13 @@
  * row and its outcome rows equal the Pool account read directly from the chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PublicKey } from "@solana/web3.js";
+import { PublicKey } from "@solana/web3.js";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { startLocalStack, type LocalStack } from "../../stack/local-stack";
 import { makeUser, UNIT, type TestUser } from "../writes/helpers";
 import { comparePoolWithChain } from "./compare";
 import { poolsAccountRow } from "../../indexer/decode";
-import { POOLS_IDL } from "../../idl/client/pools";
+import { POOLS_IDL, decodeParticipant } from "../../idl/client/pools";
 
 let s: LocalStack;
 let ops: PoolOps;
@@ -68,8 +68,16 @@ describe("pools rows", () => {
     expect((await ops.read(p3)).state).toBe("DISTRIBUTED");
   });
 
-  it("store nothing of participants, claims or the config (the aggregate never exposes a participant)", async () => {
-    for (const name of ["participant", "claim", "config"]) {
+  it("store participants for the settlement worker (settled flag and payout account as on chain), nothing of claims or the config", async () => {
+    const rows = await s.db.selectFrom("pool_participants").selectAll().execute();
+    expect(rows.length).toBe(5); // p1: two users, p2: one, p3: two
+    for (const r of rows) {
+      const a = await s.chain.gateway.getAccount(new PublicKey(r.address));
+      const part = decodeParticipant(a!.data);
+      expect(r).toMatchObject({ pool: part.pool.toBase58(), user: part.user.toBase58(), user_token: part.userToken.toBase58(), settled: part.settled ? 1 : 0 });
+      expect(r.total_micros).toBe(part.total.toString());
+    }
+    for (const name of ["claim", "config"]) {
       const disc = POOLS_IDL.accounts.find((a) => a.name === name)!.discriminator;
       expect(poolsAccountRow(Buffer.concat([Buffer.from(disc), Buffer.alloc(400)])), name).toBeNull();
     }

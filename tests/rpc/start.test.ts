@@ -7,7 +7,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
@@ -34,7 +35,10 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 100_000_000_000n);
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]) };
+    // Against a cluster the service key comes from outside the data directory, never generated.
+    const keyDir = mkdtempSync(join(tmpdir(), "service-key-"));
+    writeFileSync(join(keyDir, "service.key"), randomBytes(32).toString("hex") + "\n", { mode: 0o600 });
+    const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]), SERVICE_KEY_FILE: join(keyDir, "service.key") };
     child = spawn(
       process.execPath,
       ["--import", "tsx", "scripts/start.ts", "--rpc", validator.rpcUrl, "--init", "--port", String(port), "--admin-port", String(port + 1), "--data", data],
@@ -45,6 +49,7 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     child.stderr!.on("data", (b) => (out += b));
     await until(async () => (out.includes("Service up against") ? true : null), 120_000);
     expect(out).toContain(service.publicKey.toBase58());
+    expect(existsSync(join(data, "service.key"))).toBe(false);
 
     const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
     const json = async (path: string, init: RequestInit = {}) => {

@@ -6,12 +6,21 @@
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator } from "../../harness/validator";
+import { ServiceKey } from "../../service/custody/crypto";
 import { startClusterStack, type ClusterStack, type ClusterStackOptions } from "../../stack/cluster-stack";
 
 export async function validatorStack(opts: Pick<ClusterStackOptions, "observability"> = {}): Promise<{ validator: TestValidator; s: ClusterStack }> {
   const service = Keypair.generate();
   const validator = await TestValidator.start({ upgradeAuthority: service });
   await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-  const s = await startClusterStack({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0, ...opts });
+  const s = await startClusterStack({
+    serviceKey: ServiceKey.generate(),
+    rpcUrl: validator.rpcUrl,
+    wsUrl: validator.wsUrl,
+    service,
+    init: true,
+    reconcileMs: 0,
+    ...opts,
+  });
   return { validator, s };
 }

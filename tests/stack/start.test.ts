@@ -1,10 +1,11 @@
 /**
  * The README's start command as a user runs it: scripts/start.ts in a child process, then the
- * printed example calls (contracts, browse, create with a printed token, take, close, GraphQL)
- * over HTTP, then Ctrl-C (SIGINT) and a clean exit.
+ * printed example calls replayed as printed in bash (contracts, browse, create, take and close of
+ * the created offer, GraphQL, embed), the same calls over HTTP, a chain clock on wall time after
+ * seeding, then Ctrl-C (SIGINT) and a clean exit.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +34,27 @@ describe("npm start (scripts/start.ts)", () => {
       const r = await fetch(`${api}${path}`, init);
       return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
     };
+    // The printed commands run as printed (no placeholders the shell would read as redirects).
+    const printed = out.slice(out.indexOf("Try:") + "Try:".length).split("\n(each pool")[0];
+    expect(printed).not.toMatch(/[<>]/);
+    const replay = spawnSync("bash", ["-c", `set -eo pipefail\n${printed}`], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` },
+    });
+    expect(replay.status, replay.stderr + replay.stdout).toBe(0);
+    const replayed = /offer (\w{32,44})/.exec(replay.stdout)![1];
+    expect(replay.stdout).not.toMatch(/"error":"/); // the embed answer carries "error":null
+    expect(replay.stdout).toMatch(/HTTP\/1\.1 200/);
+    const done = await until(async () => {
+      const r = await json(`/${replayed}`);
+      return r.body.status === "Closed" ? r : null;
+    });
+    expect(done.body.takerFilledMicros).toBe("5000000");
+    // Seeding left the chain clock on wall time: nothing was created in the future.
+    const wall = Date.now();
+    const browse = await json("/?pageSize=50");
+    for (const o of browse.body.offers as { createdAt: string }[]) expect(Date.parse(o.createdAt)).toBeLessThanOrEqual(wall + 2_000);
     const contracts = await json("/contracts");
     expect(contracts.status).toBe(200);
     expect(new Set(contracts.body.contracts.map((c: { sport: string }) => c.sport)).size).toBeGreaterThanOrEqual(4);

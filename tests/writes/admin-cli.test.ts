@@ -1,7 +1,9 @@
 /**
- * The operator CLI end to end: `scripts/admin.ts local` in its own process, then the commands
- * (create-user, fund, issue-token, create-contract, block, unblock, revoke-all-tokens) in
- * separate processes, and the effect seen through the public API.
+ * The operator CLI end to end: `scripts/admin.ts local` (the same stack as `npm start`) in its
+ * own process, then the commands (create-user, fund, issue-token, create-contract, block,
+ * unblock, revoke-all-tokens, resolve-contract) in separate processes, and the effect seen
+ * through the public API; a refused transaction reported by its program error's IDL name; a
+ * description on every command and option.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, execFile, type ChildProcess } from "node:child_process";
@@ -9,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import type { Command } from "commander";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -59,10 +62,10 @@ describe("admin CLI", () => {
   });
 
   it("users, funding, tokens, contracts and compliance blocks act on the running stack", async () => {
-    const user = await cli("create-user", "dave", "--display-name", "Dave");
-    expect(user).toMatchObject({ name: "dave", displayName: "Dave", blocked: false });
-    expect(await cli("fund", "dave", "20000000")).toEqual({ funded: "20000000" });
-    const { token } = (await cli("issue-token", "dave", "--ttl", "600")) as { token: string };
+    const user = await cli("create-user", "erin", "--display-name", "Erin");
+    expect(user).toMatchObject({ name: "erin", displayName: "Erin", blocked: false });
+    expect(await cli("fund", "erin", "20000000")).toEqual({ funded: "20000000" });
+    const { token } = (await cli("issue-token", "erin", "--ttl", "600")) as { token: string };
     expect(token).toMatch(/^pat_/);
     const { address } = (await cli(
       "create-contract",
@@ -91,13 +94,44 @@ describe("admin CLI", () => {
     };
     const created = await post("/", { ...body, idempotencyKey: "cli-create-0001" }, token);
     expect(created.status).toBe(200);
-    expect(await cli("block", "dave", "--reason", "review")).toMatchObject({ blocked: true, blockedReason: "review" });
+    expect(await cli("block", "erin", "--reason", "review")).toMatchObject({ blocked: true, blockedReason: "review" });
     expect((await post("/", { ...body, idempotencyKey: "cli-create-0002" }, token)).status).toBe(403);
     expect((await post(`/${created.body.offerAddress}/close`, { expectedRevision: "1", idempotencyKey: "cli-close-0001" }, token)).status).toBe(200);
-    expect(await cli("unblock", "dave")).toMatchObject({ blocked: false });
+    expect(await cli("unblock", "erin")).toMatchObject({ blocked: false });
     expect((await post("/", { ...body, idempotencyKey: "cli-create-0003" }, token)).status).toBe(200);
-    expect(await cli("revoke-all-tokens", "dave")).toEqual({ revoked: 1 });
+    expect(await cli("revoke-all-tokens", "erin")).toEqual({ revoked: 1 });
     expect((await post("/", { ...body, idempotencyKey: "cli-create-0004" }, token)).status).toBe(401);
+
+    // A transaction the program refuses: its IDL error name, no hex code or runtime logs.
+    // (Resolving before the cutoff.)
+    const refused = await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, "resolve-contract", address, "sideA"], {
+      cwd: ROOT,
+      timeout: 60_000,
+    }).then(
+      () => null,
+      (e: { stderr: string }) => e.stderr,
+    );
+    expect(refused).toMatch(/^error: transaction failed: ResolveBeforeCutoff\s*$/);
+  });
+
+  it("is the same stack as npm start: demo data and its users", async () => {
+    const users = (await cli("list-users")) as unknown as { name: string }[];
+    expect(users.map((u) => u.name)).toEqual(expect.arrayContaining(["alice", "bob", "carol", "dave"]));
+  });
+
+  it("describes every command and option", async () => {
+    const { program } = await import("../../scripts/admin");
+    const missing: string[] = [];
+    const walk = (cmd: Command, path: string) => {
+      for (const o of cmd.options) if (!o.description) missing.push(`${path} ${o.flags}`);
+      for (const c of cmd.commands) {
+        if (!c.description()) missing.push(`${path} ${c.name()}`);
+        walk(c, `${path} ${c.name()}`);
+      }
+    };
+    walk(program, "admin");
+    expect(program.commands.map((c) => c.name())).toEqual(expect.arrayContaining(["local", "create-user", "resolve-contract", "rotate-service-key", "worker"]));
+    expect(missing).toEqual([]);
   });
 
   it("issues a read-only token (--scope bet:read): reads sign in, writes get 401; an unknown scope is refused", async () => {

@@ -1,0 +1,52 @@
+/**
+ * `npm start` passes SIGTERM on: npm runs the script with `sh -c` and signals that shell, so the
+ * script must exec the server (otherwise the shell dies and the server runs on, orphaned). The
+ * script of package.json is run here the way npm runs it, with the setup step (which installs
+ * and builds) replaced by `true`; SIGTERM to the shell must stop the server.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { until } from "../harness/wait";
+
+const root = join(import.meta.dirname, "..", "..");
+let child: ChildProcess | null = null;
+let group = 0;
+afterAll(() => {
+  // Whatever happened, leave no server behind: the shell leads its own process group, which an
+  // orphaned server stays in.
+  try {
+    if (group) process.kill(-group, "SIGKILL");
+  } catch {
+    /* already gone */
+  }
+});
+
+describe("npm start", () => {
+  it("stops the server on SIGTERM to the process npm signals", async () => {
+    const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    expect(script).toContain("bash scripts/setup.sh");
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const data = mkdtempSync(join(tmpdir(), "npm-start-"));
+    const args = ["--port", String(port), "--admin-port", String(port + 1), "--data", data, "--no-seed"];
+    // npm: `sh -c "<script> <args>"`, with node_modules/.bin on PATH.
+    child = spawn("sh", ["-c", `${script.replace("bash scripts/setup.sh", "true")} ${args.join(" ")}`], {
+      cwd: root,
+      env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    group = child.pid!;
+    let out = "";
+    child.stdout!.on("data", (b) => (out += b));
+    child.stderr!.on("data", (b) => (out += b));
+    await until(async () => (out.includes("Local stack up") ? true : null), 120_000);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.kill("SIGTERM");
+    // The server stops: its port refuses connections.
+    await until(async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null)) === null ? true : null), 30_000);
+    child = null;
+  });
+});
