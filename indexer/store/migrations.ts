@@ -2,7 +2,7 @@
  * In-code migrations (kysely Migrator). Portable DDL: text, integer/bigint, no engine-specific
  * types; both SQLite and PostgreSQL run the same steps.
  */
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResult, type CreateTableBuilder } from "kysely";
+import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResult, type CreateTableBuilder } from "kysely";
 
 type Tb = CreateTableBuilder<string, never>;
 const meta = (t: Tb) =>
@@ -208,11 +208,23 @@ class InCodeProvider implements MigrationProvider {
 
 /** Brings the store to the latest schema; throws on a failed migration. */
 export async function migrateToLatest(db: Kysely<unknown>, opts: { schema?: string } = {}): Promise<string[]> {
-  // With a PostgreSQL schema, the migration tables live in it too (kysely otherwise finds
-  // another schema's kysely_migration table and skips creating its own).
-  const migrator = new Migrator({ db, provider: new InCodeProvider(), ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) });
+  const schema = opts.schema ?? (await migrationSchema(db));
+  const migrator = new Migrator({ db, provider: new InCodeProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
   const results = await runMigrator(migrator);
   return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * The schema a Migrator must keep its tables in: on PostgreSQL the connection's current schema
+ * (a store's `?schema=` sets it). Without it kysely looks for its migration and lock tables in
+ * every schema, finds another schema's, skips creating its own and then fails ("relation
+ * custody_migration_lock does not exist") or reads another store's migration history. SQLite
+ * has no schemas.
+ */
+export async function migrationSchema(db: Kysely<unknown>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const r = await sql<{ s: string }>`select current_schema() as s`.execute(db);
+  return r.rows[0]?.s ?? undefined;
 }
 
 /**

@@ -11,7 +11,7 @@
  * - Times are integer unix seconds (wall clock of the service).
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
-import { runMigrator } from "../../indexer/store/migrations";
+import { migrationSchema, runMigrator } from "../../indexer/store/migrations";
 
 export interface UsersTable {
   id: string;
@@ -228,7 +228,16 @@ class Provider implements MigrationProvider {
 }
 
 export async function migrateCustody(db: Kysely<unknown>): Promise<void> {
-  await runMigrator(new Migrator({ db, provider: new Provider(), migrationTableName: "custody_migration", migrationLockTableName: "custody_migration_lock" }));
+  const schema = await migrationSchema(db);
+  await runMigrator(
+    new Migrator({
+      db,
+      provider: new Provider(),
+      migrationTableName: "custody_migration",
+      migrationLockTableName: "custody_migration_lock",
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    }),
+  );
 }
 
 export { sql };
