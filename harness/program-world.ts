@@ -4,7 +4,7 @@
  * with a token account each, sending, raw account reads, claims and token balances.
  */
 import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
-import type { ProgramPdas } from "../idl/client/common";
+import type { ClaimAccount, ProgramPdas } from "../idl/client/common";
 import type { TestChain, TxResult } from "./chain";
 import { TestMint } from "./token";
 
@@ -13,13 +13,6 @@ export const UNIT = 1_000_000n;
 export interface User {
   key: Keypair;
   token: PublicKey;
-}
-
-export interface ClaimAccount {
-  owner: PublicKey;
-  amount: bigint;
-  rentPayer: PublicKey;
-  bump: number;
 }
 
 /** The parts of a program client a world uses whatever the program. */
