@@ -12,6 +12,30 @@ export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111
 export const TOKEN_PROGRAM = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 export const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
 
+/** SPL Token's error names, indexed by its custom error codes (spl-token's `TokenError`). */
+export const TOKEN_ERRORS = [
+  "NotRentExempt",
+  "InsufficientFunds",
+  "InvalidMint",
+  "MintMismatch",
+  "OwnerMismatch",
+  "FixedSupply",
+  "AlreadyInUse",
+  "InvalidNumberOfProvidedSigners",
+  "InvalidNumberOfRequiredSigners",
+  "UninitializedState",
+  "NativeNotSupported",
+  "NonNativeHasBalance",
+  "InvalidInstruction",
+  "InvalidState",
+  "Overflow",
+  "AuthorityTypeNotSupported",
+  "MintCannotFreeze",
+  "AccountFrozen",
+  "MintDecimalsMismatch",
+  "NonNativeNotSupported",
+];
+
 /** `PDA([programId], loader v3)`: the ProgramData account of an upgradeable program. */
 export const programDataAddress = (programId: PublicKey): PublicKey => PublicKey.findProgramAddressSync([programId.toBuffer()], LOADER_V3)[0];
 

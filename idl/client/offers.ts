@@ -396,17 +396,17 @@ export function decodeContract(data: Buffer): ContractAccount {
     result: ContractResult[raw.result as number],
   };
 }
+/** An Offer / a Position as the Borsh coder reads it (u64/i64 as bigint), with side and status as their codes. */
+export type RawOffer = Omit<OfferAccount, "side" | "status"> & { side: number; status: number };
+export type RawPosition = Omit<PositionAccount, "status"> & { status: number };
+
 export function decodeOffer(data: Buffer): OfferAccount {
-  const raw = big<Record<string, unknown>>(offersAccountsCoder.decode("offer", data));
-  return {
-    ...(raw as unknown as OfferAccount),
-    side: raw.side === 1 ? "sideA" : "sideB",
-    status: OfferStatus[raw.status as number],
-  };
+  const raw = big<RawOffer>(offersAccountsCoder.decode("offer", data));
+  return { ...raw, side: raw.side === 1 ? "sideA" : "sideB", status: OfferStatus[raw.status] };
 }
 export function decodePosition(data: Buffer): PositionAccount {
-  const raw = big<Record<string, unknown>>(offersAccountsCoder.decode("position", data));
-  return { ...(raw as unknown as PositionAccount), status: PositionStatus[raw.status as number] };
+  const raw = big<RawPosition>(offersAccountsCoder.decode("position", data));
+  return { ...raw, status: PositionStatus[raw.status] };
 }
 
 export function decodeClaim(data: Buffer): ClaimAccount {

@@ -327,7 +327,7 @@ export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
   return big(poolsAccountsCoder.decode("config", data));
 }
 /** A Pool as the Borsh coder reads it (u64/i64 as bigint), before texts and sentinels are resolved. */
-interface RawPool {
+export interface RawPool {
   creator: PublicKey;
   nonce: bigint;
   bump: number;
@@ -360,7 +360,8 @@ interface RawPool {
   createdAt: bigint;
   updatedAt: bigint;
 }
-type RawParticipant = Omit<ParticipantAccount, "voted" | "settled" | "voteOutcome"> & { voted: number; settled: number; voteOutcome: number };
+/** A Participant as the Borsh coder reads it, with its flags and vote as their codes. */
+export type RawParticipant = Omit<ParticipantAccount, "voted" | "settled" | "voteOutcome"> & { voted: number; settled: number; voteOutcome: number };
 export function decodePool(data: Buffer): PoolAccount {
   const r = big<RawPool>(poolsAccountsCoder.decode("pool", data));
   const outcomes = r.outcomes.slice(0, r.outcomeCount).map((o, i) => ({
