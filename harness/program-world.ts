@@ -19,7 +19,7 @@ export interface User {
 export interface WorldClient {
   readonly pda: ProgramPdas;
   readonly program: { programId: PublicKey };
-  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey }): Promise<TransactionInstruction>;
+  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey; overrides?: { claim?: PublicKey } }): Promise<TransactionInstruction>;
 }
 
 /** A new deployment's mint (its freeze authority `freezeAuthority`), the config's authority and its treasury token account. */
@@ -87,6 +87,14 @@ export abstract class ProgramWorld<C extends WorldClient> {
     const c = await this.claim(owner.publicKey);
     const ix = await this.client.withdrawClaim({ owner: owner.publicKey, destination, rentPayer: c?.rentPayer ?? this.chain.payer.publicKey });
     return this.send([ix], [owner]);
+  }
+
+  /**
+   * `thief`'s withdraw_claim naming the account at `claim` in its claim's place (another
+   * program's Claim, another account type), to its own token account, itself as the rent payer.
+   */
+  substitutedClaimIx(thief: User, claim: PublicKey): Promise<TransactionInstruction> {
+    return this.client.withdrawClaim({ owner: thief.key.publicKey, destination: thief.token, rentPayer: thief.key.publicKey, overrides: { claim } });
   }
 
   /** A token balance, 0 for an account that no longer exists (closed by its owner). */

@@ -146,36 +146,10 @@ describe("offers kit review: withdraw_claim (kit::claim::withdraw) and credit (k
     expectError(await w.send([ro], [alice.key]), "AccountNotWritable");
     // A pools-owned Claim (same kit layout and discriminator) naming mallory, for the whole vault.
     const poolsClaim = await forgedClaim(POOLS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
-    expectError(
-      await w.send(
-        [
-          await w.client.withdrawClaim({
-            owner: mallory.key.publicKey,
-            destination: mallory.token,
-            rentPayer: mallory.key.publicKey,
-            overrides: { claim: poolsClaim },
-          }),
-        ],
-        [mallory.key],
-      ),
-      "WrongAccountOwner",
-    );
+    expectError(await w.send([await w.substitutedClaimIx(mallory, poolsClaim)], [mallory.key]), "WrongAccountOwner");
     // Other offers accounts in the claim's place.
     for (const acct of [position, contract, w.client.pda.config()[0]]) {
-      expectError(
-        await w.send(
-          [
-            await w.client.withdrawClaim({
-              owner: mallory.key.publicKey,
-              destination: mallory.token,
-              rentPayer: mallory.key.publicKey,
-              overrides: { claim: acct },
-            }),
-          ],
-          [mallory.key],
-        ),
-        "WrongAccountType",
-      );
+      expectError(await w.send([await w.substitutedClaimIx(mallory, acct)], [mallory.key]), "WrongAccountType");
     }
     expect(await w.mint.balance(vault)).toBe(vaultBefore);
     expect((await w.claim(alice.key.publicKey))!.amount).toBe(c.amount);
