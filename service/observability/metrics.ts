@@ -27,16 +27,20 @@ export function txFailureLabel(f: SubmitFailure): string {
   return f.program === "offers" ? f.name : `${f.program}:${f.name}`;
 }
 
-/** A worker pass's report, as far as metrics read it (worker/worker.ts WorkerReport). */
+/** What a worker pass did, by outcome: the counts of its report (worker/worker.ts WorkerReport), which metrics read. */
 export interface PassCounts {
   voided: number;
   closed: number;
   settled: number;
   reclaimedPositions: number;
   reclaimedOffers: number;
+  /** Actions the chain refused (including duplicates of another worker's action). */
   skipped: number;
+  /** Failures recorded (the item still needed its action): each now waits out its backoff. */
   failed: number;
+  /** Items retried after their backoff expired. */
   retried: number;
+  /** Failing items still in backoff at the end of the pass (not attempted). */
   deferred: number;
 }
 
