@@ -102,16 +102,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
         /* on curve */
       }
     }
-    const ix = await w.client.placePick({
-      payer: w.chain.payer.publicKey,
-      user: alice.key.publicKey,
-      userToken: alice.token,
-      pool,
-      outcome: 0,
-      amount: UNIT,
-      participantBump: bump,
-      overrides: { participant: addr! },
-    });
+    const ix = await w.pickIx(alice, pool, 0, UNIT, { participantBump: bump, overrides: { participant: addr! } });
     expectError(await w.send([ix], [alice.key]), "AccountMismatch");
     // Pre-funding the canonical address does not block alice's first pick.
     const canonAddr = w.participantOf(pool, alice.key.publicKey);
@@ -181,15 +172,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
     const fake = Keypair.generate().publicKey;
     const data = Buffer.from(real!.data);
     w.chain.setAccount(fake, { ...real!, data });
-    const ix = await w.client.placePick({
-      payer: w.chain.payer.publicKey,
-      user: alice.key.publicKey,
-      userToken: alice.token,
-      pool,
-      outcome: 0,
-      amount: UNIT,
-      overrides: { config: fake },
-    });
+    const ix = await w.pickIx(alice, pool, 0, UNIT, { overrides: { config: fake } });
     expectError(await w.send([ix], [alice.key]), "AccountMismatch");
   });
 
