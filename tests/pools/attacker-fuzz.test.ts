@@ -531,10 +531,11 @@ describe(fuzzTitle("pools"), () => {
       const ixAuthority = (m: MPool, outcome: number) =>
         buildIx(program, "authorityResolve", { outcome }, { authority: service.publicKey, config: CONFIG, pool: m.addr });
       const ixCancel = (caller: PublicKey, m: MPool) => buildIx(program, "cancelPool", {}, { caller, pool: m.addr });
-      const ixSettle = (payer: PublicKey, p: MPart) =>
+      /** settle_participant and refund_participant take the same accounts but the treasury (buildIx drops names the IDL lacks). */
+      const ixPayout = (name: "settleParticipant" | "refundParticipant") => (payer: PublicKey, p: MPart) =>
         buildIx(
           program,
-          "settleParticipant",
+          name,
           { claimBump: w.bumpOf(claimOf(p.key)) },
           {
             config: CONFIG,
@@ -549,23 +550,8 @@ describe(fuzzTitle("pools"), () => {
             systemProgram: SYSTEM_PROGRAM,
           },
         );
-      const ixRefund = (payer: PublicKey, p: MPart) =>
-        buildIx(
-          program,
-          "refundParticipant",
-          { claimBump: w.bumpOf(claimOf(p.key)) },
-          {
-            config: CONFIG,
-            pool: p.pool.addr,
-            participant: p.addr,
-            vault: VAULT,
-            userToken: p.userToken,
-            tokenProgram: TOKEN_PROGRAM,
-            payer,
-            userClaim: claimOf(p.key),
-            systemProgram: SYSTEM_PROGRAM,
-          },
-        );
+      const ixSettle = ixPayout("settleParticipant");
+      const ixRefund = ixPayout("refundParticipant");
 
       // ---------------------------------------------------------------- the rules, for honest moves
       const pickable = (m: MPool) => m.state === OPEN && w.now < m.closesAt;
