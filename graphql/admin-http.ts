@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { PublicKey } from "@solana/web3.js";
 import { timingSafeEqual } from "node:crypto";
 import type { AdminOps } from "../service/custody/admin";
+import type { User } from "../service/custody/custody";
 import { WORK_KINDS, WorkerFailures, type WorkKind } from "../service/worker/failures";
 
 export type AdminCommand =
@@ -44,15 +45,7 @@ export type AdminCommand =
   | { op: "worker-failures"; kind?: string; limit?: number }
   | { op: "worker-retry"; item: string };
 
-const userView = (u: {
-  id: string;
-  name: string;
-  displayName: string;
-  wallet: PublicKey;
-  tokenAccount: PublicKey;
-  blocked: boolean;
-  blockedReason: string | null;
-}) => ({
+const userView = (u: User) => ({
   id: u.id,
   name: u.name,
   displayName: u.displayName,
