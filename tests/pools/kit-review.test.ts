@@ -11,6 +11,7 @@ import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { TestMint } from "../../harness/token";
 import { expectOk } from "../harness/expect";
+import { forgedClaim } from "../harness/forged-claim";
 import { cast4, expectError, resolvedPool } from "./review-fixture";
 
 let w: PoolsWorld;
@@ -26,19 +27,6 @@ async function forgedConfig(authority: PublicKey): Promise<PublicKey> {
   const fake = Keypair.generate().publicKey;
   w.chain.setAccount(fake, { ...real, data });
   return fake;
-}
-
-/** A Claim-shaped account (kit's shared layout and discriminator `account:Claim`) owned by `ownerProgram`. */
-async function forgedClaim(ownerProgram: PublicKey, owner: PublicKey, amount: bigint, rentPayer: PublicKey): Promise<PublicKey> {
-  const data = Buffer.alloc(8 + 32 + 8 + 32 + 1);
-  Buffer.from([0x9b, 0x46, 0x16, 0xb0, 0x7b, 0xd7, 0xf6, 0x66]).copy(data, 0);
-  owner.toBuffer().copy(data, 8);
-  data.writeBigUInt64LE(amount, 40);
-  rentPayer.toBuffer().copy(data, 48);
-  data[80] = 255;
-  const at = Keypair.generate().publicKey;
-  w.chain.setAccount(at, { lamports: Number(await w.chain.rentExempt(data.length)), data, owner: ownerProgram, executable: false, rentEpoch: 0 });
-  return at;
 }
 
 /** A non-canonical (lower, off-curve) bump of `["claim", owner]` and its address. */
@@ -178,7 +166,7 @@ describe("pools kit review: withdraw_claim (kit::claim::withdraw)", () => {
     const vault = w.client.pda.vault()[0];
     const vaultBefore = await w.mint.balance(vault);
     // An offers-owned Claim naming mallory as owner, with a huge amount.
-    const offersClaim = await forgedClaim(OFFERS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
+    const offersClaim = await forgedClaim(w.chain, OFFERS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
     const ix = await w.substitutedClaimIx(mallory, offersClaim);
     expectError(await w.send([ix], [mallory.key]), "WrongAccountOwner");
     // A Participant, a Pool and the Config in the claim's place.
@@ -223,7 +211,7 @@ describe("pools kit review: crediting a Claim (kit::claim::credit, kit::claim::c
     const [canon, canonBump] = w.client.pda.claim(alice.key.publicKey);
     expectError(await w.send([await settle({ userClaim: canon }, ncBump)]), "AccountMismatch");
     // A Claim of another program naming alice (not ours: never loaded, and not creatable).
-    const offersClaim = await forgedClaim(OFFERS_PROGRAM_ID, alice.key.publicKey, 0n, mallory.key.publicKey);
+    const offersClaim = await forgedClaim(w.chain, OFFERS_PROGRAM_ID, alice.key.publicKey, 0n, mallory.key.publicKey);
     expectError(await w.send([await settle({ userClaim: offersClaim })]), "AlreadyInitialized");
     // Other pools accounts in the claim's place.
     expectError(await w.send([await settle({ userClaim: w.participantOf(pool, bob.key.publicKey) })]), "WrongAccountType");
