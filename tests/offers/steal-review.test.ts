@@ -176,15 +176,7 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     expectOk(await w.send([await w.client.closePosition({ position, rentPayer: p.rentPayer })]));
     expectOk(await w.closeOfferAccount(offer));
     // Settling or taking again, and re-creating the offer at the same address, all fail.
-    const take = await w.client.takeOffer({
-      payer: w.chain.payer.publicKey,
-      taker: alice.key.publicKey,
-      takerToken: alice.token,
-      contract,
-      offer,
-      amount: UNIT,
-      expectedRevision: 1n,
-    });
+    const take = await w.takeIx(alice, offer, UNIT, { contract, expectedRevision: 1n });
     expectError(await w.send([take], [alice.key]), "WrongAccountOwner");
     expectError((await w.createOffer(carol, contract, { total: 8n * UNIT, target: 10n * UNIT, nonce })).r, "ContractNotOpen");
   });
@@ -207,16 +199,7 @@ describe("offers steal review: resisted attacks (regressions)", () => {
       }
     }
     const mk = async (position: PublicKey, positionBump: number) => {
-      const ix = await w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: alice.key.publicKey,
-        takerToken: alice.token,
-        contract,
-        offer,
-        amount: UNIT,
-        expectedRevision: 1n,
-        overrides: { position },
-      });
+      const ix = await w.takeIx(alice, offer, UNIT, { contract, expectedRevision: 1n, overrides: { position } });
       ix.data[ix.data.length - 1] = positionBump;
       return ix;
     };
