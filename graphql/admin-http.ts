@@ -9,6 +9,7 @@ import { PublicKey } from "@solana/web3.js";
 import { timingSafeEqual } from "node:crypto";
 import type { AdminOps } from "../service/custody/admin";
 import { TransactionFailed, describeFailure } from "../service/chain/submitter";
+import type { User } from "../service/custody/custody";
 import { WORK_KINDS, WorkerFailures, type WorkKind } from "../service/worker/failures";
 
 export type AdminCommand =
@@ -45,15 +46,7 @@ export type AdminCommand =
   | { op: "worker-failures"; kind?: string; limit?: number }
   | { op: "worker-retry"; item: string };
 
-const userView = (u: {
-  id: string;
-  name: string;
-  displayName: string;
-  wallet: PublicKey;
-  tokenAccount: PublicKey;
-  blocked: boolean;
-  blockedReason: string | null;
-}) => ({
+const userView = (u: User) => ({
   id: u.id,
   name: u.name,
   displayName: u.displayName,

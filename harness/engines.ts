@@ -21,6 +21,14 @@ export interface ClockState {
   leaderScheduleEpoch: bigint;
   unixTimestamp: bigint;
 }
+/** The fields of an engine's Clock object (its getters), as a plain ClockState. */
+const plainClock = (c: ClockState): ClockState => ({
+  slot: c.slot,
+  epochStartTimestamp: c.epochStartTimestamp,
+  epoch: c.epoch,
+  leaderScheduleEpoch: c.leaderScheduleEpoch,
+  unixTimestamp: c.unixTimestamp,
+});
 export interface Processed {
   error: string | null;
   code: number | null;
@@ -160,13 +168,7 @@ export class BankrunEngine implements Engine {
   }
   async getClock() {
     const c = await this.ctx.banksClient.getClock();
-    return {
-      slot: c.slot,
-      epochStartTimestamp: c.epochStartTimestamp,
-      epoch: c.epoch,
-      leaderScheduleEpoch: c.leaderScheduleEpoch,
-      unixTimestamp: c.unixTimestamp,
-    };
+    return plainClock(c);
   }
   setClock(c: ClockState) {
     // Warping the bank to the new slot also gives a new blockhash: otherwise a transaction
@@ -256,13 +258,7 @@ export class LiteSvmEngine implements Engine {
   }
   async getClock() {
     const c = this.svm.getClock();
-    return {
-      slot: c.slot,
-      epochStartTimestamp: c.epochStartTimestamp,
-      epoch: c.epoch,
-      leaderScheduleEpoch: c.leaderScheduleEpoch,
-      unixTimestamp: c.unixTimestamp,
-    };
+    return plainClock(c);
   }
   setClock(c: ClockState) {
     this.svm.setClock(new LiteClock(c.slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, c.unixTimestamp));

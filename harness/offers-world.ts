@@ -27,6 +27,20 @@ import { ProgramWorld, UNIT, deploymentParts, type User } from "./program-world"
 
 export { UNIT, type User };
 
+type CreateOfferArgs = Parameters<OffersClient["createOffer"]>[0];
+type TakeOfferArgs = Parameters<OffersClient["takeOffer"]>[0];
+type SettlePositionArgs = Parameters<OffersClient["settlePosition"]>[0];
+
+/** An offer's terms as the tests write them (amounts in micro-units). */
+export interface OfferTerms {
+  side?: SideName;
+  total: bigint;
+  target: bigint;
+  minTake?: bigint;
+  feeBps?: number;
+  nonce?: bigint;
+}
+
 export class OffersWorld extends ProgramWorld<OffersClient> {
   /** `freezableMint`: the mint has a freeze authority (the chain's payer), as USDC has. */
   static async create(
@@ -76,40 +90,57 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
     return this.client.pda.contract(templateId, eventId)[0];
   }
 
-  async createOffer(
-    creator: User,
-    contract: PublicKey,
-    o: { side?: SideName; total: bigint; target: bigint; minTake?: bigint; feeBps?: number; nonce?: bigint },
-  ): Promise<{ r: TxResult; offer: PublicKey }> {
+  async createOffer(creator: User, contract: PublicKey, o: OfferTerms): Promise<{ r: TxResult; offer: PublicKey }> {
     const nonce = o.nonce ?? this.nextNonce();
-    const ix = await this.client.createOffer({
+    const r = await this.send([await this.createOfferIx(creator, contract, { ...o, nonce })], [creator.key]);
+    return { r, offer: this.client.pda.offer(contract, creator.key.publicKey, nonce)[0] };
+  }
+
+  /**
+   * `creator`'s create_offer (from its token account, the chain's payer paying rent): side A, a
+   * minimum take of one unit and the config's fee unless `o` says otherwise; `overrides` bend it.
+   */
+  async createOfferIx(creator: User, contract: PublicKey, o: OfferTerms & { nonce: bigint; overrides?: CreateOfferArgs["overrides"] }) {
+    return this.client.createOffer({
       payer: this.chain.payer.publicKey,
       creator: creator.key.publicKey,
       creatorToken: creator.token,
       contract,
-      nonce,
+      nonce: o.nonce,
       side: o.side ?? "sideA",
       creatorTotal: o.total,
       takerTarget: o.target,
       minimumTake: o.minTake ?? UNIT,
       expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
+      overrides: o.overrides,
     });
-    const r = await this.send([ix], [creator.key]);
-    return { r, offer: this.client.pda.offer(contract, creator.key.publicKey, nonce)[0] };
   }
 
   async take(taker: User, offer: PublicKey, amount: bigint, expectedRevision?: bigint): Promise<TxResult> {
-    const o = await this.offer(offer);
-    const ix = await this.client.takeOffer({
+    return this.send([await this.takeIx(taker, offer, amount, { expectedRevision })], [taker.key]);
+  }
+
+  /**
+   * `taker`'s take_offer of `amount` (from its token account, the chain's payer paying rent); the
+   * contract and the expected revision are the offer's as it is now unless given.
+   */
+  async takeIx(
+    taker: User,
+    offer: PublicKey,
+    amount: bigint,
+    o: { expectedRevision?: bigint; contract?: PublicKey; overrides?: TakeOfferArgs["overrides"] } = {},
+  ) {
+    const now = o.contract === undefined || o.expectedRevision === undefined ? await this.offer(offer) : undefined;
+    return this.client.takeOffer({
       payer: this.chain.payer.publicKey,
       taker: taker.key.publicKey,
       takerToken: taker.token,
-      contract: o.contract,
+      contract: o.contract ?? now!.contract,
       offer,
       amount,
-      expectedRevision: expectedRevision ?? o.revision,
+      expectedRevision: o.expectedRevision ?? now!.revision,
+      overrides: o.overrides,
     });
-    return this.send([ix], [taker.key]);
   }
 
   async close(caller: Keypair, offer: PublicKey, expectedRevision?: bigint): Promise<TxResult> {
@@ -130,9 +161,14 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
   }
 
   async settle(position: PublicKey): Promise<TxResult> {
+    return this.send([await this.settleIx(position)]);
+  }
+
+  /** settle_position of `position` as its accounts record it (payouts, claims, the treasury); `over` bends it. */
+  async settleIx(position: PublicKey, over: Partial<SettlePositionArgs> = {}) {
     const p = await this.position(position);
     const o = await this.offer(p.offer);
-    const ix = await this.client.settlePosition({
+    return this.client.settlePosition({
       contract: o.contract,
       offer: p.offer,
       position,
@@ -141,8 +177,8 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
       treasury: this.treasury,
       creator: o.creator,
       taker: p.taker,
+      ...over,
     });
-    return this.send([ix]);
   }
 
   /** Closes a finished offer's account (its contract resolved or voided); rent to its payer. */

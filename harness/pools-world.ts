@@ -68,8 +68,18 @@ export class PoolsWorld extends ProgramWorld<PoolsClient> {
   }
 
   async pick(user: User, pool: PublicKey, outcome: number, amount: bigint): Promise<TxResult> {
-    const ix = await this.client.placePick({ payer: this.chain.payer.publicKey, user: user.key.publicKey, userToken: user.token, pool, outcome, amount });
-    return this.send([ix], [user.key]);
+    return this.send([await this.pickIx(user, pool, outcome, amount)], [user.key]);
+  }
+
+  /** `user`'s place_pick from its token account, the chain's payer paying rent; `over` bends it (bump, accounts). */
+  pickIx(
+    user: User,
+    pool: PublicKey,
+    outcome: number,
+    amount: bigint,
+    over: Pick<Parameters<PoolsClient["placePick"]>[0], "participantBump" | "overrides"> = {},
+  ) {
+    return this.client.placePick({ payer: this.chain.payer.publicKey, user: user.key.publicKey, userToken: user.token, pool, outcome, amount, ...over });
   }
 
   /** The creator proposes `outcome` (opens the 24 h dispute window). */

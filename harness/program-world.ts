@@ -4,7 +4,7 @@
  * with a token account each, sending, raw account reads, claims and token balances.
  */
 import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
-import type { ProgramPdas } from "../idl/client/common";
+import type { ClaimAccount, ProgramPdas } from "../idl/client/common";
 import type { TestChain, TxResult } from "./chain";
 import { TestMint } from "./token";
 
@@ -15,18 +15,11 @@ export interface User {
   token: PublicKey;
 }
 
-export interface ClaimAccount {
-  owner: PublicKey;
-  amount: bigint;
-  rentPayer: PublicKey;
-  bump: number;
-}
-
 /** The parts of a program client a world uses whatever the program. */
 export interface WorldClient {
   readonly pda: ProgramPdas;
   readonly program: { programId: PublicKey };
-  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey }): Promise<TransactionInstruction>;
+  withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey; overrides?: { claim?: PublicKey } }): Promise<TransactionInstruction>;
 }
 
 /** A new deployment's mint (its freeze authority `freezeAuthority`), the config's authority and its treasury token account. */
@@ -94,6 +87,14 @@ export abstract class ProgramWorld<C extends WorldClient> {
     const c = await this.claim(owner.publicKey);
     const ix = await this.client.withdrawClaim({ owner: owner.publicKey, destination, rentPayer: c?.rentPayer ?? this.chain.payer.publicKey });
     return this.send([ix], [owner]);
+  }
+
+  /**
+   * `thief`'s withdraw_claim naming the account at `claim` in its claim's place (another
+   * program's Claim, another account type), to its own token account, itself as the rent payer.
+   */
+  substitutedClaimIx(thief: User, claim: PublicKey): Promise<TransactionInstruction> {
+    return this.client.withdrawClaim({ owner: thief.key.publicKey, destination: thief.token, rentPayer: thief.key.publicKey, overrides: { claim } });
   }
 
   /** A token balance, 0 for an account that no longer exists (closed by its owner). */

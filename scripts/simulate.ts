@@ -23,24 +23,28 @@ const cmd = new Command()
   .parse();
 const opts = cmd.opts();
 
+/** The scenario's size and seed from the command line (both scenarios take the same). */
+const scenarioOptions = () => ({ users: Number(opts.users), actions: Number(opts.actions), days: Number(opts.days), seed: Number(opts.seed) });
+
+/** Runs `run` under a progress bar of the actions, labelled `label`. */
+async function withProgress<T>(label: string, run: (onProgress: (n: number) => void) => Promise<T>): Promise<T> {
+  const bar = new cliProgress.SingleBar(
+    { format: `${label.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(Number(opts.actions), 0);
+  try {
+    return await run((n) => bar.update(n));
+  } finally {
+    bar.stop();
+  }
+}
+
 const micros = (v: bigint) => `${v / 1_000_000n}.${(v % 1_000_000n).toString().padStart(6, "0")}`;
 
 async function mainHttp(engines: EngineName[]) {
   for (const engine of engines) {
-    const bar = new cliProgress.SingleBar(
-      { format: `http/${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(Number(opts.actions), 0);
-    const s = await runHttpScenario({
-      users: Number(opts.users),
-      actions: Number(opts.actions),
-      days: Number(opts.days),
-      seed: Number(opts.seed),
-      engine,
-      onProgress: (n) => bar.update(n),
-    });
-    bar.stop();
+    const s = await withProgress(`http/${engine.padEnd(8)}`, (onProgress) => runHttpScenario({ ...scenarioOptions(), engine, onProgress }));
     console.log(`\n== HTTP API on the local stack (${s.engine}): ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
     console.log(`contracts ${s.contracts}; offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`);
     console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
@@ -55,21 +59,7 @@ async function main() {
   if (opts.http) return mainHttp(engines);
   const results: ScenarioSummary[] = [];
   for (const engine of engines) {
-    const bar = new cliProgress.SingleBar(
-      { format: `${engine.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(Number(opts.actions), 0);
-    const s = await runScenario({
-      users: Number(opts.users),
-      actions: Number(opts.actions),
-      days: Number(opts.days),
-      seed: Number(opts.seed),
-      engine,
-      onProgress: (n) => bar.update(n),
-    });
-    bar.stop();
-    results.push(s);
+    results.push(await withProgress(engine, (onProgress) => runScenario({ ...scenarioOptions(), engine, onProgress })));
   }
   for (const s of results) {
     console.log(`\n== ${s.engine}: ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);

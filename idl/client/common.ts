@@ -5,12 +5,36 @@
  * u64 arguments and seeds.
  */
 import { PublicKey } from "@solana/web3.js";
-import { BN, type Idl, type Program } from "./anchor";
+import { BN, BorshAccountsCoder, BorshEventCoder, type Idl, type Program } from "./anchor";
 
 /** The BPF upgradeable loader (loader v3). */
 export const LOADER_V3 = new PublicKey("BPFLoaderUpgradeab1e11111111111111111111111");
 export const TOKEN_PROGRAM = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 export const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
+
+/** SPL Token's error names, indexed by its custom error codes (spl-token's `TokenError`). */
+export const TOKEN_ERRORS = [
+  "NotRentExempt",
+  "InsufficientFunds",
+  "InvalidMint",
+  "MintMismatch",
+  "OwnerMismatch",
+  "FixedSupply",
+  "AlreadyInUse",
+  "InvalidNumberOfProvidedSigners",
+  "InvalidNumberOfRequiredSigners",
+  "UninitializedState",
+  "NativeNotSupported",
+  "NonNativeHasBalance",
+  "InvalidInstruction",
+  "InvalidState",
+  "Overflow",
+  "AuthorityTypeNotSupported",
+  "MintCannotFreeze",
+  "AccountFrozen",
+  "MintDecimalsMismatch",
+  "NonNativeNotSupported",
+];
 
 /** `PDA([programId], loader v3)`: the ProgramData account of an upgradeable program. */
 export const programDataAddress = (programId: PublicKey): PublicKey => PublicKey.findProgramAddressSync([programId.toBuffer()], LOADER_V3)[0];
@@ -47,12 +71,63 @@ export class ProgramPdas {
   }
 }
 
-/** A program's Anchor `Program` (instruction building, IDL) and its PDAs: the base of both clients. */
+/** A claim account, decoded: what the vault owes `owner` (both programs have the same layout). */
+export interface ClaimAccount {
+  owner: PublicKey;
+  amount: bigint;
+  rentPayer: PublicKey;
+  bump: number;
+}
+
+/**
+ * A program's Anchor `Program` (instruction building, IDL) and its PDAs: the base of both clients.
+ * The account lists of the instructions both programs have alike are built here; the
+ * instructions themselves stay in the subclasses, where `program.methods` is typed by the IDL.
+ */
 export class ProgramClient<T extends Idl, P extends ProgramPdas> {
   constructor(
     readonly program: Program<T>,
     readonly pda: P,
   ) {}
+
+  /** initialize_config's accounts: `deployer` (default: the authority) is the upgrade authority. */
+  protected initializeConfigAccounts(a: { authority: PublicKey; mint: PublicKey; treasury: PublicKey; deployer?: PublicKey }) {
+    return {
+      deployer: a.deployer ?? a.authority,
+      authority: a.authority,
+      config: this.pda.config()[0],
+      vault: this.pda.vault()[0],
+      mint: a.mint,
+      treasury: a.treasury,
+      programData: programDataAddress(this.program.programId),
+      tokenProgram: TOKEN_PROGRAM,
+      systemProgram: SYSTEM_PROGRAM,
+    };
+  }
+
+  /** The accounts of an authority-only instruction on the config (update_config). */
+  protected authorityAccounts(a: { authority: PublicKey; config?: PublicKey }) {
+    return { authority: a.authority, config: a.config ?? this.pda.config()[0] };
+  }
+
+  /** withdraw_claim's accounts: the owner's claim paid out of the vault to `destination`. */
+  protected withdrawClaimAccounts(a: {
+    owner: PublicKey;
+    destination: PublicKey;
+    rentPayer: PublicKey;
+    overrides?: Partial<Record<"config" | "vault" | "claim" | "tokenProgram", PublicKey>>;
+  }) {
+    return {
+      owner: a.owner,
+      config: this.pda.config()[0],
+      claim: this.pda.claim(a.owner)[0],
+      vault: this.pda.vault()[0],
+      destination: a.destination,
+      rentPayer: a.rentPayer,
+      tokenProgram: TOKEN_PROGRAM,
+      ...a.overrides,
+    };
+  }
 }
 
 /** Custom program error code in an error string ("custom program error: 0x..", "Custom(n)"). */
@@ -95,4 +170,23 @@ export function accountKindIn<N extends string>(idl: { accounts: readonly { name
 /** Program error code -> name (as in the Rust enum, e.g. "RevisionMismatch") and message. */
 export function programErrors(idl: { errors: readonly { code: number; name: string; msg: string }[] }): Map<number, { name: string; msg: string }> {
   return new Map(idl.errors.map((e) => [e.code, { name: e.name[0].toUpperCase() + e.name.slice(1), msg: e.msg }]));
+}
+
+/**
+ * A program's Borsh coders and what both clients read with them: the account type of an account
+ * (`K`: the IDL's account names), the events of a transaction (`E`: its event names) and the
+ * error table.
+ */
+export function programCodec<K extends string, E extends string>(
+  idl: Idl & { accounts: readonly { name: string; discriminator: readonly number[] }[]; errors: readonly { code: number; name: string; msg: string }[] },
+) {
+  const accounts = new BorshAccountsCoder(idl);
+  const events = new BorshEventCoder(idl);
+  return {
+    accounts,
+    events,
+    accountKind: (data: Buffer): K | null => accountKindIn<K>(idl, data),
+    parseEvents: (logs: string[]) => parseEvents<E>(events, logs),
+    errors: programErrors(idl),
+  };
 }

@@ -3,21 +3,9 @@
  * PDA derivation, account decoding and instruction builders. Used by the tests, the indexer,
  * the API's write path and the simulations; it knows nothing of any of them.
  */
-import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { Program, type Provider } from "./anchor";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import {
-  ProgramClient,
-  ProgramPdas,
-  SYSTEM_PROGRAM,
-  TOKEN_PROGRAM,
-  accountKindIn,
-  bigints,
-  bn,
-  parseEvents,
-  programDataAddress,
-  programErrors,
-  u64le,
-} from "./common";
+import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bigints, bn, programCodec, type ClaimAccount, u64le } from "./common";
 import { offersIdl, type Offers } from "../offers";
 
 /** The IDL with camelCased names, as Anchor's TypeScript client uses it. */
@@ -84,8 +72,9 @@ export class OffersPda extends ProgramPdas {
   }
 }
 
-export const offersAccountsCoder = new BorshAccountsCoder(OFFERS_IDL);
-export const offersEventCoder = new BorshEventCoder(OFFERS_IDL);
+const codec = programCodec<OffersAccountKind, OffersEvent["name"]>(OFFERS_IDL);
+export const offersAccountsCoder = codec.accounts;
+export const offersEventCoder = codec.events;
 
 /** Instruction builders. Every builder returns a TransactionInstruction; signing is the caller's. */
 export class OffersClient extends ProgramClient<Offers, OffersPda> {
@@ -130,24 +119,14 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
   }) {
     return this.program.methods
       .initializeConfig(a.feeBps, a.offersEnabled ? 1 : 0, this.limits(a.limits))
-      .accountsStrict({
-        deployer: a.deployer ?? a.authority,
-        authority: a.authority,
-        config: this.pda.config()[0],
-        vault: this.pda.vault()[0],
-        mint: a.mint,
-        treasury: a.treasury,
-        programData: programDataAddress(this.program.programId),
-        tokenProgram: TOKEN_PROGRAM,
-        systemProgram: SYSTEM_PROGRAM,
-      })
+      .accountsStrict(this.initializeConfigAccounts(a))
       .instruction();
   }
 
   updateConfig(a: { authority: PublicKey; feeBps: number; offersEnabled: boolean; limits: LimitsArgs; config?: PublicKey }) {
     return this.program.methods
       .updateConfig(a.feeBps, a.offersEnabled ? 1 : 0, this.limits(a.limits))
-      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] })
+      .accountsStrict(this.authorityAccounts(a))
       .instruction();
   }
 
@@ -155,7 +134,7 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
   setTreasury(a: { authority: PublicKey; treasury: PublicKey; config?: PublicKey }) {
     return this.program.methods
       .setTreasury()
-      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury })
+      .accountsStrict({ ...this.authorityAccounts(a), treasury: a.treasury })
       .instruction();
   }
 
@@ -336,23 +315,12 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
     rentPayer: PublicKey;
     overrides?: Partial<Record<"config" | "vault" | "claim" | "tokenProgram", PublicKey>>;
   }) {
-    return this.program.methods
-      .withdrawClaim()
-      .accountsStrict({
-        owner: a.owner,
-        config: this.pda.config()[0],
-        claim: this.pda.claim(a.owner)[0],
-        vault: this.pda.vault()[0],
-        destination: a.destination,
-        rentPayer: a.rentPayer,
-        tokenProgram: TOKEN_PROGRAM,
-        ...a.overrides,
-      })
-      .instruction();
+    return this.program.methods.withdrawClaim().accountsStrict(this.withdrawClaimAccounts(a)).instruction();
   }
 }
 
 export { TOKEN_PROGRAM, SYSTEM_PROGRAM };
+export type { ClaimAccount };
 
 /** Decoded accounts, with u64/i64 as bigint and enums as names. */
 export interface ConfigAccount {
@@ -411,12 +379,6 @@ export interface PositionAccount {
   takerPayout: bigint;
   fee: bigint;
 }
-export interface ClaimAccount {
-  owner: PublicKey;
-  amount: bigint;
-  rentPayer: PublicKey;
-  bump: number;
-}
 
 const big = bigints;
 
@@ -434,17 +396,17 @@ export function decodeContract(data: Buffer): ContractAccount {
     result: ContractResult[raw.result as number],
   };
 }
+/** An Offer / a Position as the Borsh coder reads it (u64/i64 as bigint), with side and status as their codes. */
+export type RawOffer = Omit<OfferAccount, "side" | "status"> & { side: number; status: number };
+export type RawPosition = Omit<PositionAccount, "status"> & { status: number };
+
 export function decodeOffer(data: Buffer): OfferAccount {
-  const raw = big<Record<string, unknown>>(offersAccountsCoder.decode("offer", data));
-  return {
-    ...(raw as unknown as OfferAccount),
-    side: raw.side === 1 ? "sideA" : "sideB",
-    status: OfferStatus[raw.status as number],
-  };
+  const raw = big<RawOffer>(offersAccountsCoder.decode("offer", data));
+  return { ...raw, side: raw.side === 1 ? "sideA" : "sideB", status: OfferStatus[raw.status] };
 }
 export function decodePosition(data: Buffer): PositionAccount {
-  const raw = big<Record<string, unknown>>(offersAccountsCoder.decode("position", data));
-  return { ...(raw as unknown as PositionAccount), status: PositionStatus[raw.status as number] };
+  const raw = big<RawPosition>(offersAccountsCoder.decode("position", data));
+  return { ...raw, status: PositionStatus[raw.status] };
 }
 
 export function decodeClaim(data: Buffer): ClaimAccount {
@@ -452,9 +414,8 @@ export function decodeClaim(data: Buffer): ClaimAccount {
 }
 
 /** Which account type a program-owned account holds, by its discriminator. */
-export function offersAccountKind(data: Buffer): "config" | "contract" | "offer" | "position" | "claim" | null {
-  return accountKindIn(OFFERS_IDL, data);
-}
+export type OffersAccountKind = "config" | "contract" | "offer" | "position" | "claim";
+export const offersAccountKind = codec.accountKind;
 
 export interface OffersEvent {
   name: "offerTaken" | "offerClosed" | "positionSettled" | "claimCredited" | "claimWithdrawn";
@@ -462,8 +423,8 @@ export interface OffersEvent {
 }
 /** Events in a transaction's log messages ("Program data: ..." lines of this program). */
 export function parseOffersEvents(logs: string[]): OffersEvent[] {
-  return parseEvents(offersEventCoder, logs);
+  return codec.parseEvents(logs);
 }
 
 /** Program error code -> name (as in the Rust enum, e.g. "RevisionMismatch") and message. */
-export const OFFERS_ERRORS: Map<number, { name: string; msg: string }> = programErrors(OFFERS_IDL);
+export const OFFERS_ERRORS: Map<number, { name: string; msg: string }> = codec.errors;

@@ -3,26 +3,15 @@
  * derivation, account decoding (u64/i64 as bigint, text as strings), instruction builders, the
  * event parser and the spec's aggregate numbers (shares in bps, derived LOCKED state).
  */
-import { BorshAccountsCoder, BorshEventCoder, Program, type Provider } from "./anchor";
+import { Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
-import {
-  ProgramClient,
-  ProgramPdas,
-  SYSTEM_PROGRAM,
-  TOKEN_PROGRAM,
-  accountKindIn,
-  bigints,
-  bn,
-  parseEvents,
-  programDataAddress,
-  programErrors,
-  u64le,
-} from "./common";
+import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bigints, bn, programCodec, type ClaimAccount, u64le } from "./common";
 import { poolsIdl, type Pools } from "../pools";
 
 export const POOLS_IDL: Pools = poolsIdl;
 export const POOLS_PROGRAM_ID = new PublicKey(poolsIdl.address);
 export { TOKEN_PROGRAM, SYSTEM_PROGRAM };
+export type { ClaimAccount };
 
 /** Limits of the program (bytes of UTF-8). */
 export const POOL_LIMITS = { maxOutcomes: 8, question: 160, criteria: 280, coverUrl: 128, label: 24 } as const;
@@ -64,8 +53,9 @@ export class PoolsPda extends ProgramPdas {
   }
 }
 
-export const poolsAccountsCoder = new BorshAccountsCoder(POOLS_IDL);
-export const poolsEventCoder = new BorshEventCoder(POOLS_IDL);
+const codec = programCodec<PoolsAccountKind, PoolsEvent["name"]>(POOLS_IDL);
+export const poolsAccountsCoder = codec.accounts;
+export const poolsEventCoder = codec.events;
 
 export interface CreatePoolInput {
   payer: PublicKey;
@@ -87,6 +77,20 @@ export interface CreatePoolInput {
 
 type Over<K extends string> = Partial<Record<K, PublicKey>>;
 
+/**
+ * A payout to a participant: `user` is its wallet (its Claim receives what `userToken` cannot);
+ * `payer` signs and pays the Claim's rent if one is created; `claimBump` overrides the canonical bump.
+ */
+interface PayoutInput {
+  pool: PublicKey;
+  participant: PublicKey;
+  user: PublicKey;
+  userToken: PublicKey;
+  payer: PublicKey;
+  claimBump?: number;
+  overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram">;
+}
+
 export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
   constructor(program: Program<Pools>) {
     super(program, new PoolsPda(program.programId));
@@ -107,33 +111,19 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
   }) {
     return this.program.methods
       .initializeConfig(a.feeBps)
-      .accountsStrict({
-        deployer: a.deployer ?? a.authority,
-        authority: a.authority,
-        config: this.pda.config()[0],
-        vault: this.pda.vault()[0],
-        mint: a.mint,
-        treasury: a.treasury,
-        programData: programDataAddress(this.program.programId),
-        tokenProgram: TOKEN_PROGRAM,
-        systemProgram: SYSTEM_PROGRAM,
-        ...a.overrides,
-      })
+      .accountsStrict({ ...this.initializeConfigAccounts(a), ...a.overrides })
       .instruction();
   }
 
   updateConfig(a: { authority: PublicKey; feeBps: number; config?: PublicKey }) {
-    return this.program.methods
-      .updateConfig(a.feeBps)
-      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0] })
-      .instruction();
+    return this.program.methods.updateConfig(a.feeBps).accountsStrict(this.authorityAccounts(a)).instruction();
   }
 
   /** Names a new fee treasury (authority only), e.g. when the old one was closed or frozen. */
   setTreasury(a: { authority: PublicKey; treasury: PublicKey; config?: PublicKey }) {
     return this.program.methods
       .setTreasury()
-      .accountsStrict({ authority: a.authority, config: a.config ?? this.pda.config()[0], treasury: a.treasury })
+      .accountsStrict({ ...this.authorityAccounts(a), treasury: a.treasury })
       .instruction();
   }
 
@@ -227,81 +217,42 @@ export class PoolsClient extends ProgramClient<Pools, PoolsPda> {
     return this.program.methods.cancelPool().accountsStrict(a).instruction();
   }
 
-  /**
-   * `user` is the participant's wallet (its Claim receives what `userToken` cannot); `payer`
-   * signs and pays the Claim's rent if one is created.
-   */
-  settleParticipant(a: {
-    pool: PublicKey;
-    participant: PublicKey;
-    user: PublicKey;
-    userToken: PublicKey;
-    treasury: PublicKey;
-    payer: PublicKey;
-    claimBump?: number;
-    overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram">;
-  }) {
-    const [userClaim, bump] = this.pda.claim(a.user);
+  settleParticipant(a: PayoutInput & { treasury: PublicKey }) {
+    const [accounts, bump] = this.payoutAccounts(a);
     return this.program.methods
-      .settleParticipant(a.claimBump ?? bump)
-      .accountsStrict({
-        config: this.pda.config()[0],
-        pool: a.pool,
-        participant: a.participant,
-        vault: this.pda.vault()[0],
-        userToken: a.userToken,
-        treasury: a.treasury,
-        tokenProgram: TOKEN_PROGRAM,
-        payer: a.payer,
-        userClaim,
-        systemProgram: SYSTEM_PROGRAM,
-        ...a.overrides,
-      })
+      .settleParticipant(bump)
+      .accountsStrict({ ...accounts, treasury: a.treasury, ...a.overrides })
       .instruction();
   }
 
-  refundParticipant(a: {
-    pool: PublicKey;
-    participant: PublicKey;
-    user: PublicKey;
-    userToken: PublicKey;
-    payer: PublicKey;
-    claimBump?: number;
-    overrides?: Over<"config" | "vault" | "tokenProgram" | "userClaim" | "systemProgram">;
-  }) {
-    const [userClaim, bump] = this.pda.claim(a.user);
+  refundParticipant(a: PayoutInput) {
+    const [accounts, bump] = this.payoutAccounts(a);
     return this.program.methods
-      .refundParticipant(a.claimBump ?? bump)
-      .accountsStrict({
-        config: this.pda.config()[0],
-        pool: a.pool,
-        participant: a.participant,
-        vault: this.pda.vault()[0],
-        userToken: a.userToken,
-        tokenProgram: TOKEN_PROGRAM,
-        payer: a.payer,
-        userClaim,
-        systemProgram: SYSTEM_PROGRAM,
-        ...a.overrides,
-      })
+      .refundParticipant(bump)
+      .accountsStrict({ ...accounts, ...a.overrides })
       .instruction();
+  }
+
+  /** What settle_participant and refund_participant both take (settle adds the treasury), and the claim bump to send. */
+  private payoutAccounts(a: PayoutInput) {
+    const [userClaim, bump] = this.pda.claim(a.user);
+    const accounts = {
+      config: this.pda.config()[0],
+      pool: a.pool,
+      participant: a.participant,
+      vault: this.pda.vault()[0],
+      userToken: a.userToken,
+      tokenProgram: TOKEN_PROGRAM,
+      payer: a.payer,
+      userClaim,
+      systemProgram: SYSTEM_PROGRAM,
+    };
+    return [accounts, a.claimBump ?? bump] as const;
   }
 
   /** The owner takes its whole claim to `destination` (a token account of the mint it owns); the rent returns to the claim's `rentPayer`. */
   withdrawClaim(a: { owner: PublicKey; destination: PublicKey; rentPayer: PublicKey; overrides?: Over<"config" | "claim" | "vault" | "tokenProgram"> }) {
-    return this.program.methods
-      .withdrawClaim()
-      .accountsStrict({
-        owner: a.owner,
-        config: this.pda.config()[0],
-        claim: this.pda.claim(a.owner)[0],
-        vault: this.pda.vault()[0],
-        destination: a.destination,
-        rentPayer: a.rentPayer,
-        tokenProgram: TOKEN_PROGRAM,
-        ...a.overrides,
-      })
-      .instruction();
+    return this.program.methods.withdrawClaim().accountsStrict(this.withdrawClaimAccounts(a)).instruction();
   }
 }
 
@@ -371,18 +322,12 @@ export interface ParticipantAccount {
   fee: bigint;
   createdAt: bigint;
 }
-export interface ClaimAccount {
-  owner: PublicKey;
-  amount: bigint;
-  rentPayer: PublicKey;
-  bump: number;
-}
 
 export function decodePoolsConfig(data: Buffer): PoolsConfigAccount {
   return big(poolsAccountsCoder.decode("config", data));
 }
 /** A Pool as the Borsh coder reads it (u64/i64 as bigint), before texts and sentinels are resolved. */
-interface RawPool {
+export interface RawPool {
   creator: PublicKey;
   nonce: bigint;
   bump: number;
@@ -415,7 +360,8 @@ interface RawPool {
   createdAt: bigint;
   updatedAt: bigint;
 }
-type RawParticipant = Omit<ParticipantAccount, "voted" | "settled" | "voteOutcome"> & { voted: number; settled: number; voteOutcome: number };
+/** A Participant as the Borsh coder reads it, with its flags and vote as their codes. */
+export type RawParticipant = Omit<ParticipantAccount, "voted" | "settled" | "voteOutcome"> & { voted: number; settled: number; voteOutcome: number };
 export function decodePool(data: Buffer): PoolAccount {
   const r = big<RawPool>(poolsAccountsCoder.decode("pool", data));
   const outcomes = r.outcomes.slice(0, r.outcomeCount).map((o, i) => ({
@@ -466,9 +412,8 @@ export function decodeClaim(data: Buffer): ClaimAccount {
 }
 
 /** Which account type a program-owned account holds, by its discriminator. */
-export function poolsAccountKind(data: Buffer): "config" | "pool" | "participant" | "claim" | null {
-  return accountKindIn(POOLS_IDL, data);
-}
+export type PoolsAccountKind = "config" | "pool" | "participant" | "claim";
+export const poolsAccountKind = codec.accountKind;
 
 /** Share of each outcome in bps: floor(total_i * 10000 / pot); all 0 on an empty pot. Exact in bigint. */
 export function sharesBps(pool: Pick<PoolAccount, "outcomes" | "totalOi">): number[] {
@@ -505,8 +450,8 @@ export interface PoolsEvent {
   data: Record<string, unknown>;
 }
 export function parsePoolsEvents(logs: string[]): PoolsEvent[] {
-  return parseEvents(poolsEventCoder, logs);
+  return codec.parseEvents(logs);
 }
 
 /** Program error code -> name (as in the Rust enum) and message. */
-export const POOLS_ERRORS: Map<number, { name: string; msg: string }> = programErrors(POOLS_IDL);
+export const POOLS_ERRORS: Map<number, { name: string; msg: string }> = codec.errors;

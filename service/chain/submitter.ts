@@ -16,7 +16,7 @@ import { Transaction, type Keypair, type PublicKey, type TransactionInstruction 
 import { utils } from "../../idl/client/anchor";
 import { OFFERS_ERRORS, OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { POOLS_ERRORS, POOLS_PROGRAM_ID } from "../../idl/client/pools";
-import { customCode } from "../../idl/client/common";
+import { TOKEN_ERRORS, TOKEN_PROGRAM, customCode } from "../../idl/client/common";
 import { ChainUnavailableError, SubmitError, type ChainGateway, type SubmissionStatus } from "./gateway";
 
 export type ProgramName = "offers" | "pools" | "token";
@@ -49,35 +49,10 @@ export interface SubmitterOptions {
   onResult?: (r: SubmitResult) => void;
 }
 
-/** SPL Token's error names, indexed by its custom codes. */
-const TOKEN_ERRORS = [
-  "NotRentExempt",
-  "InsufficientFunds",
-  "InvalidMint",
-  "MintMismatch",
-  "OwnerMismatch",
-  "FixedSupply",
-  "AlreadyInUse",
-  "InvalidNumberOfProvidedSigners",
-  "InvalidNumberOfRequiredSigners",
-  "UninitializedState",
-  "NativeNotSupported",
-  "NonNativeHasBalance",
-  "InvalidInstruction",
-  "InvalidState",
-  "Overflow",
-  "AuthorityTypeNotSupported",
-  "MintCannotFreeze",
-  "AccountFrozen",
-  "MintDecimalsMismatch",
-  "NonNativeNotSupported",
-];
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
-
 function programOf(id: string | null): ProgramName | null {
   if (id === OFFERS_PROGRAM_ID.toBase58()) return "offers";
   if (id === POOLS_PROGRAM_ID.toBase58()) return "pools";
-  if (id === TOKEN_PROGRAM) return "token";
+  if (id === TOKEN_PROGRAM.toBase58()) return "token";
   return null;
 }
 

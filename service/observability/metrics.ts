@@ -27,20 +27,28 @@ export function txFailureLabel(f: SubmitFailure): string {
   return f.program === "offers" ? f.name : `${f.program}:${f.name}`;
 }
 
-/** A worker pass's report, as far as metrics read it (worker/worker.ts WorkerReport). */
+/** What a worker pass did, by outcome: the counts of its report (worker/worker.ts WorkerReport), which metrics read. */
 export interface PassCounts {
   voided: number;
   closed: number;
   settled: number;
   reclaimedPositions: number;
   reclaimedOffers: number;
+  /** resolve_pool calls: pools RESOLVED, or escalated to the authority. */
   poolsResolved: number;
+  /** cancel_pool calls: escalations left undecided for 7 days (CANCELED), closed pools without picks (REFUNDED). */
   poolsCanceled: number;
+  /** Participants of RESOLVED pools settled (paid, or marked losers). */
   participantsSettled: number;
+  /** Participants of CANCELED pools refunded. */
   participantsRefunded: number;
+  /** Actions the chain refused (including duplicates of another worker's action). */
   skipped: number;
+  /** Failures recorded (the item still needed its action): each now waits out its backoff. */
   failed: number;
+  /** Items retried after their backoff expired. */
   retried: number;
+  /** Failing items still in backoff at the end of the pass (not attempted). */
   deferred: number;
 }
 

@@ -17,6 +17,7 @@ import {
   visualsOf,
   type Database,
   type DerivedFill,
+  type DerivedOffer,
   type PoolAggregate,
   type ContractsTable,
   type ContractCatalogTable,
@@ -66,28 +67,12 @@ export interface Contract {
   visuals: { src: string; alt: string }[];
 }
 
-export interface Offer {
-  address: string;
+/** The spec's Offer: the indexer's chain-derived offer, joined with its contract, the creator's profile, side labels and the viewer. */
+export interface Offer extends Omit<DerivedOffer, "contract" | "creator"> {
   contract: Contract;
   creator: { displayName: string; profileImageUrl: string };
-  creatorOutcome: "sideA" | "sideB";
   creatorSideLabel: string;
   takerSideLabel: string;
-  creatorTotalMicros: string;
-  creatorAllocatedMicros: string;
-  takerTargetMicros: string;
-  takerFilledMicros: string;
-  remainingTakerMicros: string;
-  minimumTakeMicros: string;
-  feeBps: number;
-  termsGuardrail: { status: "normal" | "warning" };
-  status: "Open" | "Filled" | "Closed" | "Settled";
-  fillCount: number;
-  positionCount: number;
-  settledPositionCount: number;
-  revision: string;
-  createdAt: string;
-  closedAt: string | null;
   viewer: Viewer;
 }
 

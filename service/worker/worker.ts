@@ -64,32 +64,12 @@ import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { Submitter, describeFailure, type SubmitterOptions } from "../chain/submitter";
 import type { CustodyDatabase } from "../custody/schema";
 import type { Observability } from "../observability/observability";
+import type { PassCounts } from "../observability/metrics";
 import { WorkerFailures, type BackoffOptions, type WorkKind } from "./failures";
 
 export { WorkerFailures, type WorkKind } from "./failures";
 
-export interface WorkerReport {
-  voided: number;
-  closed: number;
-  settled: number;
-  reclaimedPositions: number;
-  reclaimedOffers: number;
-  /** resolve_pool calls: pools RESOLVED, or escalated to the authority. */
-  poolsResolved: number;
-  /** cancel_pool calls: escalations left undecided for 7 days (CANCELED), closed pools without picks (REFUNDED). */
-  poolsCanceled: number;
-  /** Participants of RESOLVED pools settled (paid, or marked losers). */
-  participantsSettled: number;
-  /** Participants of CANCELED pools refunded. */
-  participantsRefunded: number;
-  /** Actions the chain refused (including duplicates of another worker's action). */
-  skipped: number;
-  /** Failures recorded (the item still needed its action): each now waits out its backoff. */
-  failed: number;
-  /** Items retried after their backoff expired. */
-  retried: number;
-  /** Failing items still in backoff at the end of the pass (not attempted). */
-  deferred: number;
+export interface WorkerReport extends PassCounts {
   /** `<kind> <address>: <reason>` of this pass's failures. */
   errors: string[];
 }

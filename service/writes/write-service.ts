@@ -226,9 +226,18 @@ export class WriteService {
       minimumTake: minTake,
       expectedFeeBps: req.expectedFeeBps,
     });
+    return this.submitForUser(p, user, ix, () => this.guard.admitCreate(p.user), { offerAddress: offer.toBase58() }, record);
+  }
+
+  /**
+   * A user's write, one at a time per wallet: `admit` holds it to the wallet's limits, then `ix`
+   * is signed by the payer and the user's custodial key, recorded and submitted; the client gets
+   * `fields` back as a pending write with its signature.
+   */
+  private submitForUser<F extends object>(p: Principal, user: Keypair, ix: TransactionInstruction, admit: () => Promise<void>, fields: F, record: Recorder) {
     return this.guard.serial(p.user.id, async () => {
-      await this.guard.admitCreate(p.user);
-      return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, offerAddress: offer.toBase58() }, record);
+      await admit();
+      return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, ...fields }, record);
     });
   }
 
@@ -316,23 +325,14 @@ export class WriteService {
       amount: req.amount,
       expectedRevision: req.expectedRevision,
     });
-    return this.guard.serial(p.user.id, async () => {
-      await this.guard.admitTake(p.user, pd === null);
-      return this.submitRecorded(
-        [ix],
-        [this.payer, user],
-        {
-          signature: "",
-          status: "pending" as const,
-          offerAddress: req.offer.toBase58(),
-          positionAddress: position.toBase58(),
-          takeAmountMicros: String(req.amount),
-          creatorMatchedMicros: String(matched),
-          expectedRevision: String(req.expectedRevision),
-        },
-        record,
-      );
-    });
+    const fields = {
+      offerAddress: req.offer.toBase58(),
+      positionAddress: position.toBase58(),
+      takeAmountMicros: String(req.amount),
+      creatorMatchedMicros: String(matched),
+      expectedRevision: String(req.expectedRevision),
+    };
+    return this.submitForUser(p, user, ix, () => this.guard.admitTake(p.user, pd === null), fields, record);
   }
 
   // ---- close -------------------------------------------------------------------------------
@@ -363,21 +363,8 @@ export class WriteService {
       creator: o.creator,
       expectedRevision: req.expectedRevision,
     });
-    return this.guard.serial(p.user.id, async () => {
-      await this.guard.admitClose(p.user);
-      return this.submitRecorded(
-        [ix],
-        [this.payer, user],
-        {
-          signature: "",
-          status: "pending" as const,
-          offerAddress: req.offer.toBase58(),
-          refundMicros: String(unmatchedStake(o)),
-          expectedRevision: String(req.expectedRevision),
-        },
-        record,
-      );
-    });
+    const fields = { offerAddress: req.offer.toBase58(), refundMicros: String(unmatchedStake(o)), expectedRevision: String(req.expectedRevision) };
+    return this.submitForUser(p, user, ix, () => this.guard.admitClose(p.user), fields, record);
   }
 }
 

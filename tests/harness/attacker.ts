@@ -27,7 +27,7 @@ import type { Idl, Program } from "../../idl/client/anchor";
 import { BN } from "../../idl/client/anchor";
 import type { TestChain, TxResult } from "../../harness/chain";
 import { Rng as RngOf, type Rng } from "../../harness/random";
-import { programDataAddress } from "../../idl/client/common";
+import { TOKEN_ERRORS, programDataAddress } from "../../idl/client/common";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OFFERS_PROGRAM_ID, OffersClient, offersAccountsCoder } from "../../idl/client/offers";
 import { POOLS_ERRORS, POOLS_PROGRAM_ID, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 
@@ -35,6 +35,9 @@ export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 1510);
 export const FUZZ_ACTIONS = Number(process.env.FUZZ_ACTIONS ?? 1500);
 /** The test's time limit: generous per action (a loaded 2-core machine runs 3-4 times slower than an idle one). */
 export const FUZZ_TIMEOUT_MS = Math.max(180_000, FUZZ_ACTIONS * 400);
+/** The describe title of a fuzzer: what program, which run (seed and length), which engine. */
+export const fuzzTitle = (program: string): string =>
+  `${program} attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${process.env.SVM_ENGINE ?? "bankrun"})`;
 export const SYSTEM_PROGRAM = SystemProgram.programId;
 export const TOKEN_PROGRAM = TOKEN_PROGRAM_ID;
 
@@ -200,28 +203,6 @@ export const u64le = (v: bigint): Buffer => {
 // ---------------------------------------------------------------------------------------------
 // Error names and tallies.
 
-const TOKEN_ERRORS = [
-  "NotRentExempt",
-  "InsufficientFunds",
-  "InvalidMint",
-  "MintMismatch",
-  "OwnerMismatch",
-  "FixedSupply",
-  "AlreadyInUse",
-  "InvalidNumberOfProvidedSigners",
-  "InvalidNumberOfRequiredSigners",
-  "UninitializedState",
-  "NativeNotSupported",
-  "NonNativeHasBalance",
-  "InvalidInstruction",
-  "InvalidState",
-  "Overflow",
-  "AuthorityTypeNotSupported",
-  "MintCannotFreeze",
-  "AccountFrozen",
-  "MintDecimalsMismatch",
-  "NonNativeNotSupported",
-];
 const SYSTEM_ERRORS = [
   "AccountAlreadyInUse",
   "ResultWithNegativeLamports",
@@ -549,13 +530,14 @@ function fuzzProgram(name: "offers" | "pools"): FuzzProgram {
  * A world with `name` under attack and the other program deployed beside it: `honestCount`
  * honest users funded with `honestFunds` (main and spare account), the attacker with
  * `attackerFunds`; its random choices from `seed`, its failures naming `label` (default `name`),
- * the seed and `actions`.
+ * the seed and `actions` (default: FUZZ_SEED, FUZZ_ACTIONS).
  */
 export function attackerWorldOf(
   name: "offers" | "pools",
-  o: { seed: number; actions: number; label?: string; honestCount: number; honestFunds: [bigint, bigint]; attackerFunds: bigint },
+  o: { seed?: number; actions?: number; label?: string; honestCount: number; honestFunds: [bigint, bigint]; attackerFunds: bigint },
 ): Promise<AttackerWorld> {
-  const ctx = new FuzzContext(o.label ?? name, o.seed, o.actions);
+  const seed = o.seed ?? FUZZ_SEED;
+  const ctx = new FuzzContext(o.label ?? name, seed, o.actions ?? FUZZ_ACTIONS);
   const otherName = name === "offers" ? "pools" : "offers";
   const { programId, program, coder, errors, initArgs } = fuzzProgram(name);
   const other = fuzzProgram(otherName);
@@ -570,7 +552,7 @@ export function attackerWorldOf(
       initArgs,
       other: { programId: other.programId, program: other.program, initArgs: other.initArgs },
     },
-    new RngOf(o.seed),
+    new RngOf(seed),
     ctx,
     new Tally(),
     [
@@ -670,6 +652,40 @@ export class AttackerWorld {
     const owner = this.rng.chance(0.5) ? this.rng.pick(this.honest).keys[0].publicKey : this.A.publicKey;
     const accounts = { ...common, owner: this.A.publicKey, claim: this.claimOf(owner), destination: this.aMain.address };
     return { accounts: { ...accounts, rentPayer: this.rng.pick([this.crank.publicKey, this.A.publicKey, owner]) }, args: {} };
+  }
+  /**
+   * The accounts every attack starts from, both programs alike: the program's config, vault and
+   * treasury, the token and system programs, the attacker paying, the mint.
+   */
+  attackAccounts(): AccountMap {
+    return {
+      config: this.CONFIG,
+      vault: this.VAULT,
+      treasury: this.treasury,
+      tokenProgram: TOKEN_PROGRAM,
+      systemProgram: SYSTEM_PROGRAM,
+      payer: this.A.publicKey,
+      mint: this.mint.mint,
+    };
+  }
+  /**
+   * initialize_config, update_config or set_treasury as the attacker tries them, both programs
+   * alike: itself as deployer and authority, its own token account as the fee treasury where the
+   * instruction names one; `args` are the program's.
+   */
+  configAttempt(
+    name: "initializeConfig" | "updateConfig" | "setTreasury",
+    common: AccountMap,
+    args: Record<string, unknown> = {},
+  ): { accounts: AccountMap; args: Record<string, unknown> } {
+    const accounts = { ...common, authority: this.A.publicKey };
+    if (name === "updateConfig") return { accounts, args };
+    if (name === "setTreasury") return { accounts: { ...accounts, treasury: this.aMain.address }, args };
+    return { accounts: { ...accounts, deployer: this.A.publicKey, treasury: this.aMain.address }, args };
+  }
+  /** `data` decoded as the program's account `name` (u64/i64 as bigint); null when there is none. */
+  decode<T>(name: string, data: Buffer | undefined | null): T | null {
+    return decodeAs<T>(this.spec.coder, name, data);
   }
   bumpOf(k: PublicKey): number {
     return this.bumps.get(b58(k)) ?? 255;

@@ -35,57 +35,40 @@ async function rejected(ix: TransactionInstruction | Promise<TransactionInstruct
   return outcome(r);
 }
 
+type CloseArgs = Parameters<OffersWorld["client"]["closeOffer"]>[0];
+
+/** A take of 10 units of the shared offer at `revision`, by Bob unless `o.taker`; `o` bends it. */
+const takeIx = (revision: bigint, o: { taker?: User; offer?: PublicKey; contract?: PublicKey; overrides?: Record<string, PublicKey> } = {}) =>
+  w.takeIx(o.taker ?? bob, o.offer ?? offer, 10n * UNIT, { expectedRevision: revision, contract: o.contract ?? contract, overrides: o.overrides });
+
+/** Alice closing the shared offer `o` (its refund to its recorded token account); `over` bends it. */
+const closeIx = (o: { creatorToken: PublicKey; revision: bigint }, over: Partial<CloseArgs> = {}) =>
+  w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: o.creatorToken, expectedRevision: o.revision, ...over });
+
+/** A 5-for-5 offer with `nonce` on the shared contract, by Alice unless `o.creator`; `o` bends it. */
+const createIx = (nonce: bigint, o: { creator?: User; overrides?: Record<string, PublicKey> } = {}) =>
+  w.createOfferIx(o.creator ?? alice, contract, { nonce, total: 5n * UNIT, target: 5n * UNIT, feeBps: LAUNCH_FEE_BPS, overrides: o.overrides });
+
 describe("signers and authorities", () => {
   it("a take signed by someone else than the owner of the paying token account moves nothing", async () => {
     // Mallory names Bob's token account as the source and signs as taker herself.
-    const ix = w.client.takeOffer({
-      payer: w.chain.payer.publicKey,
-      taker: mallory.key.publicKey,
-      takerToken: bob.token,
-      contract,
-      offer,
-      amount: 10n * UNIT,
-      expectedRevision: (await w.offer(offer)).revision,
-    });
+    const ix = takeIx((await w.offer(offer)).revision, { taker: { key: mallory.key, token: bob.token } });
     await rejected(ix, [mallory.key], "NotTokenOwner");
   });
 
   it("a take whose taker did not sign is refused by the program", async () => {
-    const ix = await w.client.takeOffer({
-      payer: w.chain.payer.publicKey,
-      taker: bob.key.publicKey,
-      takerToken: bob.token,
-      contract,
-      offer,
-      amount: 10n * UNIT,
-      expectedRevision: (await w.offer(offer)).revision,
-    });
+    const ix = await takeIx((await w.offer(offer)).revision);
     await rejected(unsigned(ix, bob.key.publicKey), [], "MissingSignature");
   });
 
   it("a create whose creator did not sign is refused", async () => {
-    const ix = await w.client.createOffer({
-      payer: w.chain.payer.publicKey,
-      creator: alice.key.publicKey,
-      creatorToken: alice.token,
-      contract,
-      nonce: 999_001n,
-      side: "sideA",
-      creatorTotal: 5n * UNIT,
-      takerTarget: 5n * UNIT,
-      minimumTake: UNIT,
-      expectedFeeBps: LAUNCH_FEE_BPS,
-    });
+    const ix = await createIx(999_001n);
     await rejected(unsigned(ix, alice.key.publicKey), [], "MissingSignature");
   });
 
   it("a stranger cannot close an offer before the cutoff, nor settle or resolve", async () => {
     const o = await w.offer(offer);
-    await rejected(
-      w.client.closeOffer({ caller: mallory.key.publicKey, contract, offer, creatorToken: o.creatorToken, expectedRevision: o.revision }),
-      [mallory.key],
-      "CloseNotAllowed",
-    );
+    await rejected(closeIx(o, { caller: mallory.key.publicKey }), [mallory.key], "CloseNotAllowed");
     await rejected(w.client.resolveContract({ authority: mallory.key.publicKey, contract, result: "sideB" }), [mallory.key], "Unauthorized");
     const upd = w.client.updateConfig({ authority: mallory.key.publicKey, feeBps: 0, offersEnabled: true, limits: LAUNCH_LIMITS });
     await rejected(upd, [mallory.key], "Unauthorized");
@@ -96,86 +79,30 @@ describe("substituted accounts", () => {
   it("a fake vault (attacker's token account) on take and close", async () => {
     const fakeVault = await w.mint.account(mallory.key.publicKey);
     const o = await w.offer(offer);
-    await rejected(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract,
-        offer,
-        amount: 10n * UNIT,
-        expectedRevision: o.revision,
-        overrides: { vault: fakeVault },
-      }),
-      [bob.key],
-      "AccountMismatch",
-    );
-    await rejected(
-      w.client.closeOffer({
-        caller: alice.key.publicKey,
-        contract,
-        offer,
-        creatorToken: o.creatorToken,
-        expectedRevision: o.revision,
-        overrides: { vault: fakeVault },
-      }),
-      [alice.key],
-      "AccountMismatch",
-    );
+    await rejected(takeIx(o.revision, { overrides: { vault: fakeVault } }), [bob.key], "AccountMismatch");
+    await rejected(closeIx(o, { overrides: { vault: fakeVault } }), [alice.key], "AccountMismatch");
   });
 
   it("a refund redirected to the attacker's token account on close", async () => {
     const o = await w.offer(offer);
-    await rejected(
-      w.client.closeOffer({ caller: alice.key.publicKey, contract, offer, creatorToken: mallory.token, expectedRevision: o.revision }),
-      [alice.key],
-      "AccountMismatch",
-    );
+    await rejected(closeIx(o, { creatorToken: mallory.token }), [alice.key], "AccountMismatch");
   });
 
   it("a config account forged by another owner, and the offer passed as config: the config address is pinned", async () => {
     const forged = Keypair.generate().publicKey;
     w.chain.setAccount(forged, { ...(await w.chain.account(w.client.pda.config()[0]))!, owner: TOKEN_PROGRAM });
     const o = await w.offer(offer);
-    const base = {
-      payer: w.chain.payer.publicKey,
-      taker: bob.key.publicKey,
-      takerToken: bob.token,
-      contract,
-      offer,
-      amount: 10n * UNIT,
-      expectedRevision: o.revision,
-    };
-    await rejected(w.client.takeOffer({ ...base, overrides: { config: forged } }), [bob.key], "AccountMismatch");
-    await rejected(w.client.takeOffer({ ...base, overrides: { config: offer } }), [bob.key], "AccountMismatch");
+    await rejected(takeIx(o.revision, { overrides: { config: forged } }), [bob.key], "AccountMismatch");
+    await rejected(takeIx(o.revision, { overrides: { config: offer } }), [bob.key], "AccountMismatch");
   });
 
   it("an offer forged under another owner (missing owner check), and the contract passed as the offer (type cosplay)", async () => {
     const forged = Keypair.generate().publicKey;
     w.chain.setAccount(forged, { ...(await w.chain.account(offer))!, owner: TOKEN_PROGRAM });
     const o = await w.offer(offer);
-    const base = {
-      payer: w.chain.payer.publicKey,
-      taker: bob.key.publicKey,
-      takerToken: bob.token,
-      contract,
-      amount: 10n * UNIT,
-      expectedRevision: o.revision,
-    };
-    await rejected(w.client.takeOffer({ ...base, offer: forged }), [bob.key], "WrongAccountOwner");
-    await rejected(w.client.takeOffer({ ...base, offer: contract }), [bob.key], "WrongAccountType");
-    await rejected(
-      w.client.closeOffer({
-        caller: alice.key.publicKey,
-        contract,
-        offer: forged,
-        creatorToken: o.creatorToken,
-        creator: alice.key.publicKey,
-        expectedRevision: o.revision,
-      }),
-      [alice.key],
-      "WrongAccountOwner",
-    );
+    await rejected(takeIx(o.revision, { offer: forged }), [bob.key], "WrongAccountOwner");
+    await rejected(takeIx(o.revision, { offer: contract }), [bob.key], "WrongAccountType");
+    await rejected(closeIx(o, { offer: forged, creator: alice.key.publicKey }), [alice.key], "WrongAccountOwner");
   });
 
   it("a copy of the config data under an address this program does not own (another program's account)", async () => {
@@ -183,71 +110,24 @@ describe("substituted accounts", () => {
     const cfg = (await w.chain.account(w.client.pda.config()[0]))!;
     w.chain.setAccount(copy, { ...cfg, owner: new PublicKey("11111111111111111111111111111111") });
     const o = await w.offer(offer);
-    await rejected(
-      w.client.closeOffer({
-        caller: alice.key.publicKey,
-        contract,
-        offer,
-        creatorToken: o.creatorToken,
-        expectedRevision: o.revision,
-        overrides: { config: copy },
-      }),
-      [alice.key],
-      "AccountMismatch",
-    );
+    await rejected(closeIx(o, { overrides: { config: copy } }), [alice.key], "AccountMismatch");
   });
 
   it("a contract other than the offer's", async () => {
     const other = await w.contract();
     const o = await w.offer(offer);
-    await rejected(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract: other,
-        offer,
-        amount: 10n * UNIT,
-        expectedRevision: o.revision,
-      }),
-      [bob.key],
-      "AccountMismatch",
-    );
+    await rejected(takeIx(o.revision, { contract: other }), [bob.key], "AccountMismatch");
   });
 
   it("another user's position PDA on take", async () => {
     const o = await w.offer(offer);
     const bobsPosition = w.positionOf(offer, bob);
-    await rejected(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: mallory.key.publicKey,
-        takerToken: mallory.token,
-        contract,
-        offer,
-        amount: 10n * UNIT,
-        expectedRevision: o.revision,
-        overrides: { position: bobsPosition },
-      }),
-      [mallory.key],
-      "AccountMismatch",
-    );
+    const ix = takeIx(o.revision, { taker: mallory, overrides: { position: bobsPosition } });
+    await rejected(ix, [mallory.key], "AccountMismatch");
   });
 
   it("an offer PDA that does not match creator and nonce", async () => {
-    const ix = w.client.createOffer({
-      payer: w.chain.payer.publicKey,
-      creator: alice.key.publicKey,
-      creatorToken: alice.token,
-      contract,
-      nonce: 999_002n,
-      side: "sideA",
-      creatorTotal: 5n * UNIT,
-      takerTarget: 5n * UNIT,
-      minimumTake: UNIT,
-      expectedFeeBps: LAUNCH_FEE_BPS,
-      overrides: { offer: Keypair.generate().publicKey },
-    });
+    const ix = createIx(999_002n, { overrides: { offer: Keypair.generate().publicKey } });
     await rejected(ix, [alice.key]); // the runtime refuses the PDA signature
   });
 
@@ -255,18 +135,7 @@ describe("substituted accounts", () => {
     const { TestMint } = await import("../../harness/token");
     const fake = await TestMint.create(w.chain);
     const fakeToken = await fake.account(alice.key.publicKey, 100n * UNIT);
-    const ix = w.client.createOffer({
-      payer: w.chain.payer.publicKey,
-      creator: alice.key.publicKey,
-      creatorToken: fakeToken,
-      contract,
-      nonce: 999_003n,
-      side: "sideA",
-      creatorTotal: 5n * UNIT,
-      takerTarget: 5n * UNIT,
-      minimumTake: UNIT,
-      expectedFeeBps: LAUNCH_FEE_BPS,
-    });
+    const ix = createIx(999_003n, { creator: { key: alice.key, token: fakeToken } });
     await rejected(ix, [alice.key], "WrongMint");
   });
 
@@ -274,33 +143,12 @@ describe("substituted accounts", () => {
     const copy = Keypair.generate().publicKey;
     w.chain.setAccount(copy, { ...(await w.chain.account(bob.token))!, owner: new PublicKey("11111111111111111111111111111111") });
     const o = await w.offer(offer);
-    await rejected(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: copy,
-        contract,
-        offer,
-        amount: 10n * UNIT,
-        expectedRevision: o.revision,
-      }),
-      [bob.key],
-      "WrongAccountOwner",
-    );
+    await rejected(takeIx(o.revision, { taker: { key: bob.key, token: copy } }), [bob.key], "WrongAccountOwner");
   });
 
   it("a fake token program", async () => {
     const o = await w.offer(offer);
-    const ix = w.client.takeOffer({
-      payer: w.chain.payer.publicKey,
-      taker: bob.key.publicKey,
-      takerToken: bob.token,
-      contract,
-      offer,
-      amount: 10n * UNIT,
-      expectedRevision: o.revision,
-      overrides: { tokenProgram: new PublicKey("11111111111111111111111111111111") },
-    });
+    const ix = takeIx(o.revision, { overrides: { tokenProgram: new PublicKey("11111111111111111111111111111111") } });
     await rejected(ix, [bob.key], "WrongProgram");
   });
 });
@@ -308,25 +156,10 @@ describe("substituted accounts", () => {
 describe("lifecycle abuse", () => {
   it("re-initialising the config is refused: a stranger is not the upgrade authority, and the upgrade authority finds it initialised", async () => {
     const cfgBefore = (await w.chain.account(w.client.pda.config()[0]))!.data;
-    const ix = w.client.initializeConfig({
-      authority: mallory.key.publicKey,
-      mint: w.mint.mint,
-      treasury: mallory.token,
-      feeBps: 0,
-      offersEnabled: true,
-      limits: LAUNCH_LIMITS,
-    });
-    await rejected(ix, [mallory.key], "MissingSignature");
+    const init = { authority: mallory.key.publicKey, mint: w.mint.mint, treasury: mallory.token, feeBps: 0, offersEnabled: true, limits: LAUNCH_LIMITS };
+    await rejected(w.client.initializeConfig(init), [mallory.key], "MissingSignature");
     const deployer = w.chain.upgradeAuthority;
-    const again = w.client.initializeConfig({
-      authority: mallory.key.publicKey,
-      mint: w.mint.mint,
-      treasury: mallory.token,
-      feeBps: 0,
-      offersEnabled: true,
-      limits: LAUNCH_LIMITS,
-      deployer: deployer.publicKey,
-    });
+    const again = w.client.initializeConfig({ ...init, deployer: deployer.publicKey });
     await rejected(again, [mallory.key, deployer], "AlreadyInitialized");
     expect((await w.chain.account(w.client.pda.config()[0]))!.data.equals(cfgBefore)).toBe(true);
   });
@@ -367,23 +200,10 @@ describe("lifecycle abuse", () => {
     expectOk(await w.resolve(c, "sideB"));
     const pos = w.positionOf(o3, bob);
     const before = await w.balances();
-    const bad1 = await w.client.settlePosition({
-      contract: c,
-      offer: o3,
-      position: pos,
-      creatorToken: alice.token,
-      takerToken: mallory.token,
-      treasury: w.treasury,
-    });
+    const settle = { contract: c, offer: o3, position: pos, creatorToken: alice.token, takerToken: bob.token, treasury: w.treasury };
+    const bad1 = await w.client.settlePosition({ ...settle, takerToken: mallory.token });
     expectError(await w.send([bad1]), "AccountMismatch");
-    const bad2 = await w.client.settlePosition({
-      contract: c,
-      offer: o3,
-      position: pos,
-      creatorToken: alice.token,
-      takerToken: bob.token,
-      treasury: mallory.token,
-    });
+    const bad2 = await w.client.settlePosition({ ...settle, treasury: mallory.token });
     expectError(await w.send([bad2]), "AccountMismatch");
     expect(await w.balances()).toEqual(before);
   });

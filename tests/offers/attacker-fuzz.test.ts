@@ -31,32 +31,22 @@
 import { describe, expect, it } from "vitest";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
-import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_PROGRAM_ID, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import {
-  type AccountMap,
-  type Actor,
-  type AccountsCoder,
-  type Closed,
-  type Sent,
-  FUZZ_ACTIONS,
-  attackerWorldOf,
-  FUZZ_SEED,
-  FUZZ_TIMEOUT_MS,
-  FuzzContext,
+  LAUNCH_FEE_BPS,
+  LAUNCH_LIMITS,
+  OFFERS_PROGRAM_ID,
   SYSTEM_PROGRAM,
   TOKEN_PROGRAM,
-  type Step,
-  allBumps,
-  buildIx,
-  canReceive,
-  decodeAs,
-  u64le,
-} from "../harness/attacker";
+  uuidBytes,
+  type RawOffer,
+  type RawPosition,
+} from "../../idl/client/offers";
+import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../harness/attacker";
+import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
 const LIM = LAUNCH_LIMITS;
 const FEE_BPS = LAUNCH_FEE_BPS;
-const coder = offersAccountsCoder as unknown as AccountsCoder;
 
 // States (programs/offers/src/state.rs).
 const C_OPEN = 0,
@@ -116,37 +106,9 @@ interface MPosition {
   fee: bigint;
   gone: boolean;
 }
-interface ChainOffer {
-  contract: PublicKey;
-  creator: PublicKey;
-  creatorToken: PublicKey;
-  rentPayer: PublicKey;
-  nonce: bigint;
-  side: number;
-  status: number;
-  feeBps: number;
-  creatorTotal: bigint;
-  takerTarget: bigint;
-  minimumTake: bigint;
-  takerFilled: bigint;
-  creatorAllocated: bigint;
-  creatorRefunded: bigint;
-  revision: bigint;
-  positionCount: number;
-  settledPositionCount: number;
-}
-interface ChainPosition {
-  offer: PublicKey;
-  taker: PublicKey;
-  takerToken: PublicKey;
-  rentPayer: PublicKey;
-  takerAmount: bigint;
-  creatorMatched: bigint;
-  status: number;
-  creatorPayout: bigint;
-  takerPayout: bigint;
-  fee: bigint;
-}
+/** Accounts as the fuzzer reads them: codes, not names (the model keeps codes). */
+type ChainOffer = RawOffer;
+type ChainPosition = RawPosition;
 interface ChainContract {
   status: number;
   result: number;
@@ -172,13 +134,11 @@ const oddsOk = (total: bigint, target: bigint) =>
   LIM.minimumOddsNumerator * target <= total * LIM.minimumOddsDenominator && total * LIM.maximumOddsDenominator <= LIM.maximumOddsNumerator * target;
 const b58 = (k: PublicKey) => k.toBase58();
 
-describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${process.env.SVM_ENGINE ?? "bankrun"})`, () => {
+describe(fuzzTitle("offers"), () => {
   it(
     "the attacker gains nothing; honest users hold exactly what the rules owe them and are never blocked",
     async () => {
       const w = await attackerWorldOf("offers", {
-        seed: FUZZ_SEED,
-        actions: FUZZ_ACTIONS,
         honestCount: 5,
         honestFunds: [800n * UNIT, 3_000n * UNIT],
         attackerFunds: 3_000n * UNIT,
@@ -316,11 +276,11 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
           const x = await w.accountKind(new PublicKey(k));
           if (!x || x.kind === "claim") continue; // claims: AttackerWorld
           if (x.kind === "position") {
-            newPositions.push({ addr: new PublicKey(k), c: decodeAs<ChainPosition>(coder, "position", x.data)! });
+            newPositions.push({ addr: new PublicKey(k), c: w.decode<ChainPosition>("position", x.data)! });
             continue;
           }
           if (x.kind === "offer") {
-            const c = decodeAs<ChainOffer>(coder, "offer", x.data)!;
+            const c = w.decode<ChainOffer>("offer", x.data)!;
             const contract = contractOf(c.contract);
             ctx.check(contract !== undefined, `offer ${k} on an unknown contract ${b58(c.contract)}`, s.r.logs);
             ctx.check(signed(c.creator), `offer ${k} created for ${b58(c.creator)} without its signature`, s.r.logs);
@@ -799,26 +759,13 @@ describe(`offers attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pr
         const liveOffers = offers.filter(takeable);
         const o = liveOffers.length && rng.chance(0.7) ? rng.pick(liveOffers) : offers.length ? rng.pick(offers) : anyPos?.offer;
         const c = openContracts().length && rng.chance(0.7) ? rng.pick(openContracts()) : contracts.length ? rng.pick(contracts) : undefined;
-        const common: AccountMap = {
-          config: CONFIG,
-          vault: VAULT,
-          treasury,
-          tokenProgram: TOKEN_PROGRAM,
-          systemProgram: SYSTEM_PROGRAM,
-          payer: A.publicKey,
-          mint: w.mint.mint,
-        };
+        const common = w.attackAccounts();
         switch (name) {
           case "initializeConfig":
-            return {
-              accounts: { ...common, deployer: A.publicKey, authority: A.publicKey, treasury: aMain.address },
-              args: { feeBps: 0, offersEnabled: 1, limits: LIM },
-            };
           case "updateConfig":
-            return { accounts: { ...common, authority: A.publicKey }, args: { feeBps: 0, offersEnabled: 1, limits: LIM } };
-          // The attacker names its own token account as the fee treasury.
+            return w.configAttempt(name, common, { feeBps: 0, offersEnabled: 1, limits: LIM });
           case "setTreasury":
-            return { accounts: { ...common, authority: A.publicKey, treasury: aMain.address }, args: {} };
+            return w.configAttempt(name, common);
           case "createContract": {
             const [t, e] = [randomUUID(), randomUUID()];
             const addr = w.pda([Buffer.from("contract"), Buffer.from(uuidBytes(t)), Buffer.from(uuidBytes(e))]);

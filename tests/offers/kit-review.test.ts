@@ -13,6 +13,7 @@ import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestMint } from "../../harness/token";
 import type { TxResult } from "../../harness/chain";
 import { expectError as expectErr, expectOk } from "../harness/expect";
+import { forgedClaim } from "../harness/forged-claim";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, OFFERS_ERRORS);
 
@@ -36,19 +37,6 @@ async function forgedConfig(authority: PublicKey, vault?: PublicKey): Promise<Pu
   const fake = Keypair.generate().publicKey;
   w.chain.setAccount(fake, { ...real, data });
   return fake;
-}
-
-/** A Claim-shaped account (kit's shared layout, discriminator `account:Claim`) owned by `ownerProgram`. */
-async function forgedClaim(ownerProgram: PublicKey, owner: PublicKey, amount: bigint, rentPayer: PublicKey): Promise<PublicKey> {
-  const data = Buffer.alloc(81);
-  Buffer.from([0x9b, 0x46, 0x16, 0xb0, 0x7b, 0xd7, 0xf6, 0x66]).copy(data, 0);
-  owner.toBuffer().copy(data, 8);
-  data.writeBigUInt64LE(amount, 40);
-  rentPayer.toBuffer().copy(data, 48);
-  data[80] = 255;
-  const at = Keypair.generate().publicKey;
-  w.chain.setAccount(at, { lamports: Number(await w.chain.rentExempt(81)), data, owner: ownerProgram, executable: false, rentEpoch: 0 });
-  return at;
 }
 
 describe("offers kit review: Config instructions and authority checks (kit::setup)", () => {
@@ -145,37 +133,11 @@ describe("offers kit review: withdraw_claim (kit::claim::withdraw) and credit (k
     ro.keys[2].isWritable = false;
     expectError(await w.send([ro], [alice.key]), "AccountNotWritable");
     // A pools-owned Claim (same kit layout and discriminator) naming mallory, for the whole vault.
-    const poolsClaim = await forgedClaim(POOLS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
-    expectError(
-      await w.send(
-        [
-          await w.client.withdrawClaim({
-            owner: mallory.key.publicKey,
-            destination: mallory.token,
-            rentPayer: mallory.key.publicKey,
-            overrides: { claim: poolsClaim },
-          }),
-        ],
-        [mallory.key],
-      ),
-      "WrongAccountOwner",
-    );
+    const poolsClaim = await forgedClaim(w.chain, POOLS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
+    expectError(await w.send([await w.substitutedClaimIx(mallory, poolsClaim)], [mallory.key]), "WrongAccountOwner");
     // Other offers accounts in the claim's place.
     for (const acct of [position, contract, w.client.pda.config()[0]]) {
-      expectError(
-        await w.send(
-          [
-            await w.client.withdrawClaim({
-              owner: mallory.key.publicKey,
-              destination: mallory.token,
-              rentPayer: mallory.key.publicKey,
-              overrides: { claim: acct },
-            }),
-          ],
-          [mallory.key],
-        ),
-        "WrongAccountType",
-      );
+      expectError(await w.send([await w.substitutedClaimIx(mallory, acct)], [mallory.key]), "WrongAccountType");
     }
     expect(await w.mint.balance(vault)).toBe(vaultBefore);
     expect((await w.claim(alice.key.publicKey))!.amount).toBe(c.amount);

@@ -282,15 +282,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [canonical] = w.client.pda.position(offer, bob.key.publicKey);
     const [alt, altBump] = nonCanonical(seeds, pid);
     const take = async (amount: bigint, position?: [PublicKey, number]) => {
-      const ix = await w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract,
-        offer,
-        amount,
-        expectedRevision: (await w.offer(offer)).revision,
-      });
+      const ix = await w.takeIx(bob, offer, amount, { contract });
       // TakeOfferArgs: amount u64, expected_revision u64, position_bump u8.
       return position ? patch(rekey(ix, canonical, position[0]), 16, position[1]) : ix;
     };
@@ -315,18 +307,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const nonce = w.nextNonce();
     const [offerAddr] = w.client.pda.offer(contract, alice.key.publicKey, nonce);
     const [altOffer, altOfferBump] = nonCanonical([Buffer.from("offer"), contract.toBuffer(), alice.key.publicKey.toBuffer(), u64le(nonce)], pid);
-    const create = await w.client.createOffer({
-      payer: w.chain.payer.publicKey,
-      creator: alice.key.publicKey,
-      creatorToken: alice.token,
-      contract,
-      nonce,
-      side: "sideA",
-      creatorTotal: 5n * UNIT,
-      takerTarget: 5n * UNIT,
-      minimumTake: UNIT,
-      expectedFeeBps: (await w.config()).feeBps,
-    });
+    const create = await w.createOfferIx(alice, contract, { nonce, total: 5n * UNIT, target: 5n * UNIT });
     // CreateOfferArgs: nonce u64, bump u8, ...
     await refused(patch(rekey(create, offerAddr, altOffer), 8, altOfferBump), [alice.key], "AccountMismatch");
     expect(await w.chain.account(altOffer)).toBeNull();
@@ -339,14 +320,16 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [contractAddr] = w.client.pda.contract(templateId, eventId);
     const [altContract, altContractBump] = nonCanonical([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))], pid);
     const now = await w.chain.now();
-    const cc = await w.client.createContract({
-      authority: w.authority.publicKey,
-      payer: w.authority.publicKey,
-      templateId,
-      eventId,
-      cutoffAt: now + 100n,
-      resolutionDeadline: now + 200n,
-    });
+    const createContract = () =>
+      w.client.createContract({
+        authority: w.authority.publicKey,
+        payer: w.authority.publicKey,
+        templateId,
+        eventId,
+        cutoffAt: now + 100n,
+        resolutionDeadline: now + 200n,
+      });
+    const cc = await createContract();
     // CreateContractArgs: template_id [16], event_id [16], cutoff_at i64, resolution_deadline i64, bump u8.
     await refused(patch(rekey(cc, contractAddr, altContract), 48, altContractBump), [w.authority], "AccountMismatch");
     expect(await w.chain.account(altContract)).toBeNull();
@@ -355,18 +338,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     expectOk(await w.send([cc], [w.authority]));
     // A second contract for the same (template, event) is refused.
     await w.chain.advance(1n);
-    await refused(
-      w.client.createContract({
-        authority: w.authority.publicKey,
-        payer: w.authority.publicKey,
-        templateId,
-        eventId,
-        cutoffAt: now + 100n,
-        resolutionDeadline: now + 200n,
-      }),
-      [w.authority],
-      "AlreadyInitialized",
-    );
+    await refused(createContract(), [w.authority], "AlreadyInitialized");
   });
 
   it("a closed offer cannot come back", async () => {
@@ -403,19 +375,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     // The same nonce on another contract is another address.
     expect(w.client.pda.offer(await w.contract(), alice.key.publicKey, nonce)[0].equals(offer)).toBe(false);
     // A take on the settled (and closed) position of the gone offer.
-    await refused(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract,
-        offer,
-        amount: UNIT,
-        expectedRevision: 3n,
-      }),
-      [bob.key],
-      "WrongAccountOwner",
-    );
+    await refused(w.takeIx(bob, offer, UNIT, { contract, expectedRevision: 3n }), [bob.key], "WrongAccountOwner");
 
     // take_offer itself refuses a position that is not open. Unreachable through the program
     // (positions settle only once their offer can no longer be taken), so the state is planted.
@@ -428,19 +388,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     data[8 + 32 * 4 + 16] = 2; // status: SettledTakerWin
     w.chain.setAccount(p2, { ...acct, data });
     expect((await w.position(p2)).status).toBe("SettledTakerWin");
-    await refused(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract: open,
-        offer: o2,
-        amount: 2n * UNIT,
-        expectedRevision: 2n,
-      }),
-      [bob.key],
-      "PositionAlreadySettled",
-    );
+    await refused(w.takeIx(bob, o2, 2n * UNIT, { contract: open, expectedRevision: 2n }), [bob.key], "PositionAlreadySettled");
   });
 
   it("pre-funded addresses do not block creation", async () => {
@@ -694,19 +642,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
       "NotTokenOwner",
     );
     const { offer } = await w.createOffer(alice, contract, { total: 10n * UNIT, target: 10n * UNIT });
-    await refused(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: vault,
-        contract,
-        offer,
-        amount: 2n * UNIT,
-        expectedRevision: 1n,
-      }),
-      [bob.key],
-      "NotTokenOwner",
-    );
+    await refused(w.takeIx({ key: bob.key, token: vault }, offer, 2n * UNIT, { contract, expectedRevision: 1n }), [bob.key], "NotTokenOwner");
     expectOk(await w.take(bob, offer, 4n * UNIT));
     // The vault as the refund account, the offer as the position.
     const o = await w.offer(offer);
@@ -715,20 +651,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
       [alice.key],
       "AccountMismatch",
     );
-    await refused(
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract,
-        offer,
-        amount: 2n * UNIT,
-        expectedRevision: o.revision,
-        overrides: { position: offer },
-      }),
-      [bob.key],
-      "WrongAccountType",
-    );
+    await refused(w.takeIx(bob, offer, 2n * UNIT, { contract, expectedRevision: o.revision, overrides: { position: offer } }), [bob.key], "WrongAccountType");
     await w.chain.advance(100n);
     expectOk(await w.resolve(contract, "void"));
     expectOk(await w.close(carol.key, offer));
@@ -802,33 +725,12 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const fee = (await w.config()).feeBps;
     const nonce = w.nextNonce();
     const create = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) =>
-      w.client.createOffer({
-        payer: w.chain.payer.publicKey,
-        creator: alice.key.publicKey,
-        creatorToken: alice.token,
-        contract,
-        nonce,
-        side: "sideA",
-        creatorTotal: 5n * UNIT,
-        takerTarget: 5n * UNIT,
-        minimumTake: UNIT,
-        expectedFeeBps: fee,
-        overrides: x,
-      });
+      w.createOfferIx(alice, contract, { nonce, total: 5n * UNIT, target: 5n * UNIT, feeBps: fee, overrides: x });
     await refused(create({ tokenProgram: fakeProgram }), [alice.key], "WrongProgram");
     await refused(create({ systemProgram: fakeProgram }), [alice.key], "WrongProgram");
     const { offer } = await w.createOffer(alice, contract, { total: 5n * UNIT, target: 5n * UNIT });
     const take = (x: { tokenProgram?: PublicKey; systemProgram?: PublicKey }) =>
-      w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: bob.key.publicKey,
-        takerToken: bob.token,
-        contract,
-        offer,
-        amount: 2n * UNIT,
-        expectedRevision: 1n,
-        overrides: x,
-      });
+      w.takeIx(bob, offer, 2n * UNIT, { contract, expectedRevision: 1n, overrides: x });
     await refused(take({ tokenProgram: fakeProgram }), [bob.key], "WrongProgram");
     await refused(take({ systemProgram: fakeProgram }), [bob.key], "WrongProgram");
     expectOk(await w.take(bob, offer, 2n * UNIT));

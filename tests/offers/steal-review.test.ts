@@ -47,19 +47,7 @@ describe("offers steal review: findings, fixed", () => {
     expectOk(await w.close(mallory.key, offer));
     const aliceNew = await w.mint.closeAccount(alice.token, alice.key);
     const k = await w.chain.fundedKeypair(1_000_000_000n);
-    const o = await w.offer(offer);
-    const p = await w.position(position);
-    const ix = await w.client.settlePosition({
-      contract,
-      offer,
-      position,
-      creatorToken: o.creatorToken,
-      takerToken: p.takerToken,
-      treasury: w.treasury,
-      creator: o.creator,
-      taker: p.taker,
-      payer: k.publicKey,
-    });
+    const ix = await w.settleIx(position, { payer: k.publicKey });
     expectOk(await w.chain.send([ix], [k, mallory.key], mallory.key));
     const c = await w.claim(alice.key.publicKey);
     expect(c?.rentPayer.toBase58()).toBe(k.publicKey.toBase58());
@@ -151,22 +139,12 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     expectOk(await w.resolve(contract, "sideB"));
     const o = await w.offer(offer);
     const p = await w.position(position);
-    const base = {
-      contract,
-      offer,
-      position,
-      creatorToken: o.creatorToken,
-      takerToken: p.takerToken,
-      treasury: w.treasury,
-      creator: o.creator,
-      taker: p.taker,
-    };
-    expectError(await w.send([await w.client.settlePosition({ ...base, takerToken: mallory.token })]), "AccountMismatch");
-    expectError(await w.send([await w.client.settlePosition({ ...base, creatorToken: mallory.token })]), "AccountMismatch");
-    expectError(await w.send([await w.client.settlePosition({ ...base, treasury: mallory.token })]), "AccountMismatch");
+    expectError(await w.send([await w.settleIx(position, { takerToken: mallory.token })]), "AccountMismatch");
+    expectError(await w.send([await w.settleIx(position, { creatorToken: mallory.token })]), "AccountMismatch");
+    expectError(await w.send([await w.settleIx(position, { treasury: mallory.token })]), "AccountMismatch");
     // swapped claims: the creator's claim slot given the taker's claim address
     await w.mint.closeAccount(alice.token, alice.key);
-    const swapped = await w.client.settlePosition({ ...base, creator: p.taker, taker: o.creator });
+    const swapped = await w.settleIx(position, { creator: p.taker, taker: o.creator });
     expect(outcomeOf(await w.send([swapped]))).not.toBe("ok");
     expectOk(await w.settle(position));
     expectError(await w.settle(position), "PositionAlreadySettled");
@@ -198,15 +176,7 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     expectOk(await w.send([await w.client.closePosition({ position, rentPayer: p.rentPayer })]));
     expectOk(await w.closeOfferAccount(offer));
     // Settling or taking again, and re-creating the offer at the same address, all fail.
-    const take = await w.client.takeOffer({
-      payer: w.chain.payer.publicKey,
-      taker: alice.key.publicKey,
-      takerToken: alice.token,
-      contract,
-      offer,
-      amount: UNIT,
-      expectedRevision: 1n,
-    });
+    const take = await w.takeIx(alice, offer, UNIT, { contract, expectedRevision: 1n });
     expectError(await w.send([take], [alice.key]), "WrongAccountOwner");
     expectError((await w.createOffer(carol, contract, { total: 8n * UNIT, target: 10n * UNIT, nonce })).r, "ContractNotOpen");
   });
@@ -229,16 +199,7 @@ describe("offers steal review: resisted attacks (regressions)", () => {
       }
     }
     const mk = async (position: PublicKey, positionBump: number) => {
-      const ix = await w.client.takeOffer({
-        payer: w.chain.payer.publicKey,
-        taker: alice.key.publicKey,
-        takerToken: alice.token,
-        contract,
-        offer,
-        amount: UNIT,
-        expectedRevision: 1n,
-        overrides: { position },
-      });
+      const ix = await w.takeIx(alice, offer, UNIT, { contract, expectedRevision: 1n, overrides: { position } });
       ix.data[ix.data.length - 1] = positionBump;
       return ix;
     };

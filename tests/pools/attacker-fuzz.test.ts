@@ -32,31 +32,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
-import { POOLS_PROGRAM_ID, poolsAccountsCoder } from "../../idl/client/pools";
-import {
-  type AccountMap,
-  type Actor,
-  type AccountsCoder,
-  type Closed,
-  type Sent,
-  FUZZ_ACTIONS,
-  attackerWorldOf,
-  FUZZ_SEED,
-  FUZZ_TIMEOUT_MS,
-  FuzzContext,
-  SYSTEM_PROGRAM,
-  TOKEN_PROGRAM,
-  type Step,
-  allBumps,
-  buildIx,
-  canReceive,
-  decodeAs,
-  u64le,
-} from "../harness/attacker";
+import { POOLS_PROGRAM_ID, SYSTEM_PROGRAM, TOKEN_PROGRAM, type RawParticipant, type RawPool } from "../../idl/client/pools";
+import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../harness/attacker";
+import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../harness/attacker";
 
 const UNIT = 1_000_000n;
 const FEE_BPS = 500;
-const coder = poolsAccountsCoder as unknown as AccountsCoder;
 const DAY = 86_400n;
 const DISPUTE_WINDOW = DAY;
 const PROPOSAL_DEADLINE = 72n * 3_600n;
@@ -120,46 +101,9 @@ interface MPart {
   payout: bigint;
   fee: bigint;
 }
-interface ChainOutcome {
-  totalOi: bigint;
-  wagerCount: number;
-  voteWeight: bigint;
-}
-interface ChainPool {
-  creator: PublicKey;
-  nonce: bigint;
-  state: number;
-  outcomeCount: number;
-  feeBps: number;
-  closesAt: bigint;
-  resolutionAt: bigint;
-  voteEndsAt: bigint;
-  escalatedAt: bigint;
-  outcomes: ChainOutcome[];
-  totalOi: bigint;
-  participantCount: number;
-  voterCount: number;
-  voteWeightTotal: bigint;
-  proposedOutcome: number;
-  escalated: number;
-  disputeCount: number;
-  winningOutcome: number;
-  settledCount: number;
-  paidOut: bigint;
-  feesPaid: bigint;
-}
-interface ChainPart {
-  pool: PublicKey;
-  user: PublicKey;
-  userToken: PublicKey;
-  voted: number;
-  voteOutcome: number;
-  settled: number;
-  stakes: bigint[];
-  total: bigint;
-  payout: bigint;
-  fee: bigint;
-}
+/** Accounts as the fuzzer reads them: codes, not names (the model keeps codes). */
+type ChainPool = RawPool;
+type ChainPart = RawParticipant;
 const b58 = (k: PublicKey) => k.toBase58();
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 const field = (text: string, size: number) => {
@@ -169,13 +113,11 @@ const field = (text: string, size: number) => {
   return { len: b.length, bytes: [...out] };
 };
 
-describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${process.env.SVM_ENGINE ?? "bankrun"})`, () => {
+describe(fuzzTitle("pools"), () => {
   it(
     "the attacker gains nothing; honest users hold exactly what the rules owe them, are never blocked, and no false outcome stands",
     async () => {
       const w = await attackerWorldOf("pools", {
-        seed: FUZZ_SEED,
-        actions: FUZZ_ACTIONS,
         honestCount: 6,
         honestFunds: [1_000n * UNIT, 4_000n * UNIT],
         attackerFunds: 5_000n * UNIT,
@@ -363,11 +305,11 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
           const x = await w.accountKind(new PublicKey(k));
           if (!x || x.kind === "claim") continue;
           if (x.kind === "participant") {
-            newParts.push({ addr: new PublicKey(k), c: decodeAs<ChainPart>(coder, "participant", x.data)! });
+            newParts.push({ addr: new PublicKey(k), c: w.decode<ChainPart>("participant", x.data)! });
             continue;
           }
           ctx.check(x.kind === "pool", `transaction created a ${x.kind ?? "unknown"} account ${k}`, s.r.logs);
-          const c = decodeAs<ChainPool>(coder, "pool", x.data)!;
+          const c = w.decode<ChainPool>("pool", x.data)!;
           ctx.check(signed(c.creator), `pool ${k} created for ${b58(c.creator)} without its signature`, s.r.logs);
           ctx.check(poolPda(c.creator, c.nonce).equals(new PublicKey(k)), `pool ${k} is not the canonical PDA of (creator, nonce)`);
           ctx.check(
@@ -589,10 +531,11 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
       const ixAuthority = (m: MPool, outcome: number) =>
         buildIx(program, "authorityResolve", { outcome }, { authority: service.publicKey, config: CONFIG, pool: m.addr });
       const ixCancel = (caller: PublicKey, m: MPool) => buildIx(program, "cancelPool", {}, { caller, pool: m.addr });
-      const ixSettle = (payer: PublicKey, p: MPart) =>
+      /** settle_participant and refund_participant take the same accounts but the treasury (buildIx drops names the IDL lacks). */
+      const ixPayout = (name: "settleParticipant" | "refundParticipant") => (payer: PublicKey, p: MPart) =>
         buildIx(
           program,
-          "settleParticipant",
+          name,
           { claimBump: w.bumpOf(claimOf(p.key)) },
           {
             config: CONFIG,
@@ -607,23 +550,8 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
             systemProgram: SYSTEM_PROGRAM,
           },
         );
-      const ixRefund = (payer: PublicKey, p: MPart) =>
-        buildIx(
-          program,
-          "refundParticipant",
-          { claimBump: w.bumpOf(claimOf(p.key)) },
-          {
-            config: CONFIG,
-            pool: p.pool.addr,
-            participant: p.addr,
-            vault: VAULT,
-            userToken: p.userToken,
-            tokenProgram: TOKEN_PROGRAM,
-            payer,
-            userClaim: claimOf(p.key),
-            systemProgram: SYSTEM_PROGRAM,
-          },
-        );
+      const ixSettle = ixPayout("settleParticipant");
+      const ixRefund = ixPayout("refundParticipant");
 
       // ---------------------------------------------------------------- the rules, for honest moves
       const pickable = (m: MPool) => m.state === OPEN && w.now < m.closesAt;
@@ -820,23 +748,14 @@ describe(`pools attacker fuzz (seed ${FUZZ_SEED}, ${FUZZ_ACTIONS} actions, ${pro
         const m = live.length && rng.chance(0.7) ? rng.pick(live) : pools.length ? rng.pick(pools) : undefined;
         const unpaid = parts.filter((x) => !x.settled);
         const p = unpaid.length && rng.chance(0.7) ? rng.pick(unpaid) : parts.length ? rng.pick(parts) : undefined;
-        const common: AccountMap = {
-          config: CONFIG,
-          vault: VAULT,
-          treasury,
-          tokenProgram: TOKEN_PROGRAM,
-          systemProgram: SYSTEM_PROGRAM,
-          payer: A.publicKey,
-          mint: w.mint.mint,
-        };
+        const common = w.attackAccounts();
         switch (name) {
           case "initializeConfig":
-            return { accounts: { ...common, deployer: A.publicKey, authority: A.publicKey, treasury: aMain.address }, args: { feeBps: 0 } };
+            return w.configAttempt(name, common, { feeBps: 0 });
           case "updateConfig":
-            return { accounts: { ...common, authority: A.publicKey }, args: { feeBps: rng.int(0, 10_000) } };
-          // The attacker names its own token account as the fee treasury.
+            return w.configAttempt(name, common, { feeBps: rng.int(0, 10_000) });
           case "setTreasury":
-            return { accounts: { ...common, authority: A.publicKey, treasury: aMain.address }, args: {} };
+            return w.configAttempt(name, common);
           case "createPool": {
             const nonce = rng.chance(0.5) ? nextNonce(A.publicKey) : BigInt(rng.int(0, 4));
             const { pool, args } = createPoolArgs(A.publicKey, nonce, rng.int(2, 8), w.now + rng.big(1n, 5_000n), 0n);

@@ -6,23 +6,18 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
-import { POOLS_ERRORS, POOLS_PROGRAM_ID, DISPUTE_WINDOW_SECONDS, PROPOSAL_DEADLINE_SECONDS } from "../../idl/client/pools";
+import { POOLS_ERRORS, POOLS_PROGRAM_ID, PROPOSAL_DEADLINE_SECONDS } from "../../idl/client/pools";
 import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
-import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
+import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { TestMint } from "../../harness/token";
-import type { TxResult } from "../../harness/chain";
-import { expectError as expectErr, expectOk } from "../harness/expect";
-
-const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
+import { expectOk } from "../harness/expect";
+import { forgedClaim } from "../harness/forged-claim";
+import { cast4, expectError, resolvedPool } from "./review-fixture";
 
 let w: PoolsWorld;
 beforeAll(async () => {
   w = await PoolsWorld.create({ feeBps: 500 });
 });
-
-async function cast4(): Promise<[User, User, User, User]> {
-  return [await w.user(), await w.user(), await w.user(), await w.user()];
-}
 
 /** A copy of the canonical Config, with `authority` as its authority, at a fresh address owned by pools. */
 async function forgedConfig(authority: PublicKey): Promise<PublicKey> {
@@ -32,31 +27,6 @@ async function forgedConfig(authority: PublicKey): Promise<PublicKey> {
   const fake = Keypair.generate().publicKey;
   w.chain.setAccount(fake, { ...real, data });
   return fake;
-}
-
-/** A Claim-shaped account (kit's shared layout and discriminator `account:Claim`) owned by `ownerProgram`. */
-async function forgedClaim(ownerProgram: PublicKey, owner: PublicKey, amount: bigint, rentPayer: PublicKey): Promise<PublicKey> {
-  const data = Buffer.alloc(8 + 32 + 8 + 32 + 1);
-  Buffer.from([0x9b, 0x46, 0x16, 0xb0, 0x7b, 0xd7, 0xf6, 0x66]).copy(data, 0);
-  owner.toBuffer().copy(data, 8);
-  data.writeBigUInt64LE(amount, 40);
-  rentPayer.toBuffer().copy(data, 48);
-  data[80] = 255;
-  const at = Keypair.generate().publicKey;
-  w.chain.setAccount(at, { lamports: Number(await w.chain.rentExempt(data.length)), data, owner: ownerProgram, executable: false, rentEpoch: 0 });
-  return at;
-}
-
-async function resolvedPool(carol: User, alice: User, bob: User, winner: number): Promise<PublicKey> {
-  const { r, pool } = await w.createPool(carol, { closesIn: 100n });
-  expectOk(r);
-  expectOk(await w.pick(alice, pool, 0, 10n * UNIT));
-  expectOk(await w.pick(bob, pool, 1, 10n * UNIT));
-  await w.chain.advance(101n);
-  expectOk(await w.propose(carol.key, pool, winner));
-  await w.chain.advance(DISPUTE_WINDOW_SECONDS + 1n);
-  expectOk(await w.resolve(bob.key, pool));
-  return pool;
 }
 
 /** A non-canonical (lower, off-curve) bump of `["claim", owner]` and its address. */
@@ -75,7 +45,7 @@ function nonCanonicalClaim(owner: PublicKey): [PublicKey, number] {
 
 describe("pools kit review: Config instructions (kit::setup::update / set_treasury / authorised)", () => {
   it("a forged Config naming the attacker as authority, at another address, is refused before it is read (update_config, set_treasury, authority_resolve)", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
+    const [carol, alice, bob, mallory] = await cast4(w);
     const fake = await forgedConfig(mallory.key.publicKey);
     const upd = await w.client.updateConfig({ authority: mallory.key.publicKey, feeBps: 10_000, config: fake });
     expectError(await w.send([upd], [mallory.key]), "AccountMismatch");
@@ -100,7 +70,7 @@ describe("pools kit review: Config instructions (kit::setup::update / set_treasu
   });
 
   it("the program's own Unauthorized (not a kit error), MissingSignature and AccountNotWritable are kept", async () => {
-    const [mallory] = await cast4();
+    const [mallory] = await cast4(w);
     expectError(await w.send([await w.client.updateConfig({ authority: mallory.key.publicKey, feeBps: 0 })], [mallory.key]), "Unauthorized");
     expectError(await w.send([await w.client.setTreasury({ authority: mallory.key.publicKey, treasury: mallory.token })], [mallory.key]), "Unauthorized");
     // The real authority named but not signing.
@@ -130,8 +100,8 @@ describe("pools kit review: Config instructions (kit::setup::update / set_treasu
 
 describe("pools kit review: withdraw_claim (kit::claim::withdraw)", () => {
   it("every account is pinned: owner signs, token program, canonical config, its vault, the claim's owner and rent payer, a token account of the mint held by the owner", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const [carol, alice, bob, mallory] = await cast4(w);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     const aliceNew = await w.mint.closeAccount(alice.token, alice.key);
     expectOk(await w.settle(pool, alice.key.publicKey));
     const c = (await w.claim(alice.key.publicKey))!;
@@ -189,34 +159,19 @@ describe("pools kit review: withdraw_claim (kit::claim::withdraw)", () => {
   });
 
   it("the claim must be this program's Claim: another program's Claim (same kit layout and discriminator) and other pools accounts are refused", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const [carol, alice, bob, mallory] = await cast4(w);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     await w.mint.closeAccount(alice.token, alice.key);
     expectOk(await w.settle(pool, alice.key.publicKey)); // alice has a Claim (the template for the forgery)
     const vault = w.client.pda.vault()[0];
     const vaultBefore = await w.mint.balance(vault);
     // An offers-owned Claim naming mallory as owner, with a huge amount.
-    const offersClaim = await forgedClaim(OFFERS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
-    const ix = await w.client.withdrawClaim({
-      owner: mallory.key.publicKey,
-      destination: mallory.token,
-      rentPayer: mallory.key.publicKey,
-      overrides: { claim: offersClaim },
-    });
+    const offersClaim = await forgedClaim(w.chain, OFFERS_PROGRAM_ID, mallory.key.publicKey, vaultBefore, mallory.key.publicKey);
+    const ix = await w.substitutedClaimIx(mallory, offersClaim);
     expectError(await w.send([ix], [mallory.key]), "WrongAccountOwner");
     // A Participant, a Pool and the Config in the claim's place.
     for (const acct of [w.participantOf(pool, mallory.key.publicKey), w.participantOf(pool, alice.key.publicKey), pool, w.client.pda.config()[0]]) {
-      const r = await w.send(
-        [
-          await w.client.withdrawClaim({
-            owner: mallory.key.publicKey,
-            destination: mallory.token,
-            rentPayer: mallory.key.publicKey,
-            overrides: { claim: acct },
-          }),
-        ],
-        [mallory.key],
-      );
+      const r = await w.send([await w.substitutedClaimIx(mallory, acct)], [mallory.key]);
       expect(["WrongAccountType", "WrongAccountOwner"]).toContain(r.ok ? "ok" : (POOLS_ERRORS.get(r.code ?? -1)?.name ?? r.error));
     }
     expect(await w.mint.balance(vault)).toBe(vaultBefore);
@@ -225,15 +180,15 @@ describe("pools kit review: withdraw_claim (kit::claim::withdraw)", () => {
 
 describe("pools kit review: crediting a Claim (kit::claim::credit, kit::claim::create)", () => {
   it("settle_participant credits only the payee's canonical Claim: another owner's Claim, a non-canonical PDA, another program's Claim and other accounts are refused", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
+    const [carol, alice, bob, mallory] = await cast4(w);
     // Mallory gets a Claim of her own (a refunded pick to a closed account).
-    const m = await resolvedPool(carol, mallory, bob, 0);
+    const m = await resolvedPool(w, carol, mallory, bob, 0);
     await w.mint.closeAccount(mallory.token, mallory.key);
     expectOk(await w.settle(m, mallory.key.publicKey));
     const malloryClaim = w.client.pda.claim(mallory.key.publicKey)[0];
     const mBefore = (await w.claim(mallory.key.publicKey))!.amount;
 
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     await w.mint.closeAccount(alice.token, alice.key);
     const participant = w.participantOf(pool, alice.key.publicKey);
     const settle = (overrides: { userClaim?: PublicKey }, claimBump?: number) =>
@@ -256,7 +211,7 @@ describe("pools kit review: crediting a Claim (kit::claim::credit, kit::claim::c
     const [canon, canonBump] = w.client.pda.claim(alice.key.publicKey);
     expectError(await w.send([await settle({ userClaim: canon }, ncBump)]), "AccountMismatch");
     // A Claim of another program naming alice (not ours: never loaded, and not creatable).
-    const offersClaim = await forgedClaim(OFFERS_PROGRAM_ID, alice.key.publicKey, 0n, mallory.key.publicKey);
+    const offersClaim = await forgedClaim(w.chain, OFFERS_PROGRAM_ID, alice.key.publicKey, 0n, mallory.key.publicKey);
     expectError(await w.send([await settle({ userClaim: offersClaim })]), "AlreadyInitialized");
     // Other pools accounts in the claim's place.
     expectError(await w.send([await settle({ userClaim: w.participantOf(pool, bob.key.publicKey) })]), "WrongAccountType");
@@ -278,7 +233,7 @@ describe("pools kit review: crediting a Claim (kit::claim::credit, kit::claim::c
   });
 
   it("refund_participant (kit::setup::send signed by the Config's bump; credit on a closed account) pays exactly the stake", async () => {
-    const [carol, alice, bob] = await cast4();
+    const [carol, alice, bob] = await cast4(w);
     const { pool } = await w.createPool(carol, { closesIn: 100n });
     expectOk(await w.pick(alice, pool, 0, 3n * UNIT));
     expectOk(await w.pick(bob, pool, 1, 4n * UNIT));
@@ -305,7 +260,7 @@ describe("pools kit review: crediting a Claim (kit::claim::credit, kit::claim::c
 
 describe("pools kit review: dispatch! and parse", () => {
   it("short data, an unknown discriminator and a wrong argument length are InvalidInstructionData", async () => {
-    const [mallory] = await cast4();
+    const [mallory] = await cast4(w);
     const upd = await w.client.updateConfig({ authority: w.authority.publicKey, feeBps: 0 });
     const raw = (data: Buffer) => new TransactionInstruction({ programId: POOLS_PROGRAM_ID, keys: upd.keys, data });
     expectError(await w.send([raw(Buffer.alloc(0))], [w.authority]), "InvalidInstructionData");

@@ -156,34 +156,10 @@ describe("one Config (#10)", () => {
     });
     const m = mallory.key.publicKey;
     // While picks are open: a large fake stake through the rogue config (with the fake vault, or the real one).
-    await refused(
-      w.client.placePick({
-        payer: w.chain.payer.publicKey,
-        user: m,
-        userToken: fakeStake,
-        pool,
-        outcome: 1,
-        amount: 1_000_000n * UNIT,
-        overrides: { config: rogue, vault: fakeVault },
-      }),
-      [mallory.key],
-      "AccountMismatch",
-      fake,
-    );
-    await refused(
-      w.client.placePick({
-        payer: w.chain.payer.publicKey,
-        user: m,
-        userToken: fakeStake,
-        pool,
-        outcome: 1,
-        amount: 1_000_000n * UNIT,
-        overrides: { config: rogue },
-      }),
-      [mallory.key],
-      "AccountMismatch",
-      fake,
-    );
+    const fakePick = (overrides: { config: PublicKey; vault?: PublicKey }) =>
+      w.client.placePick({ payer: w.chain.payer.publicKey, user: m, userToken: fakeStake, pool, outcome: 1, amount: 1_000_000n * UNIT, overrides });
+    await refused(fakePick({ config: rogue, vault: fakeVault }), [mallory.key], "AccountMismatch", fake);
+    await refused(fakePick({ config: rogue }), [mallory.key], "AccountMismatch", fake);
     await refused(
       w.client.placePick({ payer: w.chain.payer.publicKey, user: m, userToken: mallory.token, pool, outcome: 1, amount: UNIT, overrides: { config: rogue } }),
       [mallory.key],

@@ -4,45 +4,25 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
-import { POOLS_ERRORS, PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, DISPUTE_WINDOW_SECONDS, MAX_OPEN_SECONDS } from "../../idl/client/pools";
-import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
-import type { TxResult } from "../../harness/chain";
+import { PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, MAX_OPEN_SECONDS } from "../../idl/client/pools";
+import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { createCloseAccountInstruction } from "@solana/spl-token";
-import { expectError as expectErr, expectOk } from "../harness/expect";
+import { expectOk } from "../harness/expect";
+import { cast4, expectError, resolvedPool } from "./review-fixture";
 import { deployProgramAt, drain } from "../harness/loader";
 import { LOADER_V3 } from "../../idl/client/common";
-
-const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
 
 let w: PoolsWorld;
 beforeAll(async () => {
   w = await PoolsWorld.create({ feeBps: 500 });
 });
 
-/** Four fresh users (creator, two honest participants, attacker). */
-async function cast4(): Promise<[User, User, User, User]> {
-  return [await w.user(), await w.user(), await w.user(), await w.user()];
-}
-
-/** A pool of `carol` where alice backs outcome 0 and bob outcome 1, resolved (undisputed) to `winner`. */
-async function resolvedPool(carol: User, alice: User, bob: User, winner: number, a = 10n * UNIT, b = 10n * UNIT): Promise<PublicKey> {
-  const { r, pool } = await w.createPool(carol, { closesIn: 100n });
-  expectOk(r);
-  expectOk(await w.pick(alice, pool, 0, a));
-  expectOk(await w.pick(bob, pool, 1, b));
-  await w.chain.advance(101n);
-  expectOk(await w.propose(carol.key, pool, winner));
-  await w.chain.advance(DISPUTE_WINDOW_SECONDS + 1n);
-  expectOk(await w.resolve(bob.key, pool));
-  return pool;
-}
-
 const I64_MAX = (1n << 63n) - 1n;
 
 describe("pools steal review: findings, fixed", () => {
   it("claim hostage: a settler that pays a Claim's rent cannot later make withdraw_claim fail (rent_payer turned executable)", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const [carol, alice, bob, mallory] = await cast4(w);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     // The honest winner closes her (recorded) token account, as wallets do; payouts go to her Claim.
     const aliceNew = await w.mint.closeAccount(alice.token, alice.key);
     // Mallory settles alice first, with a throwaway keypair K as the payer of the Claim's rent.
@@ -71,8 +51,8 @@ describe("pools steal review: findings, fixed", () => {
   });
 
   it("treasury closed: winners are blocked only until the authority names a new treasury (set_treasury), which only it can, and only to a sound account", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const [carol, alice, bob, mallory] = await cast4(w);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     const old = w.treasury;
     const saved = (await w.chain.account(old))!;
     const tb = await w.mint.balance(old);
@@ -98,7 +78,7 @@ describe("pools steal review: findings, fixed", () => {
 
 describe("pools steal review: resisted attacks (regressions)", () => {
   it("extreme times: closes_at = i64::MAX and resolution_at = i64::MAX are refused at creation", async () => {
-    const [carol] = await cast4();
+    const [carol] = await cast4(w);
     expectError((await w.createPool(carol, { closesAt: I64_MAX })).r, "ClosesAtTooFar");
     const now = await w.chain.now();
     expectError((await w.createPool(carol, { closesAt: now + 100n, resolutionAt: I64_MAX })).r, "ResolutionTooLate");
@@ -107,7 +87,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("non-canonical participant PDA and a pre-funded participant address: refused / not blocking", async () => {
-    const [carol, alice] = await cast4();
+    const [carol, alice] = await cast4(w);
     const { r, pool } = await w.createPool(carol, { closesIn: 1_000n });
     expectOk(r);
     const seeds = [Buffer.from("participant"), pool.toBuffer(), alice.key.publicKey.toBuffer()];
@@ -122,16 +102,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
         /* on curve */
       }
     }
-    const ix = await w.client.placePick({
-      payer: w.chain.payer.publicKey,
-      user: alice.key.publicKey,
-      userToken: alice.token,
-      pool,
-      outcome: 0,
-      amount: UNIT,
-      participantBump: bump,
-      overrides: { participant: addr! },
-    });
+    const ix = await w.pickIx(alice, pool, 0, UNIT, { participantBump: bump, overrides: { participant: addr! } });
     expectError(await w.send([ix], [alice.key]), "AccountMismatch");
     // Pre-funding the canonical address does not block alice's first pick.
     const canonAddr = w.participantOf(pool, alice.key.publicKey);
@@ -140,7 +111,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("vote spoofing: voting with another user's participant record, or twice, is refused", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
+    const [carol, alice, bob, mallory] = await cast4(w);
     const { pool } = await w.createPool(carol, { closesIn: 100n });
     expectOk(await w.pick(alice, pool, 0, UNIT));
     expectOk(await w.pick(mallory, pool, 1, UNIT));
@@ -153,7 +124,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("coalition early close: all participants but one voting cannot end the dispute window early", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
+    const [carol, alice, bob, mallory] = await cast4(w);
     const { pool } = await w.createPool(carol, { closesIn: 100n });
     expectOk(await w.pick(alice, pool, 0, UNIT));
     expectOk(await w.pick(bob, pool, 1, 50n * UNIT));
@@ -169,8 +140,8 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("payout redirection: settling with a substituted user_token or treasury, or twice, is refused", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const [carol, alice, bob, mallory] = await cast4(w);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     const participant = w.participantOf(pool, alice.key.publicKey);
     const steal = await w.client.settleParticipant({
       pool,
@@ -195,26 +166,18 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("rogue config: a program-shaped Config at another address is refused", async () => {
-    const [carol, alice] = await cast4();
+    const [carol, alice] = await cast4(w);
     const { pool } = await w.createPool(carol, { closesIn: 1_000n });
     const real = await w.chain.account(w.client.pda.config()[0]);
     const fake = Keypair.generate().publicKey;
     const data = Buffer.from(real!.data);
     w.chain.setAccount(fake, { ...real!, data });
-    const ix = await w.client.placePick({
-      payer: w.chain.payer.publicKey,
-      user: alice.key.publicKey,
-      userToken: alice.token,
-      pool,
-      outcome: 0,
-      amount: UNIT,
-      overrides: { config: fake },
-    });
+    const ix = await w.pickIx(alice, pool, 0, UNIT, { overrides: { config: fake } });
     expectError(await w.send([ix], [alice.key]), "AccountMismatch");
   });
 
   it("silent creator and silent authority: stakes are never locked (escalate, cancel after 7 days, refund all)", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
+    const [carol, alice, bob, mallory] = await cast4(w);
     const { pool } = await w.createPool(carol, { closesIn: 100n });
     expectOk(await w.pick(alice, pool, 0, 7n * UNIT));
     expectOk(await w.pick(bob, pool, 1, 3n * UNIT));
@@ -235,8 +198,8 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("claim theft: withdrawing another user's claim, or to a token account the owner does not hold, is refused", async () => {
-    const [carol, alice, bob, mallory] = await cast4();
-    const pool = await resolvedPool(carol, alice, bob, 0);
+    const [carol, alice, bob, mallory] = await cast4(w);
+    const pool = await resolvedPool(w, carol, alice, bob, 0);
     const aliceNew = await w.mint.closeAccount(alice.token, alice.key);
     expectOk(await w.settle(pool, alice.key.publicKey));
     const c = await w.claim(alice.key.publicKey);
@@ -256,7 +219,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("config takeover: initialize_config again with a forged ProgramData, or update_config by a non-authority, is refused", async () => {
-    const [mallory] = await cast4();
+    const [mallory] = await cast4(w);
     const fakePd = Keypair.generate().publicKey;
     const data = Buffer.alloc(45);
     data.writeUInt32LE(3, 0);
@@ -286,7 +249,7 @@ describe("pools steal review: resisted attacks (regressions)", () => {
   });
 
   it("lifecycle bypass: non-creator cancel before close, non-creator propose, and picks after close are refused", async () => {
-    const [carol, alice, , mallory] = await cast4();
+    const [carol, alice, , mallory] = await cast4(w);
     const { pool } = await w.createPool(carol, { closesIn: 100n });
     expectOk(await w.pick(alice, pool, 0, UNIT));
     expectError(await w.cancel(mallory.key, pool), "CancelNotAllowed");
