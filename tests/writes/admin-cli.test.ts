@@ -135,12 +135,12 @@ describe("admin CLI", () => {
   });
 
   it("issues a read-only token (--scope bet:read): reads sign in, writes get 401; an unknown scope is refused", async () => {
-    await cli("create-user", "erin");
-    const { token } = (await cli("issue-token", "erin", "--scope", "bet:read")) as { token: string };
+    await cli("create-user", "fay");
+    const { token } = (await cli("issue-token", "fay", "--scope", "bet:read")) as { token: string };
     const mine = await fetch(`${api}/mine`, { headers: { authorization: `Bearer ${token}` } });
     expect(mine.status).toBe(200);
     const refused = await post("/", { contractAddress: "11111111111111111111111111111111", idempotencyKey: "cli-read-0001" }, token);
     expect(refused).toEqual({ status: 401, body: { error: "token lacks the bet:write scope" } });
-    await expect(cli("issue-token", "erin", "--scope", "bet:admin")).rejects.toThrow(/bet:write, bet:read/);
+    await expect(cli("issue-token", "fay", "--scope", "bet:admin")).rejects.toThrow(/bet:write, bet:read/);
   });
 });
