@@ -4,7 +4,7 @@
  * program, the indexer, the API and the simulations build on it.
  */
 import { randomUUID } from "node:crypto";
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import {
   LAUNCH_FEE_BPS,
   LAUNCH_LIMITS,
@@ -69,23 +69,30 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
   }
 
   /** A contract whose cutoff is `cutoffIn` seconds from the chain's now. */
+  /**
+   * A create_contract instruction signed by `by` (default the authority, also the payer), at
+   * `cutoffIn` seconds from `now` with its deadline `deadlineAfterCutoff` later; fresh ids unless given.
+   */
+  contractIx(
+    now: bigint,
+    o: { by?: PublicKey; templateId?: string; eventId?: string; cutoffIn?: bigint; deadlineAfterCutoff?: bigint; config?: PublicKey } = {},
+  ): Promise<TransactionInstruction> {
+    const by = o.by ?? this.authority.publicKey;
+    const cutoffAt = now + (o.cutoffIn ?? 3_600n);
+    return this.client.createContract({
+      authority: by,
+      payer: by,
+      templateId: o.templateId ?? randomUUID(),
+      eventId: o.eventId ?? randomUUID(),
+      cutoffAt,
+      resolutionDeadline: cutoffAt + (o.deadlineAfterCutoff ?? 86_400n),
+      config: o.config,
+    });
+  }
+
   async contract(opts: { cutoffIn?: bigint; deadlineAfterCutoff?: bigint } = {}): Promise<PublicKey> {
-    const now = await this.chain.now();
-    const cutoffAt = now + (opts.cutoffIn ?? 3_600n);
     const [templateId, eventId] = [randomUUID(), randomUUID()];
-    const r = await this.send(
-      [
-        await this.client.createContract({
-          authority: this.authority.publicKey,
-          payer: this.authority.publicKey,
-          templateId,
-          eventId,
-          cutoffAt,
-          resolutionDeadline: cutoffAt + (opts.deadlineAfterCutoff ?? 86_400n),
-        }),
-      ],
-      [this.authority],
-    );
+    const r = await this.send([await this.contractIx(await this.chain.now(), { ...opts, templateId, eventId })], [this.authority]);
     if (!r.ok) throw new Error(`create_contract failed: ${r.error}`);
     return this.client.pda.contract(templateId, eventId)[0];
   }

@@ -56,19 +56,7 @@ async function main() {
     const now = await ctx.now();
     const [templateId, eventId] = [crypto.randomUUID(), crypto.randomUUID()];
     const bump = w.client.pda.contract(templateId, eventId)[1];
-    const r = await w.send(
-      [
-        await w.client.createContract({
-          authority: w.authority.publicKey,
-          payer: w.authority.publicKey,
-          templateId,
-          eventId,
-          cutoffAt: now + 100n,
-          resolutionDeadline: now + 200n,
-        }),
-      ],
-      [w.authority],
-    );
+    const r = await w.send([await w.contractIx(now, { templateId, eventId, cutoffIn: 100n, deadlineAfterCutoff: 100n })], [w.authority]);
     record("create_contract", r);
     const key = bump >= 253 ? String(bump) : "<253";
     byBump.set(key, [...(byBump.get(key) ?? []), splitComputeUnits(r.logs, pid).ownExclInvoke]);

@@ -12,6 +12,7 @@
  */
 import { Command } from "commander";
 import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
+import { workedExampleCreate } from "../harness/api-requests";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
@@ -96,19 +97,7 @@ async function main() {
       while (next < N) {
         next++;
         let t = performance.now();
-        const c = await post(
-          "/",
-          {
-            contractAddress: contract.toBase58(),
-            creatorOutcome: "sideA",
-            creatorTotalMicros: String(8n * UNIT),
-            takerTargetMicros: String(10n * UNIT),
-            minimumTakeMicros: String(UNIT),
-            expectedFeeBps: 1000,
-            idempotencyKey: `bench-${++k}-create`,
-          },
-          creator.token,
-        );
+        const c = await post("/", workedExampleCreate(contract, `bench-${++k}-create`), creator.token);
         pend.create.push(performance.now() - t);
         await visible(c.offerAddress, creator.token, (x) => (x.viewer as { role?: string } | undefined)?.role === "creator");
         seen.create.push(performance.now() - t);

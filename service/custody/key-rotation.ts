@@ -72,18 +72,24 @@ export async function rotateServiceKey(db: Db, old: ServiceKey, next: ServiceKey
   if (!done && row.fingerprint !== old.fingerprint())
     throw new Error(`the old key (fingerprint ${old.fingerprint()}) is not the store's (fingerprint ${row.fingerprint})`);
   const reseal = (enc: string, wallet: string) => next.seal(old.open(enc, wallet), wallet);
+  /** Writes every user's (or, with `onlyMissing`, every not yet re-sealed user's) key under `next` beside the old one. */
+  const resealUsers = async (trx: Db, onlyMissing: boolean): Promise<number> => {
+    let q = trx.selectFrom("users").select(["id", "wallet", "wallet_secret_enc"]);
+    if (onlyMissing) q = q.where("wallet_secret_enc_next", "is", null);
+    const rows = await q.execute();
+    for (const u of rows)
+      await trx
+        .updateTable("users")
+        .set({ wallet_secret_enc_next: reseal(u.wallet_secret_enc, u.wallet) })
+        .where("id", "=", u.id)
+        .execute();
+    return rows.length;
+  };
   let users = 0;
   if (!done) {
     // 1. New ciphertexts beside the old ones.
     await db.transaction().execute(async (trx) => {
-      for (const u of await trx.selectFrom("users").select(["id", "wallet", "wallet_secret_enc"]).execute()) {
-        await trx
-          .updateTable("users")
-          .set({ wallet_secret_enc_next: reseal(u.wallet_secret_enc, u.wallet) })
-          .where("id", "=", u.id)
-          .execute();
-        users++;
-      }
+      users += await resealUsers(trx, false);
       await trx.updateTable("service_key").set({ next_fingerprint: next.fingerprint() }).where("id", "=", 1).execute();
     });
     await o.after?.("prepared");
@@ -108,14 +114,7 @@ export async function rotateServiceKey(db: Db, old: ServiceKey, next: ServiceKey
   if (!done) {
     // 3. The switch, in one transaction.
     await db.transaction().execute(async (trx) => {
-      for (const u of await trx.selectFrom("users").select(["id", "wallet", "wallet_secret_enc"]).where("wallet_secret_enc_next", "is", null).execute()) {
-        await trx
-          .updateTable("users")
-          .set({ wallet_secret_enc_next: reseal(u.wallet_secret_enc, u.wallet) })
-          .where("id", "=", u.id)
-          .execute();
-        users++;
-      }
+      users += await resealUsers(trx, true);
       await trx
         .updateTable("users")
         .set((eb) => ({ wallet_secret_enc: eb.fn.coalesce("wallet_secret_enc_next", "wallet_secret_enc"), wallet_secret_enc_next: null }))

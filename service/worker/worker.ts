@@ -423,6 +423,13 @@ export class SettlementWorker {
       if (!p || p.state !== state) return null;
       return { pool: part.pool, participant: new Pk(address), user: part.user, userToken: part.userToken, payer: caller };
     };
+    /** Pools not closed by the indexer's tombstone, for a phase's query. */
+    const livePools = () => db.selectFrom("pools").where("pools.deleted", "=", 0);
+    /** Whether what can happen next to the pool (read from the chain) is one of `next`. */
+    const poolIs = async (address: string, ...next: ReturnType<typeof poolResolutionAt>[]) => {
+      const p = await pool(new Pk(address));
+      return p !== null && p !== undefined && next.includes(poolResolutionAt(p, now));
+    };
     const participants = (state: "RESOLVED" | "CANCELED") => () =>
       db
         .selectFrom("pool_participants")
@@ -436,55 +443,39 @@ export class SettlementWorker {
         count: "poolsResolved",
         keys: ["pools.closes_at", "pools.address"],
         query: () =>
-          db
-            .selectFrom("pools")
-            .where("pools.deleted", "=", 0)
-            .where((eb) =>
-              eb.or([
-                // A proposal whose dispute window is over, or on which every participant voted.
-                eb.and([
-                  eb("pools.state", "=", "RESOLVING"),
-                  eb("pools.escalated_at", "is", null),
-                  eb.or([eb("pools.vote_ends_at", "<=", nowN), eb("pools.voter_count", ">=", eb.ref("pools.participant_count"))]),
-                ]),
-                // No proposal within 72 h of max(closes_at, resolution_at).
-                eb.and([
-                  eb("pools.state", "=", "OPEN"),
-                  eb("pools.participant_count", ">", 0),
-                  eb("pools.closes_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS)),
-                  eb.or([eb("pools.resolution_at", "is", null), eb("pools.resolution_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS))]),
-                ]),
+          livePools().where((eb) =>
+            eb.or([
+              // A proposal whose dispute window is over, or on which every participant voted.
+              eb.and([
+                eb("pools.state", "=", "RESOLVING"),
+                eb("pools.escalated_at", "is", null),
+                eb.or([eb("pools.vote_ends_at", "<=", nowN), eb("pools.voter_count", ">=", eb.ref("pools.participant_count"))]),
               ]),
-            ),
-        act: async (address) => {
-          const p = await pool(new Pk(address));
-          if (!p) return null;
-          const next = poolResolutionAt(p, now);
-          if (next !== "resolvable" && next !== "escalatable") return null;
-          return [await pools.resolvePool({ caller, pool: new Pk(address) })];
-        },
+              // No proposal within 72 h of max(closes_at, resolution_at).
+              eb.and([
+                eb("pools.state", "=", "OPEN"),
+                eb("pools.participant_count", ">", 0),
+                eb("pools.closes_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS)),
+                eb.or([eb("pools.resolution_at", "is", null), eb("pools.resolution_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS))]),
+              ]),
+            ]),
+          ),
+        act: async (address) => ((await poolIs(address, "resolvable", "escalatable")) ? [await pools.resolvePool({ caller, pool: new Pk(address) })] : null),
       },
       {
         kind: "cancel-pool",
         count: "poolsCanceled",
         keys: ["pools.closes_at", "pools.address"],
         query: () =>
-          db
-            .selectFrom("pools")
-            .where("pools.deleted", "=", 0)
-            .where((eb) =>
-              eb.or([
-                // The authority left the escalation undecided for 7 days.
-                eb.and([eb("pools.state", "=", "RESOLVING"), eb("pools.escalated_at", "<=", Number(now - AUTHORITY_DEADLINE_SECONDS))]),
-                // Closed without a single pick: retired (REFUNDED at once).
-                eb.and([eb("pools.state", "=", "OPEN"), eb("pools.participant_count", "=", 0), eb("pools.closes_at", "<=", nowN)]),
-              ]),
-            ),
-        act: async (address) => {
-          const p = await pool(new Pk(address));
-          if (!p || poolResolutionAt(p, now) !== "cancelable") return null;
-          return [await pools.cancelPool({ caller, pool: new Pk(address) })];
-        },
+          livePools().where((eb) =>
+            eb.or([
+              // The authority left the escalation undecided for 7 days.
+              eb.and([eb("pools.state", "=", "RESOLVING"), eb("pools.escalated_at", "<=", Number(now - AUTHORITY_DEADLINE_SECONDS))]),
+              // Closed without a single pick: retired (REFUNDED at once).
+              eb.and([eb("pools.state", "=", "OPEN"), eb("pools.participant_count", "=", 0), eb("pools.closes_at", "<=", nowN)]),
+            ]),
+          ),
+        act: async (address) => ((await poolIs(address, "cancelable")) ? [await pools.cancelPool({ caller, pool: new Pk(address) })] : null),
       },
       {
         kind: "settle-participant",

@@ -5,7 +5,6 @@
  * asserts the SAFE behaviour.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { LAUNCH_LIMITS, OFFERS_ERRORS } from "../../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
@@ -53,16 +52,7 @@ describe("offers kit review: Config instructions and authority checks (kit::setu
     expectError(await w.send([await st(mallory.key.publicKey)], [mallory.key]), "Unauthorized");
     // create_contract (kit::setup::authorised) with the forged Config, and by a non-authority.
     const now = await w.chain.now();
-    const cc = (config?: PublicKey) =>
-      w.client.createContract({
-        authority: mallory.key.publicKey,
-        payer: mallory.key.publicKey,
-        templateId: randomUUID(),
-        eventId: randomUUID(),
-        cutoffAt: now + 100n,
-        resolutionDeadline: now + 200n,
-        config,
-      });
+    const cc = (config?: PublicKey) => w.contractIx(now, { by: mallory.key.publicKey, cutoffIn: 100n, deadlineAfterCutoff: 100n, config });
     expectError(await w.send([await cc(fake)], [mallory.key]), "AccountMismatch");
     expectError(await w.send([await cc()], [mallory.key]), "Unauthorized");
     // Unsigned real authority; read-only config.

@@ -320,15 +320,7 @@ describe("issue #10: the offers program holds against an attacker", () => {
     const [contractAddr] = w.client.pda.contract(templateId, eventId);
     const [altContract, altContractBump] = nonCanonical([Buffer.from("contract"), Buffer.from(uuidBytes(templateId)), Buffer.from(uuidBytes(eventId))], pid);
     const now = await w.chain.now();
-    const createContract = () =>
-      w.client.createContract({
-        authority: w.authority.publicKey,
-        payer: w.authority.publicKey,
-        templateId,
-        eventId,
-        cutoffAt: now + 100n,
-        resolutionDeadline: now + 200n,
-      });
+    const createContract = () => w.contractIx(now, { templateId, eventId, cutoffIn: 100n, deadlineAfterCutoff: 100n });
     const cc = await createContract();
     // CreateContractArgs: template_id [16], event_id [16], cutoff_at i64, resolution_deadline i64, bump u8.
     await refused(patch(rekey(cc, contractAddr, altContract), 48, altContractBump), [w.authority], "AccountMismatch");

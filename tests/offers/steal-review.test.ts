@@ -239,19 +239,7 @@ describe("offers steal review: resisted attacks (regressions)", () => {
     );
     const now = await w.chain.now();
     expectError(
-      await w.send(
-        [
-          await w.client.createContract({
-            authority: mallory.key.publicKey,
-            payer: mallory.key.publicKey,
-            templateId: randomUUID(),
-            eventId: randomUUID(),
-            cutoffAt: now + 100n,
-            resolutionDeadline: now + 200n,
-          }),
-        ],
-        [mallory.key],
-      ),
+      await w.send([await w.contractIx(now, { by: mallory.key.publicKey, cutoffIn: 100n, deadlineAfterCutoff: 100n })], [mallory.key]),
       "Unauthorized",
     );
     expectError(await w.send([await w.client.resolveContract({ authority: mallory.key.publicKey, contract, result: "void" })], [mallory.key]), "Unauthorized");

@@ -5,6 +5,7 @@ import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
 import type { ChainGateway } from "../../service/chain/gateway";
 import type { User } from "../../service/custody/custody";
+import { workedExampleCreate } from "../../harness/api-requests";
 
 export const UNIT = 1_000_000n;
 export { OFFERS_BASE };
@@ -113,16 +114,7 @@ export async function get(s: AnyStack, path: string, token?: string | null): Pro
 }
 
 export function createBody(contract: PublicKey, o: Partial<Record<string, unknown>> = {}): Record<string, unknown> {
-  return {
-    contractAddress: contract.toBase58(),
-    creatorOutcome: "sideA",
-    creatorTotalMicros: String(8n * UNIT),
-    takerTargetMicros: String(10n * UNIT),
-    minimumTakeMicros: String(UNIT),
-    expectedFeeBps: 1000,
-    idempotencyKey: `key-${Math.random().toString(36).slice(2)}-${Date.now()}`,
-    ...o,
-  };
+  return workedExampleCreate(contract, `key-${Math.random().toString(36).slice(2)}-${Date.now()}`, o);
 }
 
 export const key = () => `k-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
