@@ -163,6 +163,12 @@ interface Phase {
 
 type SendResult = { ok: true } | { ok: false; reason: string };
 
+/** `f`'s promise, made on the first call and shared by the later ones. */
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+}
+
 export class SettlementWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<WorkerReport> | null = null;
@@ -194,13 +200,19 @@ export class SettlementWorker {
   }
 
   /**
-   * The fee treasury the Config names now: the authority may move it (set_treasury) when the
-   * old one can no longer receive, and settlements must follow without a restart.
+   * The fee treasury a program's Config names now: the authority may move it (set_treasury) when
+   * the old one can no longer receive, and settlements must follow without a restart. Read once
+   * per pass (the phases memoise it), not once per settlement.
    */
-  private async treasury(): Promise<PublicKey> {
-    const a = await this.deps.gateway.getAccount(this.deps.client.pda.config()[0]);
-    if (!a || !a.owner.equals(this.deps.client.program.programId) || offersAccountKind(a.data) !== "config") return this.deps.treasury;
-    return decodeConfig(a.data).treasury;
+  private async configTreasury(
+    config: PublicKey,
+    programId: PublicKey,
+    isConfig: (data: Buffer) => boolean,
+    decode: (data: Buffer) => { treasury: PublicKey },
+  ): Promise<PublicKey> {
+    const a = await this.deps.gateway.getAccount(config);
+    if (!a || !a.owner.equals(programId) || !isConfig(a.data)) return this.deps.treasury;
+    return decode(a.data).treasury;
   }
 
   private async data(address: PublicKey, kind: "contract" | "offer" | "position"): Promise<Buffer | null> {
@@ -255,6 +267,7 @@ export class SettlementWorker {
     const { client } = this.deps;
     const payer = this.deps.payer.publicKey.toBase58();
     const nowN = Number(now);
+    const treasury = once(() => this.configTreasury(client.pda.config()[0], client.program.programId, (d) => offersAccountKind(d) === "config", decodeConfig));
     const phases: Phase[] = [
       {
         kind: "void-contract",
@@ -330,7 +343,7 @@ export class SettlementWorker {
               position: new Pk(address),
               creatorToken: o.creatorToken,
               takerToken: p.takerToken,
-              treasury: await this.treasury(),
+              treasury: await treasury(),
               creator: o.creator,
               taker: p.taker,
             }),
@@ -393,13 +406,6 @@ export class SettlementWorker {
     return a.data;
   }
 
-  /** The pools Config's treasury now (the authority may move it, as for offers). */
-  private async poolsTreasury(pools: PoolsClient): Promise<PublicKey> {
-    const a = await this.deps.gateway.getAccount(pools.pda.config()[0]);
-    if (!a || !a.owner.equals(pools.program.programId) || poolsAccountKind(a.data) !== "config") return this.deps.treasury;
-    return decodePoolsConfig(a.data).treasury;
-  }
-
   /**
    * The pools' phases. Candidates come from the store's pool rows (state, close time, dispute
    * window, escalation time); the pool account as the chain holds it decides through
@@ -409,6 +415,9 @@ export class SettlementWorker {
     const db = this.deps.db as unknown as Db;
     const nowN = Number(now);
     const caller = this.deps.payer.publicKey;
+    const treasury = once(() =>
+      this.configTreasury(pools.pda.config()[0], pools.program.programId, (d) => poolsAccountKind(d) === "config", decodePoolsConfig),
+    );
     const pool = async (address: PublicKey) => {
       const d = await this.poolAccount(address, pools, "pool");
       return d ? decodePool(d) : null;
@@ -484,7 +493,7 @@ export class SettlementWorker {
         query: participants("RESOLVED"),
         act: async (address) => {
           const a = await payout(address, "RESOLVED");
-          return a ? [await pools.settleParticipant({ ...a, treasury: await this.poolsTreasury(pools) })] : null;
+          return a ? [await pools.settleParticipant({ ...a, treasury: await treasury() })] : null;
         },
       },
       {
