@@ -2,15 +2,14 @@
  * Request rate limits of the HTTP API, per client address and per bearer token, so that one
  * client cannot take the service's capacity (reads included) from the others.
  *
- * GCRA (a token bucket: `burst` requests at once, refilled at `perMinute`), one row per key in
- * the store's `request_rate` table (theoretical arrival time in ms), moved by one conditional
- * UPDATE: atomic on SQLite and PostgreSQL, so every service process on one PostgreSQL store
- * shares the same buckets, and they survive restarts. The same scheme as the write rate of
- * service/writes/wallet-guard.ts; no rate-limiter package is installed in this project (e.g.
+ * GCRA buckets (`burst` requests at once, refilled at `perMinute`) in the store's `request_rate`
+ * table, through the same step as the write rate of service/writes/wallet-guard.ts
+ * (service/rate/gcra.ts); no rate-limiter package is installed in this project (e.g.
  * rate-limiter-flexible, whose PostgreSQL store would be a second table layout for the same
  * thing), so it is built on the store the service already has.
  */
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
+import { takeFromBucket } from "./gcra";
 import type { CustodyDatabase } from "../custody/schema";
 import type { Database } from "../../indexer/store/schema";
 
@@ -50,30 +49,16 @@ export class RequestLimiter {
     return this.take(`token:${tokenKey}`, this.limits.tokenBurst, this.limits.tokenPerMinute);
   }
 
-  /**
-   * GCRA: emission interval T = 60 s / perMinute, tolerance tau = (burst - 1) * T; a request at
-   * `now` passes when max(tat, now) - now <= tau and moves tat to max(tat, now) + T.
-   */
   private async take(key: string, burst: number, perMinute: number): Promise<number> {
     if (burst === 0 || perMinute === 0) return 0;
-    const T = Math.ceil(60_000 / perMinute);
-    const tau = T * (burst - 1);
-    const now = Math.floor(this.clockMs());
-    await this.db
-      .insertInto("request_rate")
-      .values({ key, tat_ms: 0 })
-      .onConflict((oc) => oc.column("key").doNothing())
-      .execute();
-    const tat = sql<number>`(case when tat_ms > ${now} then tat_ms else ${now} end)`;
-    const r = await this.db
-      .updateTable("request_rate")
-      .set({ tat_ms: sql<number>`${tat} + ${T}` })
-      .where("key", "=", key)
-      .where(sql<boolean>`${tat} - ${now} <= ${tau}`)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) return 0;
-    const row = await this.db.selectFrom("request_rate").select("tat_ms").where("key", "=", key).executeTakeFirst();
-    return Math.max(1, Math.ceil((Number(row?.tat_ms ?? now) - now - tau) / 1000));
+    const waitMs = await takeFromBucket(
+      this.db as Kysely<unknown>,
+      { table: "request_rate", keyColumn: "key", key },
+      burst,
+      Math.ceil(60_000 / perMinute),
+      Math.floor(this.clockMs()),
+    );
+    return waitMs === 0 ? 0 : Math.max(1, Math.ceil(waitMs / 1000));
   }
 
   /** Forgets buckets that are full again (tat in the past): keeps the table to active clients. */

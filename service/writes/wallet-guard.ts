@@ -44,13 +44,13 @@
  * stablecoin) and a program change.
  */
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
 import { PublicKey } from "@solana/web3.js";
 import type { Database } from "../../indexer/store/schema";
 import type { CustodyDatabase } from "../custody/schema";
 import type { User } from "../custody/custody";
 import { OffersClient } from "../../idl/client/offers";
 import { ApiError } from "../api-error";
+import { takeFromBucket } from "../rate/gcra";
 
 export interface WalletLimits {
   /** Writes a user may make at once (bucket size); 0 switches the rate limit off. */
@@ -190,31 +190,20 @@ export class WalletGuard {
   }
 
   /**
-   * Takes one token from the user's bucket, or throws 429 with the seconds until one is there.
-   * GCRA: emission interval T = 1 h / writesPerHour, tolerance tau = (writeBurst - 1) * T; a
-   * write at `now` passes when max(tat, now) - now <= tau and moves tat to max(tat, now) + T.
+   * Takes one token from the user's bucket (service/rate/gcra.ts: `writeBurst` at once, one
+   * more every 1 h / writesPerHour), or throws 429 with the seconds until one is there.
    */
   async consume(userId: string): Promise<void> {
     const { writeBurst, writesPerHour } = this.limits;
     if (writeBurst === 0 || writesPerHour === 0) return;
-    const T = Math.ceil(3_600_000 / writesPerHour);
-    const tau = T * (writeBurst - 1);
-    const now = Math.floor(this.clockMs());
-    await this.db
-      .insertInto("write_rate")
-      .values({ user_id: userId, tat_ms: 0 })
-      .onConflict((oc) => oc.column("user_id").doNothing())
-      .execute();
-    const tat = sql<number>`(case when tat_ms > ${now} then tat_ms else ${now} end)`;
-    const r = await this.db
-      .updateTable("write_rate")
-      .set({ tat_ms: sql<number>`${tat} + ${T}` })
-      .where("user_id", "=", userId)
-      .where(sql<boolean>`${tat} - ${now} <= ${tau}`)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) return;
-    const row = await this.db.selectFrom("write_rate").select("tat_ms").where("user_id", "=", userId).executeTakeFirst();
-    const waitMs = Math.max(1, Number(row?.tat_ms ?? now) - now - tau);
+    const waitMs = await takeFromBucket(
+      this.db as unknown as Kysely<unknown>,
+      { table: "write_rate", keyColumn: "user_id", key: userId },
+      writeBurst,
+      Math.ceil(3_600_000 / writesPerHour),
+      Math.floor(this.clockMs()),
+    );
+    if (waitMs === 0) return;
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
     throw new ApiError(
       429,
