@@ -16,6 +16,7 @@ import { ACCOUNT_TABLES } from "./schema";
 import type { Store } from "./db";
 import { decodeAccount, decodeEvents, type AccountRow } from "../decode";
 import { newer, type AccountUpdate, type Batch, type Checkpoint } from "../sources/types";
+import { changeSetOf, type ChangeListener, type WrittenRow } from "../changes";
 
 interface Version {
   slot: number;
@@ -46,6 +47,9 @@ export class StoreWriter {
   private readonly versions = new Map<string, Version>();
   readonly stats: WriterStats = { batches: 0, applied: 0, stale: 0, ignored: 0, events: 0 };
 
+  /** Told what each applied write changed, after its transaction commits (live updates, cache drops). */
+  private readonly listeners = new Set<ChangeListener>();
+
   private readonly prepared = new Map<string, { run(params: unknown[]): unknown; cols: string[] }>();
 
   private constructor(
@@ -69,6 +73,12 @@ export class StoreWriter {
     }
     const c = st.cols;
     for (const r of rows) st.run(c.map((k) => r[k]));
+  }
+
+  /** Returns the unsubscribe function. */
+  onApplied(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   static async open(store: Store, source: string): Promise<StoreWriter> {
@@ -129,11 +139,15 @@ export class StoreWriter {
     const tombstones: { table: AccountTable; u: AccountUpdate }[] = [];
     const children: { pool: string; u: AccountUpdate; rows: NonNullable<AccountChildren["pool_outcomes"]> }[] = [];
     const accepted: [string, Version][] = [];
+    const written: WrittenRow[] = [];
     for (const u of pending.values()) {
       if (u.data === null) {
         const table = this.versions.get(u.pubkey)?.table ?? null;
         accepted.push([u.pubkey, { slot: u.slot, wv: u.writeVersion, table, deleted: true }]);
-        if (table) tombstones.push({ table, u });
+        if (table) {
+          tombstones.push({ table, u });
+          written.push({ table, address: u.pubkey, row: null });
+        }
         continue;
       }
       const d = decodeAccount(u);
@@ -147,6 +161,7 @@ export class StoreWriter {
       const ch = (d as { children?: AccountChildren }).children;
       if (ch?.pool_outcomes) children.push({ pool: u.pubkey, u, rows: ch.pool_outcomes });
       accepted.push([u.pubkey, { slot: u.slot, wv: u.writeVersion, table: d.table }]);
+      written.push({ table: d.table, address: u.pubkey, row: d.row as Record<string, unknown> });
     }
     const events = decodeEvents(list.flatMap((b) => b.transactions));
     const last = list[list.length - 1];
@@ -202,6 +217,16 @@ export class StoreWriter {
     this.stats.batches += list.length;
     this.stats.applied += accepted.length;
     this.stats.events += events.fills.length + events.closes.length + events.settlements.length;
+    if (this.listeners.size) {
+      const change = changeSetOf(last, written, events);
+      for (const l of this.listeners) {
+        try {
+          l(change);
+        } catch {
+          // A listener's failure must not fail a write that has committed.
+        }
+      }
+    }
   }
 }
 
