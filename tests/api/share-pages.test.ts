@@ -27,6 +27,7 @@ let s: ApiStack;
 let browser: Browser;
 let creator: TestUser, taker: TestUser;
 let offer: string, hostileOffer: string;
+let contract: PublicKey;
 let pool: PublicKey, hostilePool: PublicKey, privatePool: PublicKey;
 
 async function createOffer(contract: PublicKey, token: string): Promise<string> {
@@ -90,7 +91,8 @@ beforeAll(async () => {
   s = await apiStack();
   browser = await launchBrowser();
   [creator, taker] = [await makeUser(s), await makeUser(s)];
-  offer = await createOffer(await contractTitled("Will the home side win?"), creator.token);
+  contract = await contractTitled("Will the home side win?");
+  offer = await createOffer(contract, creator.token);
   const t = await post(s, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, taker.token);
   expect(t.status).toBe(200);
   await until(async () => (await getJson(s, `${BASE}/${offer}`)).body.revision === "2");
@@ -298,6 +300,22 @@ describe("hostile text", () => {
     expect(dialogs).toEqual([]);
     const r = await fetch(`${s.url}/polls/hostile`);
     expect(r.headers.get("content-security-policy")).toContain("default-src 'none'");
+    await page.close();
+  });
+});
+
+describe("after settlement", () => {
+  it("shows the offer Settled with its contract's result and nothing left to take", async () => {
+    await s.chain.gateway.advance(3_601n);
+    await s.admin.resolveContract(contract, "sideB");
+    await s.worker.drain();
+    await until(async () => (await getJson(s, `${BASE}/${offer}`)).body.status === "Settled");
+    const { page } = await recordingPage(browser);
+    expect((await page.goto(`${s.url}/offers/${offer}`))!.status()).toBe(200);
+    expect(await page.getByTestId("status").innerText()).toBe("Settled");
+    expect(await page.getByTestId("remaining").innerText()).toBe("0 USDC");
+    expect(await page.locator("body").innerText()).toContain("Settled · Away won");
+    expect(await meta(page, "property", "og:description")).toContain("0 USDC left. Settled");
     await page.close();
   });
 });
