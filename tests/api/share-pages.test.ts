@@ -9,7 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import type { Browser, Page } from "playwright-core";
-import { upsertPoolCatalog } from "../../indexer";
+import { openStore, upsertPoolCatalog } from "../../indexer";
+import { ReadService } from "../../service/read/read-service";
+import { createApp, listen } from "../../graphql/server";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { decimalOdds, formatMicros } from "../../graphql/pages/share-views";
 import { apiStack, getJson, until, type ApiStack } from "./helpers";
@@ -262,6 +264,23 @@ describe("pages that do not exist", () => {
       expect(await page.locator('meta[property="og:title"]').count()).toBe(0);
     }
     await page.close();
+  });
+});
+
+describe("a store that cannot be read", () => {
+  it("answers an HTML 503 with Retry-After that no cache keeps", async () => {
+    const store = await openStore(":memory:");
+    const logged: unknown[] = [];
+    const srv = await listen(createApp({ read: new ReadService({ db: store.db, now: () => 0 }), custody: null, graphiql: false, log: (e) => logged.push(e) }));
+    await store.close(); // every query now fails
+    for (const path of [`/offers/${offer}`, "/polls/derby"]) {
+      const r = await fetch(`${srv.url}${path}`);
+      expect([path, r.status, r.headers.get("retry-after"), r.headers.get("cache-control")]).toEqual([path, 503, "5", "no-store"]);
+      expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await r.text()).toContain("Temporarily unavailable");
+    }
+    await srv.close();
+    expect(logged.length).toBe(2);
   });
 });
 
