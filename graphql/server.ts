@@ -1,13 +1,14 @@
 /**
  * The HTTP server: the spec's REST routes (offers reads and writes under /api/bets-usdc/offers,
- * the pool embed under /api/embed/v1) and GraphQL at /graphql (GraphiQL outside production),
- * all on one hono app over node:http. REST and GraphQL share ReadService and WriteService.
+ * the pool embed under /api/embed/v1), GraphQL at /graphql (GraphiQL outside production) and
+ * the HTML pages shared links open (/offers/<address>, /polls/<slug>), all on one hono app over node:http. REST and GraphQL share ReadService and WriteService.
  */
 import SchemaBuilder from "@pothos/core";
 import { serve, type ServerType } from "@hono/node-server";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { createYoga } from "graphql-yoga";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
@@ -23,6 +24,8 @@ import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import { ApiError } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
 import { writeRoutes } from "./rest/write-routes";
+import { sharePages } from "./pages/share-pages";
+import { corsAllowList } from "./cors";
 import type { WriteService } from "../service/writes/write-service";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -46,6 +49,8 @@ export interface AppDeps {
   rateLimit?: RateLimitOptions;
   /** Largest request body in bytes on every route (default 64 KiB); larger is 413 before it is read. */
   maxBodyBytes?: number;
+  /** Browser origins (`https://app.example`) allowed to call the offers API and /graphql; none (same-origin only) by default. */
+  corsOrigins?: readonly string[];
 }
 
 /**
@@ -104,6 +109,8 @@ export function createApp(deps: AppDeps): Hono {
   const custody = d.custody;
   if (custody) d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
   observeRequests(app, obs);
+  // First, so that every answer of these routes (429, 413 and 503 included) is readable by an allowed origin.
+  if (d.corsOrigins?.length) for (const path of [OFFERS_BASE, `${OFFERS_BASE}/*`, "/graphql"]) app.use(path, corsAllowList(d.corsOrigins));
   // Every 503 tells the client when to come back, whichever route or error produced it.
   app.use("*", async (c, next) => {
     await next();
@@ -123,11 +130,14 @@ export function createApp(deps: AppDeps): Hono {
   if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
-    // Same-origin by default, like the embed endpoint; put a proxy with an allow-list in front to widen it.
+    // Self-hosted: the editor's scripts and styles come with the page, so it works offline.
+    renderGraphiQL,
+    // CORS is hono's (corsAllowList above), the same allow-list as the offers API.
     cors: false,
     landingPage: false,
     maskedErrors: { maskError },

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs what building the on-chain programs needs, without Solana's downloadable
+# Installs what building the on-chain programs needs (and the browser tests' chromium), without Solana's downloadable
 # platform-tools: Debian's rustc-web (1.96, LLVM 22) with core/alloc sources, LLVM 22,
 # and sbpf-linker 0.1.9 built against that LLVM. Idempotent; a warm machine returns in
 # well under a second.
 set -euo pipefail
 
 APT_PKGS=(rustc-web cargo-web rust-web-src llvm-22 llvm-22-dev)
+# The browser suites (share pages, GraphiQL) drive Debian's chromium through playwright-core:
+# Playwright's own browser download is not available here.
+APT_PKGS+=(chromium)
 LINKER_VERSION=0.1.9
 
 missing=()

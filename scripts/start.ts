@@ -46,6 +46,7 @@ import { startClusterStack } from "../stack/cluster-stack";
 import type { AppParts, ServiceParts } from "../stack/service-parts";
 import type { EngineName } from "../harness/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
+import { parseCorsOrigins } from "../graphql/cors";
 import { ReadService } from "../service/read/read-service";
 import { seed } from "./seed";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
@@ -91,6 +92,7 @@ const opts = new Command()
     "requests per minute per bearer token after the burst (0: no limit)",
     process.env.TOKEN_PER_MINUTE ?? String(DEFAULT_REQUEST_LIMITS.tokenPerMinute),
   )
+  .option("--cors-origins <list>", "comma-separated browser origins allowed to call the offers API and /graphql (default: none)", process.env.CORS_ORIGINS)
   .option("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", process.env.TRUST_PROXY === "1")
   .option(
     "--max-lag-slots <n>",
@@ -118,6 +120,7 @@ const opts = new Command()
     tokenBurst: string;
     tokenPerMinute: string;
     trustProxy: boolean;
+    corsOrigins?: string;
     maxLagSlots: string;
   }>();
 
@@ -140,6 +143,8 @@ const requestLimits: RequestLimits = {
   tokenBurst: count(opts.tokenBurst, "--token-burst"),
   tokenPerMinute: count(opts.tokenPerMinute, "--token-per-minute"),
 };
+/** Other origins whose browser frontends may call the API (off: same-origin only). */
+const corsOrigins = parseCorsOrigins(opts.corsOrigins);
 let limiter: RequestLimiter | null = null;
 /** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
 const obs = new Observability({ processMetrics: true, maxLagSlots: count(opts.maxLagSlots, "--max-lag-slots") });
@@ -162,7 +167,15 @@ function serverApp(parts: AppParts) {
     publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
   });
   limiter = new RequestLimiter(parts.db, requestLimits);
-  return createApp({ read, custody: parts.custody, writes: parts.writes, obs: parts.obs, requestLimiter: limiter, rateLimit: { trustProxy: opts.trustProxy } });
+  return createApp({
+    read,
+    custody: parts.custody,
+    writes: parts.writes,
+    obs: parts.obs,
+    requestLimiter: limiter,
+    rateLimit: { trustProxy: opts.trustProxy },
+    corsOrigins,
+  });
 }
 
 /** The settlement worker every `workerMs`, and the hourly pruning of idempotency keys and idle request buckets; returns their stop. */
@@ -288,6 +301,7 @@ Try:
   curl -s ${s.url}/graphql -H 'Content-Type: application/json' -d '{"query":"{ offers(first: 3) { totalCount edges { node { address status remainingTakerMicros } } } }"}'
   curl -si ${s.url}${EMBED_BASE}/polls/${demo.poolSlugs[0]}
 (each pool by slug: ${demo.poolSlugs.join(", ")})
+Share pages (what shared links open, in a browser): ${s.url}/offers/${demo.offers[0]}  ${s.url}/polls/${demo.poolSlugs[0]}
 `);
   }
   onStop(async () => {

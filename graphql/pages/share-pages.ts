@@ -1,0 +1,79 @@
+/**
+ * The pages the shared links open: `/offers/<address>` (the links of GET /shareable) and
+ * `/polls/<slug-or-address>` (a pool's `canonicalUrl`). Server-rendered HTML from the same reads
+ * as the API (ReadService.offer as an anonymous caller, the embed's pool aggregate), so a page
+ * never shows what the API would not.
+ */
+import { Hono, type Context } from "hono";
+import type { HtmlEscapedString } from "hono/utils/html";
+import { EMBED_CACHE_CONTROL } from "../rest/read-routes";
+import { offerAddress } from "../../service/read/params";
+import type { ReadService } from "../../service/read/read-service";
+import { notFoundPage, offerMeta, offerPage, poolMeta, poolPage, unavailablePage } from "./share-views";
+import { RETRY_AFTER_SECONDS } from "../http-observability";
+
+/**
+ * No script, no frames, nothing fetched but the page itself: even a value that escaped the
+ * escaping could not run.
+ */
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+};
+
+export interface SharePagesOptions {
+  /** Path of the offers API (its resource is linked from each offer page). */
+  offersBase: string;
+  /** Path of the embed API (the pool aggregate linked from each poll page). */
+  embedBase: string;
+  log?: (e: unknown) => void;
+}
+
+export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
+  const app = new Hono({ strict: false });
+  // The same freshness as the embed: pages show data that is at most seconds old either way.
+  const send = (c: Context, body: HtmlEscapedString | Promise<HtmlEscapedString>, status: 200 | 404) =>
+    c.html(body, status, { ...SECURITY_HEADERS, "cache-control": EMBED_CACHE_CONTROL });
+  const guarded = (what: "offer" | "poll", render: (c: Context) => Promise<Response | null>) => async (c: Context) => {
+    try {
+      return (await render(c)) ?? send(c, notFoundPage(what), 404);
+    } catch (e) {
+      o.log?.(e);
+      return c.html(unavailablePage(), 503, { ...SECURITY_HEADERS, "cache-control": "no-store", "retry-after": String(RETRY_AFTER_SECONDS) });
+    }
+  };
+
+  app.get(
+    "/offers/:address",
+    guarded("offer", async (c) => {
+      let address: string;
+      try {
+        address = offerAddress(c.req.param("address") ?? "");
+      } catch {
+        return null; // not an address: the same 404 as an unknown one
+      }
+      const offer = await read.offer(address, null);
+      if (!offer) return null;
+      const meta = offerMeta(offer, `${read.publicBaseUrl}/offers/${address}`, `${read.publicBaseUrl}${o.offersBase}/${address}`);
+      return send(c, offerPage(offer, meta), 200);
+    }),
+  );
+  app.get(
+    "/polls/:identifier",
+    guarded("poll", async (c) => {
+      const pool = await read.poolAggregate(c.req.param("identifier") ?? "");
+      if (!pool) return null;
+      const meta = poolMeta(pool, `${read.publicBaseUrl}${o.embedBase}/polls/${encodeURIComponent(pool.slug ?? pool.id)}`);
+      return send(c, poolPage(pool, meta), 200);
+    }),
+  );
+  // Any other path under these two names no offer or poll: the same HTML 404.
+  for (const [path, what] of [
+    ["/offers", "offer"],
+    ["/polls", "poll"],
+  ] as const) {
+    app.get(path, (c) => send(c, notFoundPage(what), 404));
+    app.get(`${path}/*`, (c) => send(c, notFoundPage(what), 404));
+  }
+  return app;
+}
