@@ -23,6 +23,18 @@ const errorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => ap
 const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearer: [] }];
 const { 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 } = ERRORS;
 
+/** From an offer in a response (a JSON pointer to it) to the operations on it, at its current revision. */
+function offerLinks(at: string) {
+  const address = { address: `${at}/address` };
+  const revision = { expectedRevision: `${at}/revision` };
+  return {
+    GetOffer: { operationId: "getOffer", parameters: address },
+    OfferFills: { operationId: "offerFills", parameters: address },
+    TakeOffer: { operationId: "takeOffer", parameters: address, requestBody: { ...revision, takeAmountMicros: `${at}/minimumTakeMicros` } },
+    CloseOffer: { operationId: "closeOffer", parameters: address, requestBody: revision },
+  };
+}
+
 const route = <R extends RouteConfig>(r: R) => createRoute({ tags: ["offers"], ...r });
 
 const contractsRoute = route({
@@ -31,7 +43,27 @@ const contractsRoute = route({
   operationId: "listContracts",
   summary: "Open contracts available for offers, plus settings",
   security: OPTIONAL_BEARER,
-  responses: { 200: ok("contracts and settings", ContractsResponse), 401: e401, 429: e429, 503: e503 },
+  responses: {
+    200: {
+      ...ok("contracts and settings", ContractsResponse),
+      links: {
+        CreateOnContract: {
+          operationId: "createOffer",
+          requestBody: {
+            contractAddress: "$response.body#/contracts/0/address",
+            expectedFeeBps: "$response.body#/feeBps",
+            creatorTotalMicros: "8000000",
+            takerTargetMicros: "10000000",
+            minimumTakeMicros: "1000000",
+          },
+          description: "the spec's worked example (a stake of 8 units against a target of 10) on the first open contract at the current fee",
+        },
+      },
+    },
+    401: e401,
+    429: e429,
+    503: e503,
+  },
 });
 const browseRoute = route({
   method: "get",
@@ -40,7 +72,13 @@ const browseRoute = route({
   summary: "Browse offers, paginated",
   security: OPTIONAL_BEARER,
   request: { query: BrowseQuery },
-  responses: { 200: ok("a page of offers", OfferPage), 400: e400, 401: e401, 429: e429, 503: e503 },
+  responses: {
+    200: { ...ok("a page of offers", OfferPage), links: offerLinks("$response.body#/offers/0") },
+    400: e400,
+    401: e401,
+    429: e429,
+    503: e503,
+  },
 });
 const mineRoute = route({
   method: "get",
@@ -67,7 +105,7 @@ const offerRoute = route({
   summary: "One offer with the viewer's position if signed in",
   security: OPTIONAL_BEARER,
   request: { params: OfferAddressPath },
-  responses: { 200: ok("the offer", Offer), 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
+  responses: { 200: { ...ok("the offer", Offer), links: offerLinks("$response.body#") }, 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
 });
 const fillsRoute = route({
   method: "get",

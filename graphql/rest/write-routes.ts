@@ -57,7 +57,16 @@ const createOffer = route({
   operationId: "createOffer",
   summary: "Create an offer (asynchronous: poll GET /{offerAddress} until viewer.role is creator)",
   request: { body: body(CreateBody) },
-  responses: { 200: ok("submitted; a replay with the same idempotencyKey and body returns the original result", CreateReceipt), ...errors },
+  responses: {
+    200: {
+      ...ok("submitted; a replay with the same idempotencyKey and body returns the original result", CreateReceipt),
+      links: {
+        GetCreated: { operationId: "getOffer", parameters: { address: "$response.body#/offerAddress" } },
+        CloseCreated: { operationId: "closeOffer", parameters: { address: "$response.body#/offerAddress" }, requestBody: { expectedRevision: "1" } },
+      },
+    },
+    ...errors,
+  },
 });
 const takeOffer = route({
   method: "post",
