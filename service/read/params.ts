@@ -30,6 +30,8 @@ export interface BrowseParams extends PageParams {
 }
 
 const INT = /^[1-9][0-9]{0,8}$/;
+// eslint-disable-next-line no-control-regex -- finding control characters is its purpose
+const CONTROL = /[\u0000-\u001f\u007f]/;
 const got = (v: unknown) => JSON.stringify(String(v).slice(0, 40));
 
 /**
@@ -72,10 +74,11 @@ export const BrowseQuery = PageQuery.extend({
     (v) => `sport must be one of ${SPORTS.join(", ")} (any case); got ${got(v)}`,
     { description: `one of ${SPORTS.join(", ")} (any case)` },
   ),
+  // Control characters search nothing, and PostgreSQL refuses a NUL in text outright (was a 503).
   query: queryParam(
-    (v) => v.length <= 200,
-    () => "query must be at most 200 characters",
-    { maxLength: 200, description: "text search over title, event, competition and side labels" },
+    (v) => v.length <= 200 && !CONTROL.test(v),
+    () => "query must be at most 200 characters, without control characters",
+    { maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]*$", description: "text search over title, event, competition and side labels" },
   ),
   status: oneOf("status", OFFER_STATUSES, "offer status"),
   view: oneOf("view", VIEWS, "browse: open offers; results: Closed and Settled ones"),

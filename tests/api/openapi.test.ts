@@ -60,5 +60,9 @@ describe("docs/openapi.json", () => {
     const page = await fetch(`${server.url}${OFFERS_BASE}/shareable?pageSize=51`);
     expect(page.status).toBe(400);
     expect(await page.json()).toEqual({ error: 'pageSize must be an integer from 1 to 50; got "51"' });
+    // A NUL reached PostgreSQL and came back 503; it is refused like any other bad value.
+    const nul = await fetch(`${server.url}${OFFERS_BASE}/shareable?query=a%00b`);
+    expect(nul.status).toBe(400);
+    expect(await nul.json()).toEqual({ error: "query must be at most 200 characters, without control characters" });
   });
 });
