@@ -14,26 +14,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiStack, type ApiStack } from "./helpers";
 import { contract, createBody, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
+import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
 
 const root = join(import.meta.dirname, "..", "..");
 const CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance", "response_schema_conformance", "response_headers_conformance"];
-const MAX_EXAMPLES = 50;
+const MAX_EXAMPLES = 40;
 const SEED = 20261124;
-
-let s: ApiStack;
-let caller: TestUser;
-
-beforeAll(async () => {
-  s = await apiStack();
-  const [creator, signedIn] = [await makeUser(s), await makeUser(s)];
-  caller = signedIn;
-  const c = await contract(s);
-  for (let i = 0; i < 2; i++) {
-    const r = await post(s, "/", createBody(c, { creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT) }), creator.token);
-    expect(r.status, r.text).toBe(200);
-  }
-});
-afterAll(async () => s?.stop());
 
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -46,7 +32,27 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
   });
 }
 
-describe("schemathesis against docs/openapi.json", () => {
+describe.each(ENGINES)("schemathesis against docs/openapi.json, store on %s", (engine) => {
+  let s: ApiStack;
+  let caller: TestUser;
+  let target: StoreTarget;
+
+  beforeAll(async () => {
+    target = freshStore(engine, "st");
+    s = await apiStack({ storeUrl: target.url });
+    const [creator, signedIn] = [await makeUser(s), await makeUser(s)];
+    caller = signedIn;
+    const c = await contract(s);
+    for (let i = 0; i < 2; i++) {
+      const r = await post(s, "/", createBody(c, { creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT) }), creator.token);
+      expect(r.status, r.text).toBe(200);
+    }
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await target?.drop();
+  });
+
   it("finds no server error and no response outside the document", async () => {
     const version = spawnSync("schemathesis", ["--version"], { encoding: "utf8" });
     expect(version.status, "schemathesis is not installed: run bash scripts/setup.sh").toBe(0);
@@ -92,7 +98,7 @@ describe("schemathesis against docs/openapi.json", () => {
     const operations = [...xml.matchAll(/<testcase name="(GET|POST) /g)].length;
     const cases = Number(/(\d+) generated/.exec(out)?.[1] ?? NaN);
     console.log(
-      `schemathesis ${version.stdout.trim().split(" ").pop()}: ${operations} operations + stateful, ${cases} test cases, ` +
+      `schemathesis ${version.stdout.trim().split(" ").pop()} (${engine}): ${operations} operations + stateful, ${cases} test cases, ` +
         `max-examples ${MAX_EXAMPLES}, seed ${SEED}, ${seconds.toFixed(1)} s; failures ${failures}, errors ${errors}, skipped ${skipped}`,
     );
     expect({ code, failures, errors }, out.slice(-6_000)).toEqual({ code: 0, failures: 0, errors: 0 });
