@@ -18,18 +18,16 @@ import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
 import { addReadQueries, type ReadContext } from "./schema/read-schema";
-import { embedRoutes, readRoutes } from "./rest/read-routes";
 import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import { ApiError } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
-import { writeRoutes } from "./rest/write-routes";
+import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
 import { corsAllowList } from "./cors";
 import type { WriteService } from "../service/writes/write-service";
 
-export const OFFERS_BASE = "/api/bets-usdc/offers";
-export const EMBED_BASE = "/api/embed/v1";
+export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
 export interface AppDeps {
   read: ReadService;
@@ -127,9 +125,7 @@ export function createApp(deps: AppDeps): Hono {
     "*",
     bodyLimit({ maxSize: maxBody, onError: (c) => c.json({ error: `request body too large: at most ${maxBody} bytes` }, 413, { connection: "close" }) }),
   );
-  if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
-  app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
-  app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d),

@@ -19,6 +19,11 @@ node -e "require('better-sqlite3')" 2>/dev/null || npm rebuild better-sqlite3
 if ls ../shared/tools/solana-test-validator-*-x86_64-linux.xz >/dev/null 2>&1; then
   bash scripts/setup-test-validator.sh
 fi
+# schemathesis (PyPI) fuzzes the REST API against docs/openapi.json in tests/api/schemathesis.test.ts.
+SCHEMATHESIS_VERSION=4.32.5
+if [ "$(schemathesis --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+  python3 -m pip install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
+fi
 npx tsx scripts/gen-idl.ts --check
 bash scripts/build-programs.sh
 echo "setup: ready in $(( $(date +%s) - started )) s"

@@ -1,88 +1,221 @@
 /**
  * The read routes of the spec on hono: the offers GETs (relative to /api/bets-usdc/offers) and
- * the pool aggregate embed endpoint. Parsing and shaping only; ReadService holds the logic.
+ * the pool aggregate embed endpoint. Each is a createRoute: the zod schemas that validate its
+ * parameters are the ones docs/openapi.json publishes. Parsing and shaping only; ReadService holds
+ * the logic.
  */
-import { Hono, type Context } from "hono";
+import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { Custody } from "../../service/custody/custody";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
-import { browseParams, mineParams, offerAddress, pageParams } from "../../service/read/params";
+import { BrowseQuery, MineQuery, OfferAddressPath, PageQuery, browseParams, mineParams, pageParams } from "../../service/read/params";
 import type { ReadService } from "../../service/read/read-service";
-import { resolveViewer } from "../../service/read/viewer";
+import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
+import { validationHook } from "./validation-hook";
+import { ContractsResponse, EmbedResponse, ERRORS, ErrorBody, FillPage, Offer, OfferPage, ShareablePage, ok } from "./schemas";
 
 export const EMBED_CACHE_CONTROL = "public, max-age=5, s-maxage=15, stale-while-revalidate=30";
 
-const errorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, "temporarily unavailable; retry with backoff", log);
+const READ_FALLBACK = "temporarily unavailable; retry with backoff";
+const errorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, READ_FALLBACK, log);
 
-export function readRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): Hono {
-  const app = new Hono({ strict: false });
-  const handle = (op: (c: Context) => Promise<unknown>) => async (c: Context) => {
+/** Reads take a token or none: none is anonymous, a bad one is 401. */
+const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearer: [] }];
+const { 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 } = ERRORS;
+
+/** From an offer in a response (a JSON pointer to it) to the operations on it, at its current revision. */
+function offerLinks(at: string) {
+  const address = { address: `${at}/address` };
+  const revision = { expectedRevision: `${at}/revision` };
+  return {
+    GetOffer: { operationId: "getOffer", parameters: address },
+    OfferFills: { operationId: "offerFills", parameters: address },
+    TakeOffer: { operationId: "takeOffer", parameters: address, requestBody: { ...revision, takeAmountMicros: `${at}/minimumTakeMicros` } },
+    CloseOffer: { operationId: "closeOffer", parameters: address, requestBody: revision },
+  };
+}
+
+const route = <R extends RouteConfig>(r: R) => createRoute({ tags: ["offers"], ...r });
+
+const contractsRoute = route({
+  method: "get",
+  path: "/contracts",
+  operationId: "listContracts",
+  summary: "Open contracts available for offers, plus settings",
+  security: OPTIONAL_BEARER,
+  responses: {
+    200: {
+      ...ok("contracts and settings", ContractsResponse),
+      links: {
+        CreateOnContract: {
+          operationId: "createOffer",
+          requestBody: {
+            contractAddress: "$response.body#/contracts/0/address",
+            expectedFeeBps: "$response.body#/feeBps",
+            creatorTotalMicros: "8000000",
+            takerTargetMicros: "10000000",
+            minimumTakeMicros: "1000000",
+          },
+          description: "the spec's worked example (a stake of 8 units against a target of 10) on the first open contract at the current fee",
+        },
+      },
+    },
+    401: e401,
+    429: e429,
+    503: e503,
+  },
+});
+const browseRoute = route({
+  method: "get",
+  path: "/",
+  operationId: "browseOffers",
+  summary: "Browse offers, paginated",
+  security: OPTIONAL_BEARER,
+  request: { query: BrowseQuery },
+  responses: {
+    200: { ...ok("a page of offers", OfferPage), links: offerLinks("$response.body#/offers/0") },
+    400: e400,
+    401: e401,
+    429: e429,
+    503: e503,
+  },
+});
+const mineRoute = route({
+  method: "get",
+  path: "/mine",
+  operationId: "myOffers",
+  summary: "Offers the caller created or took",
+  security: [{ bearer: [] }],
+  request: { query: MineQuery },
+  responses: { 200: ok("a page of the caller's offers", OfferPage), 400: e400, 401: e401, 429: e429, 503: e503 },
+});
+const shareableRoute = route({
+  method: "get",
+  path: "/shareable",
+  operationId: "shareableOffers",
+  summary: "Open offers formatted for sharing into a chat",
+  security: [],
+  request: { query: BrowseQuery },
+  responses: { 200: ok("a page of shareable offers", ShareablePage), 400: e400, 429: e429, 503: e503 },
+});
+const offerRoute = route({
+  method: "get",
+  path: "/{address}",
+  operationId: "getOffer",
+  summary: "One offer with the viewer's position if signed in",
+  security: OPTIONAL_BEARER,
+  request: { params: OfferAddressPath },
+  responses: { 200: { ...ok("the offer", Offer), links: offerLinks("$response.body#") }, 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
+});
+const fillsRoute = route({
+  method: "get",
+  path: "/{address}/fills",
+  operationId: "offerFills",
+  summary: "Fills on one offer, paginated",
+  security: OPTIONAL_BEARER,
+  request: { params: OfferAddressPath, query: PageQuery },
+  responses: { 200: ok("a page of fills, oldest first", FillPage), 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
+});
+
+export function readRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
+  // Any status the service raises is answered here; the routes' responses document them all.
+  const handle = (op: (c: Context) => Promise<unknown>) =>
+    (async (c: Context) => {
+      try {
+        return c.json((await op(c)) as object, 200);
+      } catch (e) {
+        return errorResponse(c, e, opts.log);
+      }
+    }) as never;
+  /**
+   * The viewer is resolved before the parameters are checked (one rule with GraphQL: a bad token is
+   * 401 whatever else is wrong); the handler reads it back.
+   */
+  const viewers = new WeakMap<Request, ReadViewer | null>();
+  const signedIn = async (c: Context, next: () => Promise<void>) => {
     try {
-      return c.json((await op(c)) as object, 200);
+      viewers.set(c.req.raw, await resolveViewer(custody, c.req.header("authorization")));
     } catch (e) {
       return errorResponse(c, e, opts.log);
     }
+    await next();
   };
-  const viewer = (c: Context) => resolveViewer(custody, c.req.header("authorization"));
+  const viewer = (c: Context) => viewers.get(c.req.raw) ?? null;
+  // hono passes the raw query; the validated copy holds the same strings.
+  const query = (c: Context) => c.req.query();
 
-  app.get(
-    "/contracts",
-    handle(async (c) => {
-      await viewer(c);
+  app.openapi(
+    { ...contractsRoute, middleware: [signedIn] },
+    handle(async () => {
       const [settings, contracts] = await Promise.all([read.settings(), read.openContracts()]);
       return { contracts, ...settings };
     }),
   );
-  app.get(
-    "/",
-    handle(async (c) => {
-      const p = browseParams(c.req.query());
-      return read.browse(p, (await viewer(c))?.wallet ?? null);
-    }),
+  app.openapi(
+    { ...browseRoute, middleware: [signedIn] },
+    handle(async (c) => read.browse(browseParams(query(c)), viewer(c)?.wallet ?? null)),
   );
-  app.get(
-    "/mine",
+  app.openapi(
+    { ...mineRoute, middleware: [signedIn] },
     handle(async (c) => {
-      const v = await viewer(c);
+      const v = viewer(c);
       if (!v) throw new ApiError(401, "GET /mine needs a token: Authorization: Bearer <token>");
-      return read.mine(mineParams(c.req.query()), v.wallet);
+      return read.mine(mineParams(query(c)), v.wallet);
     }),
   );
-  app.get(
-    "/shareable",
-    handle(async (c) => read.shareable(browseParams(c.req.query()))),
+  app.openapi(
+    shareableRoute,
+    handle(async (c) => read.shareable(browseParams(query(c)))),
   );
-  app.get(
-    "/:address",
+  app.openapi(
+    { ...offerRoute, middleware: [signedIn] },
     handle(async (c) => {
-      const address = offerAddress(c.req.param("address") ?? "");
-      const o = await read.offer(address, (await viewer(c))?.wallet ?? null);
+      const o = await read.offer(c.req.param("address") ?? "", viewer(c)?.wallet ?? null);
       if (!o) throw new ApiError(404, "offer not found");
       return o;
     }),
   );
-  app.get(
-    "/:address/fills",
-    handle(async (c) => {
-      const address = offerAddress(c.req.param("address") ?? "");
-      return read.fills(address, pageParams(c.req.query()));
-    }),
+  app.openapi(
+    { ...fillsRoute, middleware: [signedIn] },
+    handle(async (c) => read.fills(c.req.param("address") ?? "", pageParams(query(c)))),
   );
   return app;
 }
+
+const embedRoute = createRoute({
+  method: "get",
+  path: "/polls/{identifier}",
+  operationId: "pollAggregate",
+  tags: ["embed"],
+  summary: "Aggregate numbers of a public pool market (server-to-server; no CORS allowance)",
+  security: [],
+  request: { params: z.object({ identifier: z.string().meta({ description: "pool slug or bet address" }) }) },
+  responses: {
+    200: ok("the pool's aggregate", EmbedResponse, { "Cache-Control": z.string().meta({ example: EMBED_CACHE_CONTROL }) }),
+    404: {
+      description: "unknown, private, deleted, flagged or malformed identifier (indistinguishable on purpose)",
+      content: { "application/json": { schema: ErrorBody } },
+      headers: z.object({ "Cache-Control": z.string() }),
+    },
+    429: ERRORS[429],
+    500: { description: "temporary; retry with backoff and keep the last good response", content: { "application/json": { schema: ErrorBody } } },
+  },
+});
 
 /**
  * GET /api/embed/v1/polls/:identifier. Unknown, private, deleted, flagged and malformed
  * identifiers are the same 404; no CORS allowance is ever sent (server-to-server endpoint).
  */
-export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => void } = {}): Hono {
-  const app = new Hono({ strict: false });
+export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false });
   // The same aggregate object is served until it changes: serialise it once.
   const serialized = new WeakMap<object, string>();
   const notFound = (c: Context) => {
     c.header("Cache-Control", EMBED_CACHE_CONTROL);
     return c.json({ error: "Poll not found" }, 404);
   };
-  app.get("/polls/:identifier", async (c) => {
+  app.openapi(embedRoute, (async (c: Context) => {
     try {
       const data = await read.poolAggregate(c.req.param("identifier") ?? "");
       if (!data) return notFound(c);
@@ -96,7 +229,7 @@ export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => voi
       c.header("Cache-Control", "no-store");
       return c.json({ error: "Internal server error" }, 500);
     }
-  });
+  }) as never);
   // Any other path under /polls/ (none, or more than one segment) names no pool: the same 404.
   app.get("/polls", notFound);
   app.get("/polls/*", notFound);

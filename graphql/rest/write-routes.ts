@@ -1,21 +1,31 @@
 /**
  * The spec's write routes on hono, mounted under `/api/bets-usdc/offers`:
- * POST `/`, POST `/:address/take`, POST `/:address/close`. Parsing and shaping only; the rules
- * live in WriteService. Errors are `{error: message}` with the spec's statuses; anything
- * unexpected is logged and answered 503 without detail (no stack, no SQL, no key material).
+ * POST `/`, POST `/:address/take`, POST `/:address/close`. Each is a createRoute whose body and
+ * path schemas (service/writes/validate.ts) validate the request and are published in
+ * docs/openapi.json. Order of checks: token (401), then Content-Type, size and JSON (400), then the
+ * fields (400), then the rules in WriteService. Errors are `{error: message}` with the spec's
+ * statuses; anything unexpected is logged and answered 503 without detail (no stack, no SQL, no
+ * key material).
  */
-import { Hono, type Context } from "hono";
+import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
+import type { Principal } from "../../service/custody/custody";
+import { CloseBody, CreateBody, OfferPath, TakeBody } from "../../service/writes/validate";
 import type { WriteService } from "../../service/writes/write-service";
+import { validationHook } from "./validation-hook";
+import { CloseReceipt, CreateReceipt, ERRORS, TakeReceipt, ok } from "./schemas";
 
 const MAX_BODY = 16 * 1024;
+const WRITE_FALLBACK = "temporarily unavailable; retry with the same idempotencyKey";
+const CONTENT_TYPE = "Content-Type must be application/json";
 
-const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) =>
-  apiErrorResponse(c, e, "temporarily unavailable; retry with the same idempotencyKey", log);
+const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, WRITE_FALLBACK, log);
 
 async function jsonBody(c: Context): Promise<unknown> {
   const ct = c.req.header("content-type") ?? "";
-  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(ct.trim())) throw new ApiError(400, "Content-Type must be application/json");
+  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(ct.trim())) throw new ApiError(400, CONTENT_TYPE);
   const len = Number(c.req.header("content-length") ?? "0");
   if (len > MAX_BODY) throw new ApiError(400, `body larger than ${MAX_BODY} bytes`);
   const buf = await c.req.arrayBuffer();
@@ -33,36 +43,88 @@ async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
+const body = (schema: typeof CreateBody | typeof TakeBody | typeof CloseBody) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
+const { 400: e400, 401: e401, 403: e403, 404: e404, 409: e409, 413: e413, 429: e429, 503: e503 } = ERRORS;
+const errors = { 400: e400, 401: e401, 403: e403, 404: e404, 409: e409, 413: e413, 429: e429, 503: e503 };
+const route = <R extends RouteConfig>(r: R) => createRoute({ tags: ["offers"], security: [{ bearer: [] }], ...r });
+
+const createOffer = route({
+  method: "post",
+  path: "/",
+  operationId: "createOffer",
+  summary: "Create an offer (asynchronous: poll GET /{offerAddress} until viewer.role is creator)",
+  request: { body: body(CreateBody) },
+  responses: {
+    200: {
+      ...ok("submitted; a replay with the same idempotencyKey and body returns the original result", CreateReceipt),
+      links: {
+        GetCreated: { operationId: "getOffer", parameters: { address: "$response.body#/offerAddress" } },
+        CloseCreated: { operationId: "closeOffer", parameters: { address: "$response.body#/offerAddress" }, requestBody: { expectedRevision: "1" } },
+      },
+    },
+    ...errors,
+  },
+});
+const takeOffer = route({
+  method: "post",
+  path: "/{address}/take",
+  operationId: "takeOffer",
+  summary: "Take part or all of an offer",
+  request: { params: OfferPath, body: body(TakeBody) },
+  responses: { 200: ok("submitted", TakeReceipt), ...errors },
+});
+const closeOffer = route({
+  method: "post",
+  path: "/{address}/close",
+  operationId: "closeOffer",
+  summary: "Withdraw the unmatched part of an offer",
+  request: { params: OfferPath, body: body(CloseBody) },
+  responses: { 200: ok("submitted", CloseReceipt), ...errors },
+});
+
 /** Routes relative to the offers base path. */
-export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) => void } = {}): Hono {
-  const app = new Hono({ strict: false });
-  const handle = (op: (c: Context) => Promise<unknown>) => async (c: Context) => {
+export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(WRITE_FALLBACK) });
+  const principals = new WeakMap<Request, Principal>();
+  /** Token first (401), then the body read and parsed (400) before the schemas see it. */
+  const signedIn = async (c: Context, next: () => Promise<void>) => {
     try {
-      return c.json((await op(c)) as object, 200);
+      principals.set(c.req.raw, await service.authorize(c.req.header("authorization")));
+      await jsonBody(c);
     } catch (e) {
       return writeErrorResponse(c, e, opts.log);
     }
+    await next();
   };
-  app.post(
-    "/",
-    handle(async (c) => {
-      const p = await service.authorize(c.req.header("authorization"));
-      return service.create(p, await jsonBody(c));
-    }),
+  // Any status the service raises is answered here; the routes' responses document them all.
+  const handle = (op: (c: Context, p: Principal) => Promise<unknown>) =>
+    (async (c: Context) => {
+      try {
+        return c.json((await op(c, principals.get(c.req.raw)!)) as object, 200);
+      } catch (e) {
+        return writeErrorResponse(c, e, opts.log);
+      }
+    }) as never;
+  const json = (c: Context) => c.req.json<unknown>();
+  app.openapi(
+    { ...createOffer, middleware: [signedIn] },
+    handle(async (c, p) => service.create(p, await json(c))),
   );
-  app.post(
-    "/:address/take",
-    handle(async (c) => {
-      const p = await service.authorize(c.req.header("authorization"));
-      return service.take(p, c.req.param("address") ?? "", await jsonBody(c));
-    }),
+  app.openapi(
+    { ...takeOffer, middleware: [signedIn] },
+    handle(async (c, p) => service.take(p, c.req.param("address") ?? "", await json(c))),
   );
-  app.post(
-    "/:address/close",
-    handle(async (c) => {
-      const p = await service.authorize(c.req.header("authorization"));
-      return service.close(p, c.req.param("address") ?? "", await jsonBody(c));
-    }),
+  app.openapi(
+    { ...closeOffer, middleware: [signedIn] },
+    handle(async (c, p) => service.close(p, c.req.param("address") ?? "", await json(c))),
   );
+  // The schemas' media-type gate answers 415 for what jsonBody accepts with odd spacing: the same 400.
+  app.onError((e, c) => {
+    if (e instanceof HTTPException && e.status === 415) return writeErrorResponse(c, new ApiError(400, CONTENT_TYPE));
+    return writeErrorResponse(c, e, opts.log);
+  });
   return app;
 }

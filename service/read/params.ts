@@ -1,15 +1,20 @@
 /**
  * Query parameters of the read endpoints, parsed strictly: a wrong value is a 400 that says what
- * was wrong and what is allowed (never silently clamped).
+ * was wrong and what is allowed (never silently clamped). The rules are zod schemas: the REST
+ * routes validate with them and publish them in docs/openapi.json; GraphQL parses its arguments
+ * with the same functions. An empty value is the same as an absent one.
  */
-import { ApiError } from "../api-error";
-import { parseAddress } from "../writes/validate";
+import { z } from "zod";
+import { addressSchema } from "../writes/validate";
+import { parseWith } from "../validation";
 import { SPORTS, sportOf, type Sport } from "./sports";
 
 export const OFFER_STATUSES = ["Open", "Filled", "Closed", "Settled"] as const;
 export type OfferStatus = (typeof OFFER_STATUSES)[number];
 export const VIEWS = ["browse", "results"] as const;
 export type View = (typeof VIEWS)[number];
+export const MINE_ROLES = ["creator", "taker"] as const;
+export type MineRole = (typeof MINE_ROLES)[number];
 
 /** `offset`, when given, overrides `(page - 1) * pageSize` (GraphQL cursors). */
 export interface PageParams {
@@ -25,57 +30,94 @@ export interface BrowseParams extends PageParams {
 }
 
 const INT = /^[1-9][0-9]{0,8}$/;
+// eslint-disable-next-line no-control-regex -- finding control characters is its purpose
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const got = (v: unknown) => JSON.stringify(String(v).slice(0, 40));
 
-function intParam(v: string | undefined, name: string, def: number, min: number, max: number): number {
-  if (v === undefined || v === "") return def;
-  if (!INT.test(v) || Number(v) < min || Number(v) > max)
-    throw new ApiError(400, `${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(v.slice(0, 40))}`);
-  return Number(v);
+/**
+ * A query parameter that is a string passing `ok` (or empty); `message` says what is allowed. The
+ * document shows `doc` (an integer's range, an enum) instead of "string".
+ */
+function queryParam(ok: (v: string) => boolean, message: (v: unknown) => string, doc: Record<string, unknown>) {
+  const error = (iss: { input?: unknown }) => message(iss.input);
+  return z
+    .string({ error })
+    .refine((v) => v === "" || ok(v), { error })
+    .optional()
+    .meta(doc);
 }
 
-export function pageParams(q: Record<string, string | undefined>): PageParams {
-  return { page: intParam(q.page, "page", 1, 1, 1_000_000_000), pageSize: intParam(q.pageSize, "pageSize", 20, 1, 50) };
+function intParam(name: string, def: number, min: number, max: number, description: string) {
+  return queryParam(
+    (v) => INT.test(v) && Number(v) >= min && Number(v) <= max,
+    (v) => `${name} must be an integer from ${min} to ${max}; got ${got(v)}`,
+    { type: "integer", minimum: min, maximum: max, default: def, description },
+  );
 }
 
-function oneOf<T extends string>(v: string | undefined, name: string, allowed: readonly T[]): T | undefined {
-  if (v === undefined || v === "") return undefined;
-  if (!(allowed as readonly string[]).includes(v))
-    throw new ApiError(400, `${name} must be one of ${allowed.join(", ")}; got ${JSON.stringify(v.slice(0, 40))}`);
-  return v as T;
+function oneOf(name: string, allowed: readonly string[], description: string) {
+  return queryParam(
+    (v) => allowed.includes(v),
+    (v) => `${name} must be one of ${allowed.join(", ")}; got ${got(v)}`,
+    { enum: [...allowed], description },
+  );
 }
 
-function text(v: string | undefined, name: string, max: number): string | undefined {
-  if (v === undefined || v === "") return undefined;
-  if (v.length > max) throw new ApiError(400, `${name} must be at most ${max} characters`);
-  return v;
+export const PageQuery = z.object({
+  page: intParam("page", 1, 1, 1_000_000_000, "page number, from 1"),
+  pageSize: intParam("pageSize", 20, 1, 50, "items per page"),
+});
+
+export const BrowseQuery = PageQuery.extend({
+  sport: queryParam(
+    (v) => sportOf(v) !== null,
+    (v) => `sport must be one of ${SPORTS.join(", ")} (any case); got ${got(v)}`,
+    { description: `one of ${SPORTS.join(", ")} (any case)` },
+  ),
+  // Control characters search nothing, and PostgreSQL refuses a NUL in text outright (was a 503).
+  query: queryParam(
+    (v) => v.length <= 200 && !CONTROL.test(v),
+    () => "query must be at most 200 characters, without control characters",
+    { maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]*$", description: "text search over title, event, competition and side labels" },
+  ),
+  status: oneOf("status", OFFER_STATUSES, "offer status"),
+  view: oneOf("view", VIEWS, "browse: open offers; results: Closed and Settled ones"),
+});
+
+export const MineQuery = BrowseQuery.extend({ role: oneOf("role", MINE_ROLES, "the caller's part in the offer; both when absent") });
+
+/** The path segment naming an offer; a malformed one is 400 (the spec's "Malformed address"). */
+export const OfferAddressPath = z.object({ address: addressSchema("offer address") });
+
+type Query = Record<string, string | null | undefined>;
+const present = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
+/** GraphQL passes null for an omitted argument: the same as absent. */
+const defined = (q: Query) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== null && v !== undefined));
+
+export function pageParams(q: Query): PageParams {
+  const p = parseWith(PageQuery, defined(q));
+  return { page: Number(present(p.page) ?? 1), pageSize: Number(present(p.pageSize) ?? 20) };
 }
 
-function sport(v: string | undefined): Sport | undefined {
-  if (v === undefined || v === "") return undefined;
-  const s = sportOf(v);
-  if (!s) throw new ApiError(400, `sport must be one of ${SPORTS.join(", ")} (any case); got ${JSON.stringify(v.slice(0, 40))}`);
-  return s;
+export function browseParams(q: Query): BrowseParams {
+  const p = parseWith(BrowseQuery, defined(q));
+  const sport = present(p.sport);
+  return {
+    page: Number(present(p.page) ?? 1),
+    pageSize: Number(present(p.pageSize) ?? 20),
+    sport: sport === undefined ? undefined : (sportOf(sport) ?? undefined),
+    query: present(p.query),
+    status: present(p.status) as OfferStatus | undefined,
+    view: present(p.view) as View | undefined,
+  };
 }
-
-export const MINE_ROLES = ["creator", "taker"] as const;
-export type MineRole = (typeof MINE_ROLES)[number];
 
 /** GET /mine: the browse parameters and `role` (creator or taker; both when absent). */
-export function mineParams(q: Record<string, string | undefined>): BrowseParams & { role?: MineRole } {
-  return { ...browseParams(q), role: oneOf(q.role, "role", MINE_ROLES) };
-}
-
-export function browseParams(q: Record<string, string | undefined>): BrowseParams {
-  return {
-    ...pageParams(q),
-    sport: sport(q.sport),
-    query: text(q.query, "query", 200),
-    status: oneOf(q.status, "status", OFFER_STATUSES),
-    view: oneOf(q.view, "view", VIEWS),
-  };
+export function mineParams(q: Query): BrowseParams & { role?: MineRole } {
+  return { ...browseParams(q), role: present(parseWith(MineQuery, defined(q)).role) as MineRole | undefined };
 }
 
 /** An offer address path segment; a malformed one is 400 (the spec's "Malformed address"). */
 export function offerAddress(v: string): string {
-  return parseAddress(v, "offer address").toBase58();
+  return parseWith(OfferAddressPath, { address: v }).address;
 }

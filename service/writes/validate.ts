@@ -12,60 +12,107 @@
  *   "characters"). A key the store cannot hold as text (a NUL, an unpaired surrogate) is kept as
  *   its sha256 instead; it still names one action of its user.
  * - Unknown fields are refused, so a typo in a field name never goes unnoticed.
+ * - The rules are zod schemas (CreateBody, TakeBody, CloseBody): the REST routes validate with them
+ *   and publish them in docs/openapi.json, so the document cannot drift from the checks.
  */
 import { createHash } from "node:crypto";
 import { PublicKey } from "@solana/web3.js";
-import { ApiError } from "../api-error";
+import { z } from "zod";
+import { fieldError, parseWith, strictBody } from "../validation";
 
-const bad = (m: string) => new ApiError(400, m);
 export const U64_MAX = 18_446_744_073_709_551_615n;
 const DIGITS = /^(0|[1-9][0-9]{0,19})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
-export function parseAddress(v: unknown, field: string): PublicKey {
-  if (typeof v !== "string" || !BASE58.test(v)) throw bad(`${field} must be a base58 address of 32 bytes`);
-  let k: PublicKey;
+function canonicalAddress(v: string): boolean {
   try {
-    k = new PublicKey(v);
+    return new PublicKey(v).toBase58() === v;
   } catch {
-    throw bad(`${field} must be a base58 address of 32 bytes`);
+    return false;
   }
-  if (k.toBase58() !== v) throw bad(`${field} must be a base58 address of 32 bytes`);
-  return k;
 }
 
-export function parseU64String(v: unknown, field: string): bigint {
-  if (typeof v !== "string") throw bad(`${field} must be a string of decimal digits (micro-units), e.g. "5000000"`);
-  if (!DIGITS.test(v)) throw bad(`${field} must be a string of decimal digits without sign, spaces, exponent or leading zeros`);
-  const n = BigInt(v);
-  if (n > U64_MAX) throw bad(`${field} must be at most ${U64_MAX}`);
-  return n;
+/** One schema per field name: built once, reused by every request. */
+function perField<S>(build: (field: string) => S): (field: string) => S {
+  const made = new Map<string, S>();
+  return (field) => {
+    let s = made.get(field);
+    if (s === undefined) made.set(field, (s = build(field)));
+    return s;
+  };
 }
 
-function parseKey(v: unknown): string {
-  if (typeof v !== "string") throw bad("idempotencyKey must be a string of 8 to 128 characters");
-  const n = [...v].length;
-  if (n < 8 || n > 128) throw bad(`idempotencyKey must be 8 to 128 characters; got ${n}`);
+/** A base58 address of 32 bytes, in its canonical spelling. */
+export const addressSchema = perField((field) => {
+  const message = `${field} must be a base58 address of 32 bytes`;
+  return z
+    .string({ error: fieldError(field, message) })
+    .regex(BASE58, { error: message, abort: true })
+    .refine(canonicalAddress, { error: message })
+    .meta({ description: "base58 address of 32 bytes", examples: ["11111111111111111111111111111111"] });
+});
+
+/** An amount in micro-units (or a revision): a JSON string of decimal digits, at most 2^64-1. */
+export const u64Schema = perField((field) =>
+  z
+    .string({ error: fieldError(field, `${field} must be a string of decimal digits (micro-units), e.g. "5000000"`) })
+    .regex(DIGITS, { error: `${field} must be a string of decimal digits without sign, spaces, exponent or leading zeros`, abort: true })
+    .refine((v) => BigInt(v) <= U64_MAX, { error: `${field} must be at most ${U64_MAX}` })
+    .meta({ description: "decimal string of an unsigned 64-bit integer", examples: ["5000000"] }),
+);
+
+const keyLength = (v: string) => [...v].length;
+
+const idempotencyKeySchema = z
+  .string({ error: fieldError("idempotencyKey", "idempotencyKey must be a string of 8 to 128 characters") })
+  .refine((v) => keyLength(v) >= 8 && keyLength(v) <= 128, {
+    error: (iss) => `idempotencyKey must be 8 to 128 characters; got ${keyLength(String(iss.input))}`,
+  })
+  // JSON Schema counts characters as code points, like the rule (zod's min/max count UTF-16 units).
+  .meta({ minLength: 8, maxLength: 128, description: "unique per intended action: a replay with the same key and body returns the original result" });
+
+/** The store keeps text: a key it cannot hold (a NUL, an unpaired surrogate) is kept as its sha256. */
+function storableKey(v: string): string {
   if (v.includes("\u0000") || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v))
     return `sha256:${createHash("sha256").update(Buffer.from(v, "utf16le")).digest("hex")}`;
   return v;
 }
 
-function object(body: unknown, allowed: readonly string[], required: readonly string[]): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw bad("body must be a JSON object");
-  const o = body as Record<string, unknown>;
-  const extra = Object.keys(o).filter((k) => !allowed.includes(k));
-  if (extra.length)
-    throw bad(
-      `unknown field(s): ${extra
-        .slice(0, 5)
-        .map((k) => JSON.stringify(k.slice(0, 40)))
-        .join(", ")}; allowed: ${allowed.join(", ")}`,
-    );
-  const missing = required.filter((k) => o[k] === undefined);
-  if (missing.length) throw bad(`missing field(s): ${missing.join(", ")}`);
-  return o;
+export function parseAddress(v: unknown, field: string): PublicKey {
+  return new PublicKey(parseWith(addressSchema(field), v));
 }
+
+export function parseU64String(v: unknown, field: string): bigint {
+  return BigInt(parseWith(u64Schema(field), v));
+}
+
+export const CreateBody = strictBody({
+  contractAddress: addressSchema("contractAddress"),
+  creatorOutcome: z.enum(["sideA", "sideB"], { error: fieldError("creatorOutcome", 'creatorOutcome must be "sideA" or "sideB"') }),
+  creatorTotalMicros: u64Schema("creatorTotalMicros"),
+  takerTargetMicros: u64Schema("takerTargetMicros"),
+  minimumTakeMicros: u64Schema("minimumTakeMicros"),
+  expectedFeeBps: z
+    .number({ error: fieldError("expectedFeeBps", "expectedFeeBps must be an integer from 0 to 10000") })
+    .int({ error: "expectedFeeBps must be an integer from 0 to 10000" })
+    .min(0, { error: "expectedFeeBps must be an integer from 0 to 10000" })
+    .max(10_000, { error: "expectedFeeBps must be an integer from 0 to 10000" }),
+  idempotencyKey: idempotencyKeySchema,
+}).meta({ id: "CreateOfferRequest" });
+
+export const TakeBody = strictBody({
+  takeAmountMicros: u64Schema("takeAmountMicros"),
+  expectedRevision: u64Schema("expectedRevision"),
+  idempotencyKey: idempotencyKeySchema,
+}).meta({ id: "TakeOfferRequest" });
+
+export const CloseBody = strictBody({
+  expectedRevision: u64Schema("expectedRevision"),
+  idempotencyKey: idempotencyKeySchema,
+}).meta({ id: "CloseOfferRequest" });
+
+/** The offer address of a take or close path. */
+export const OfferPath = z.object({ address: addressSchema("offer address") });
 
 export interface CreateRequest {
   contract: PublicKey;
@@ -77,27 +124,17 @@ export interface CreateRequest {
   idempotencyKey: string;
 }
 
-const CREATE_FIELDS = [
-  "contractAddress",
-  "creatorOutcome",
-  "creatorTotalMicros",
-  "takerTargetMicros",
-  "minimumTakeMicros",
-  "expectedFeeBps",
-  "idempotencyKey",
-] as const;
-
 export function parseCreate(body: unknown): CreateRequest {
-  const o = object(body, CREATE_FIELDS, CREATE_FIELDS);
-  const idempotencyKey = parseKey(o.idempotencyKey);
-  const contract = parseAddress(o.contractAddress, "contractAddress");
-  if (o.creatorOutcome !== "sideA" && o.creatorOutcome !== "sideB") throw bad('creatorOutcome must be "sideA" or "sideB"');
-  const creatorTotal = parseU64String(o.creatorTotalMicros, "creatorTotalMicros");
-  const takerTarget = parseU64String(o.takerTargetMicros, "takerTargetMicros");
-  const minimumTake = parseU64String(o.minimumTakeMicros, "minimumTakeMicros");
-  const fee = o.expectedFeeBps;
-  if (typeof fee !== "number" || !Number.isInteger(fee) || fee < 0 || fee > 10_000) throw bad("expectedFeeBps must be an integer from 0 to 10000");
-  return { contract, side: o.creatorOutcome, creatorTotal, takerTarget, minimumTake, expectedFeeBps: fee, idempotencyKey };
+  const o = parseWith(CreateBody, body);
+  return {
+    contract: new PublicKey(o.contractAddress),
+    side: o.creatorOutcome,
+    creatorTotal: BigInt(o.creatorTotalMicros),
+    takerTarget: BigInt(o.takerTargetMicros),
+    minimumTake: BigInt(o.minimumTakeMicros),
+    expectedFeeBps: o.expectedFeeBps,
+    idempotencyKey: storableKey(o.idempotencyKey),
+  };
 }
 
 export interface TakeRequest {
@@ -107,18 +144,10 @@ export interface TakeRequest {
   idempotencyKey: string;
 }
 
-const TAKE_FIELDS = ["takeAmountMicros", "expectedRevision", "idempotencyKey"] as const;
-
 export function parseTake(offerAddress: string, body: unknown): TakeRequest {
   const offer = parseAddress(offerAddress, "offer address");
-  const o = object(body, TAKE_FIELDS, TAKE_FIELDS);
-  const idempotencyKey = parseKey(o.idempotencyKey);
-  return {
-    offer,
-    amount: parseU64String(o.takeAmountMicros, "takeAmountMicros"),
-    expectedRevision: parseU64String(o.expectedRevision, "expectedRevision"),
-    idempotencyKey,
-  };
+  const o = parseWith(TakeBody, body);
+  return { offer, amount: BigInt(o.takeAmountMicros), expectedRevision: BigInt(o.expectedRevision), idempotencyKey: storableKey(o.idempotencyKey) };
 }
 
 export interface CloseRequest {
@@ -127,11 +156,8 @@ export interface CloseRequest {
   idempotencyKey: string;
 }
 
-const CLOSE_FIELDS = ["expectedRevision", "idempotencyKey"] as const;
-
 export function parseClose(offerAddress: string, body: unknown): CloseRequest {
   const offer = parseAddress(offerAddress, "offer address");
-  const o = object(body, CLOSE_FIELDS, CLOSE_FIELDS);
-  const idempotencyKey = parseKey(o.idempotencyKey);
-  return { offer, expectedRevision: parseU64String(o.expectedRevision, "expectedRevision"), idempotencyKey };
+  const o = parseWith(CloseBody, body);
+  return { offer, expectedRevision: BigInt(o.expectedRevision), idempotencyKey: storableKey(o.idempotencyKey) };
 }

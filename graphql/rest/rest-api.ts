@@ -1,0 +1,69 @@
+/**
+ * Every REST route on one OpenAPIHono: the offers reads and writes under OFFERS_BASE, the pool
+ * embed under EMBED_BASE, and the OpenAPI 3.1 document of them all at OFFERS_BASE/openapi.json,
+ * generated from the zod schemas the routes validate with (committed as docs/openapi.json).
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Custody } from "../../service/custody/custody";
+import type { ReadService } from "../../service/read/read-service";
+import type { WriteService } from "../../service/writes/write-service";
+import { embedRoutes, readRoutes } from "./read-routes";
+import { writeRoutes } from "./write-routes";
+
+export const OFFERS_BASE = "/api/bets-usdc/offers";
+export const EMBED_BASE = "/api/embed/v1";
+export const OPENAPI_PATH = `${OFFERS_BASE}/openapi.json`;
+
+export interface RestDeps {
+  read: ReadService;
+  custody: Custody | null;
+  /** Without it the write routes are not served (the document still describes them). */
+  writes?: WriteService | null;
+  log?: (e: unknown) => void;
+}
+
+function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "a Personal Access Token; writes need the bet:write scope",
+  });
+  if (writes) app.route(OFFERS_BASE, writeRoutes(writes, { log: d.log }));
+  app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
+  app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  return app;
+}
+
+/** The OpenAPI 3.1 document of the REST API (the services are never called to build it). */
+export function openApiDocument(): object {
+  const app = routes({ read: null as never, custody: null }, {} as WriteService);
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Fixed-odds offers and pool aggregates",
+      version: "1.0.0",
+      description:
+        "Offers API (reads, and writes submitted on-chain on the caller's behalf) and the public pool aggregate embed. " +
+        "Amounts are decimal strings of micro-units. Errors are {error: message}. See docs/api-guide.md.",
+    },
+    tags: [
+      { name: "offers", description: "fixed-odds offers (base path /api/bets-usdc/offers)" },
+      { name: "embed", description: "pool market aggregates, server-to-server" },
+    ],
+  });
+}
+
+/** docs/openapi.json as committed: the document, two-space indented, with a final newline. */
+export function openApiJson(): string {
+  return JSON.stringify(openApiDocument(), null, 2) + "\n";
+}
+
+export function restApi(d: RestDeps): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false });
+  // Before the offers routes: "/openapi.json" would otherwise be read as an offer address.
+  let doc: string | null = null;
+  app.get(OPENAPI_PATH, (c) => c.body((doc ??= openApiJson()), 200, { "content-type": "application/json; charset=utf-8" }));
+  app.route("/", routes(d, d.writes ?? null));
+  return app;
+}
