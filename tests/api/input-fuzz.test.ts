@@ -73,7 +73,7 @@ let contract = "";
 let offer = "";
 let url = "";
 
-async function admin(cmd: Record<string, unknown>): Promise<any> {
+async function admin<T = unknown>(cmd: Record<string, unknown>): Promise<T> {
   const a = JSON.parse(readFileSync(join(data, "admin.json"), "utf8")) as { adminUrl: string; adminToken: string };
   const r = await fetch(`${a.adminUrl}/admin`, {
     method: "POST",
@@ -82,7 +82,7 @@ async function admin(cmd: Record<string, unknown>): Promise<any> {
   });
   const b = (await r.json()) as { result?: unknown; error?: string };
   if (r.status !== 200) throw new Error(`${cmd.op}: ${b.error}`);
-  return b.result;
+  return b.result as T;
 }
 
 /** What must not change: the store's content and the custody tables (minus tokens' last use). */
@@ -143,7 +143,7 @@ beforeAll(async () => {
   };
   await admin({ op: "block", user: "carol" });
   contract = (
-    await admin({
+    await admin<{ address: string }>({
       op: "create-contract",
       title: "Fuzz Cup final",
       event: "Final",
@@ -598,7 +598,12 @@ async function send(req: Req): Promise<{ status: number; body: string; headers: 
   const target = graphGet
     ? `${url}/graphql?${new URLSearchParams(Object.entries(JSON.parse(req.body!) as Record<string, unknown>).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]))}`
     : `${url}${req.path}`;
-  const r = await fetch(target, { method: req.method, headers: req.headers, body: req.method === "POST" ? req.body : undefined, signal: AbortSignal.timeout(30_000) });
+  const r = await fetch(target, {
+    method: req.method,
+    headers: req.headers,
+    body: req.method === "POST" ? req.body : undefined,
+    signal: AbortSignal.timeout(30_000),
+  });
   return { status: r.status, body: await r.text(), headers: r.headers };
 }
 
