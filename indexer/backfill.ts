@@ -14,6 +14,7 @@ export const CHAIN_TABLES = [
   "fills",
   "offer_closes",
   "settlements",
+  "pool_cancels",
   "pools",
   "pool_outcomes",
   "pool_wagers",

@@ -14,7 +14,7 @@ import {
   ContractResult,
   bytesUuid,
 } from "../idl/client/offers";
-import { POOLS_PROGRAM_ID, poolsAccountKind, decodePool, decodeParticipant } from "../idl/client/pools";
+import { POOLS_PROGRAM_ID, poolsAccountKind, decodePool, decodeParticipant, parsePoolsEvents } from "../idl/client/pools";
 import { accountKind, compileAccountDecoders, type DecodableIdl } from "./idl-decoder";
 import type { AccountChildren } from "./store/writer";
 import type {
@@ -26,6 +26,7 @@ import type {
   FillsTable,
   OfferClosesTable,
   OffersTable,
+  PoolCancelsTable,
   PositionsTable,
   SettlementsTable,
 } from "./store/schema";
@@ -254,6 +255,7 @@ export interface DecodedEvents {
   fills: FillsTable[];
   closes: OfferClosesTable[];
   settlements: SettlementsTable[];
+  poolCancels: PoolCancelsTable[];
 }
 
 const pk = (v: unknown) => (v as { toBase58(): string }).toBase58();
@@ -304,14 +306,38 @@ export function decodeOffersEvents(tx: TxEvent, out: DecodedEvents): void {
   }
 }
 
+/** The program's pool states (programs/pools/src/state.rs). */
+const POOL_CANCELED = 4;
+const POOL_REFUNDED = 5;
+
+/**
+ * Event rows of the pools program in one successful transaction: the cancel of a pool
+ * (`cancel_pool`, or the authority's `authority_resolve(255)`), which moves it to CANCELED, or
+ * straight to REFUNDED when nobody had picked. A REFUNDED after the last refund of a canceled
+ * pool is no cancel: the pool's first cancel row stays (insert-or-ignore by pool).
+ */
+export function decodePoolsEvents(tx: TxEvent, out: DecodedEvents): void {
+  if (tx.err) return;
+  const refunded = new Set<string>();
+  for (const ev of parsePoolsEvents(programDataLines(tx.logs, POOLS_PROGRAM))) {
+    const d = ev.data;
+    // A refund's ParticipantSettled precedes the REFUNDED it completes; a retire has none.
+    if (ev.name === "participantSettled") refunded.add(pk(d.pool));
+    if (ev.name !== "poolStateChanged") continue;
+    const state = Number(d.state);
+    if (state === POOL_CANCELED || (state === POOL_REFUNDED && !refunded.has(pk(d.pool))))
+      out.poolCancels.push({ pool: pk(d.pool), canceled_at: Number(d.timestamp), signature: tx.signature, slot: tx.slot });
+  }
+}
+
 /** Event decoders of other programs register here. */
 export type EventDecoder = (tx: TxEvent, out: DecodedEvents) => void;
-const eventDecoders: EventDecoder[] = [decodeOffersEvents];
+const eventDecoders: EventDecoder[] = [decodeOffersEvents, decodePoolsEvents];
 export function registerEventDecoder(d: EventDecoder): void {
   eventDecoders.push(d);
 }
 export function decodeEvents(txs: TxEvent[]): DecodedEvents {
-  const out: DecodedEvents = { fills: [], closes: [], settlements: [] };
+  const out: DecodedEvents = { fills: [], closes: [], settlements: [], poolCancels: [] };
   for (const tx of txs) for (const d of eventDecoders) d(tx, out);
   return out;
 }

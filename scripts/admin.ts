@@ -26,8 +26,9 @@
  *                                                  under a new key (service stopped; crash-safe)
  *
  * Environment: SERVICE_KEY (32-byte key sealing custodial wallets; else <data>/service.key),
- * SERVICE_WALLET (JSON secret key of the service's fee/rent payer and program authority; else
- * sealed in <data>/service-wallet.sealed).
+ * SERVICE_WALLET (JSON secret key of the service's fee/rent payer and program authority) or
+ * SERVICE_WALLET_FILE (that JSON in a file); with --rpc one of them is required, else it is
+ * sealed in <data>/service-wallet.sealed.
  */
 import { Command, Option } from "commander";
 import { spawn } from "node:child_process";
@@ -60,7 +61,7 @@ async function exec(cmd: AdminCommand): Promise<void> {
     const key = ServiceKey.load(o.data, process.env, { cluster: true });
     const store = await openStore(o.store ?? join(o.data, "store.sqlite"));
     const custody = await Custody.open(store.db as Kysely<unknown>, key);
-    const service = loadServiceWallet(o.data, key);
+    const service = loadServiceWallet(o.data, key, process.env, { cluster: true });
     const ops = new AdminOps(custody, store.db, new RpcGateway(o.rpc), service, offersClientFor(service.publicKey));
     try {
       result = await runAdminCommand(ops, cmd).catch((e: unknown) => {

@@ -11,14 +11,17 @@
  *
  * With --rpc the service runs against that validator or cluster instead of the in-process chain:
  * writes through RpcGateway, the indexer from RPC (snapshot, subscriptions, reconcile), the store
- * kept between runs (the indexer resumes from its checkpoint). The service wallet of the data
- * directory pays fees and must hold SOL there; --init creates the USDC-like mint (the service is
+ * kept between runs (the indexer resumes from its checkpoint). The service wallet (SERVICE_WALLET
+ * or SERVICE_WALLET_FILE) pays fees and must hold SOL there; --init creates the USDC-like mint (the service is
  * its authority), the treasury and both Configs, for a fresh local validator. No demo data (the
  * demo needs the local chain's clock); use scripts/admin.ts to create users and contracts.
  *
  * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
  * The service key: SERVICE_KEY, or SERVICE_KEY_FILE; with --rpc one of them is required (a file
  * outside the data directory), in local mode <data>/service.key is generated when missing.
+ * The service wallet: SERVICE_WALLET (JSON secret key) or SERVICE_WALLET_FILE; with --rpc one of
+ * them is required (the file outside the data directory), in local mode it is sealed in
+ * <data>/service-wallet.sealed, generated when missing.
  *
  * The per-user bound on the service wallet (service/writes/wallet-guard.ts; 0 switches one off):
  * --write-burst / WRITE_BURST (60), --writes-per-hour / WRITES_PER_HOUR (60),
@@ -207,8 +210,8 @@ async function mainRpc(rpc: string) {
   const data = resolve(opts.data);
   // Before anything is written: no key from the environment is a refusal, never a random key.
   const key = ServiceKey.load(data, process.env, { cluster: true });
+  const service = loadServiceWallet(data, key, process.env, { cluster: true });
   mkdirSync(data, { recursive: true });
-  const service = loadServiceWallet(data, key);
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   const s = await startClusterStack({
     rpcUrl: rpc,

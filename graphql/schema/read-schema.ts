@@ -226,7 +226,7 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
       cancelReason: t.exposeString("cancelReason", {
         nullable: true,
         description:
-          "Why the pool was canceled (CANCELED, or REFUNDED after a cancel): CREATOR (withdrawn while picks were open), ESCALATION (the authority canceled it, or left it undecided for 7 days), NO_PICKS (closed without a pick); null otherwise.",
+          "Why the pool was canceled (CANCELED, or REFUNDED after a cancel): CREATOR (withdrawn while picks were open), AUTHORITY (escalated, canceled by the authority), TIMEOUT (escalated, left undecided for 7 days, then canceled), NO_PICKS (closed without a pick); null otherwise.",
       }),
       outcomes: t.field({ type: [PoolOutcome], resolve: (p: PoolAggregate) => p.outcomes }),
       totalOiMicros: t.exposeString("totalOiMicros"),

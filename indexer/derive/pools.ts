@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import type { PoolCatalogTable, PoolOutcomesTable, PoolsTable } from "../store/schema";
 import { iso } from "./offers";
+import { AUTHORITY_DEADLINE_SECONDS } from "../../idl/client/pools";
 
 export type PoolState = "OPEN" | "LOCKED" | "RESOLVING" | "RESOLVED" | "DISTRIBUTED" | "CANCELED" | "REFUNDED";
 
@@ -67,23 +68,36 @@ export interface PoolOutcomeAggregate {
 
 /**
  * Why a pool ended without a result. The spec's CANCELED says "the creator canceled"; the program
- * also cancels an escalated pool (the authority's `authority_resolve(255)`, or anyone's
- * `cancel_pool` once the authority left it undecided for 7 days) and retires a pool that closed
- * without a single pick (straight to REFUNDED). docs/service-guide.md, "Why a pool was canceled".
+ * also cancels an escalated pool, and retires a pool that closed without a single pick (straight
+ * to REFUNDED). docs/service-guide.md, "Why a pool was canceled".
+ * - CREATOR: not escalated, withdrawn by its creator while picks were open;
+ * - AUTHORITY: escalated, canceled by the config's authority (`authority_resolve(255)`);
+ * - TIMEOUT: escalated, and the authority left it undecided for 7 days: canceled by anyone (the worker);
+ * - NO_PICKS: closed without a pick, retired.
  */
-export type PoolCancelReason = "CREATOR" | "ESCALATION" | "NO_PICKS";
+export type PoolCancelReason = "CREATOR" | "AUTHORITY" | "TIMEOUT" | "NO_PICKS";
 
-/** The cancel reason of a CANCELED pool, or of a REFUNDED one that was canceled; null otherwise. */
+/**
+ * The cancel reason of a CANCELED pool, or of a REFUNDED one that was canceled; null otherwise.
+ * `canceledAt` is the chain time of the cancel (the pool_cancels row of its event). The program
+ * lets the authority cancel only before escalated_at + 7 days and anyone else only from then on,
+ * so the cancel time tells the two apart. Without the event (a store that missed it) the last
+ * update stands in: it is the cancel itself until the first refund, and never earlier than it.
+ */
 export function poolCancelReason(
   pool: Pick<PoolsTable, "state" | "winning_outcome" | "escalated_at" | "participant_count" | "closes_at" | "updated_at">,
+  canceledAt: number | null = null,
 ): PoolCancelReason | null {
   if (pool.state !== "CANCELED" && pool.state !== "REFUNDED") return null;
   // Resolved for an outcome nobody backed: every stake refunded, but the pool has a result.
   if (pool.winning_outcome !== null && pool.winning_outcome !== undefined) return null;
-  if (pool.escalated_at !== null && pool.escalated_at !== undefined) return "ESCALATION";
+  if (pool.escalated_at !== null && pool.escalated_at !== undefined) {
+    const at = canceledAt ?? Number(pool.updated_at ?? 0);
+    return at < Number(pool.escalated_at) + Number(AUTHORITY_DEADLINE_SECONDS) ? "AUTHORITY" : "TIMEOUT";
+  }
   // Without picks nothing is refunded later, so the last update is the cancel itself.
   const empty = Number(pool.participant_count ?? 0) === 0;
-  if (empty && pool.closes_at !== null && Number(pool.updated_at ?? 0) >= Number(pool.closes_at)) return "NO_PICKS";
+  if (empty && pool.closes_at !== null && Number(canceledAt ?? pool.updated_at ?? 0) >= Number(pool.closes_at)) return "NO_PICKS";
   // Not escalated, with picks (or before closing): only the creator may cancel then.
   return "CREATOR";
 }
@@ -122,6 +136,8 @@ export function derivePoolAggregate(a: {
   catalog: Pick<PoolCatalogTable, "slug"> | null;
   /** Distinct funded owners, when the pool row has no participant_count (from pool_wagers). */
   participantCount?: number;
+  /** When the pool was canceled (its pool_cancels row), if it was. */
+  canceledAt?: number | null;
   nowUnix: number;
   /** Base of public pool pages, e.g. "https://example.com/polls"; the slug (or address) is appended. */
   canonicalBase: string;
@@ -141,7 +157,7 @@ export function derivePoolAggregate(a: {
     question: pool.question,
     version: Number(pool.version),
     state,
-    cancelReason: poolCancelReason(pool),
+    cancelReason: poolCancelReason(pool, a.canceledAt ?? null),
     outcomes: outs.map((o, i) => ({
       outcomeIndex: Number(o.outcome_index),
       label: o.label ?? (outs.length === 2 ? DEFAULT_TWO_LABELS[i] : `Option ${i + 1}`),

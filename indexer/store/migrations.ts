@@ -195,9 +195,24 @@ const m0002: Migration = {
   },
 };
 
+/** When each pool was canceled (its PoolStateChanged event): why it was canceled depends on it. */
+const m0003: Migration = {
+  async up(db: Kysely<unknown>) {
+    let t = db.schema.createTable("pool_cancels").addColumn("pool", "text", (c) => c.primaryKey()) as Tb;
+    t = big(t, "canceled_at");
+    t = txt(t, "signature");
+    t = big(t, "slot");
+    await t.execute();
+  },
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable("pool_cancels").ifExists().execute();
+  },
+};
+
 export const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_pool_resolution": m0002,
+  "0003_pool_cancels": m0003,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -133,6 +133,19 @@ export interface OfferClosesTable {
   slot: number;
 }
 
+/**
+ * The cancel of a pool (its PoolStateChanged event to CANCELED, or to REFUNDED when nobody had
+ * picked); key pool (a pool is canceled once). The account's updated_at moves on with every
+ * refund, so this is the one record of when the cancel happened: with the escalation time it
+ * tells the authority's cancel from the timeout cancel (indexer/derive/pools.ts).
+ */
+export interface PoolCancelsTable {
+  pool: string;
+  canceled_at: number;
+  signature: string;
+  slot: number;
+}
+
 /** One PositionSettled event; key position (a position settles once). */
 export interface SettlementsTable {
   position: string;
@@ -270,6 +283,7 @@ export interface Database {
   fills: FillsTable;
   offer_closes: OfferClosesTable;
   settlements: SettlementsTable;
+  pool_cancels: PoolCancelsTable;
   pools: PoolsTable;
   pool_outcomes: PoolOutcomesTable;
   pool_wagers: PoolWagersTable;
@@ -293,6 +307,7 @@ export const TABLE_KEYS: Record<keyof Database, string[]> = {
   fills: ["offer", "revision"],
   offer_closes: ["offer"],
   settlements: ["position"],
+  pool_cancels: ["pool"],
   pools: ["address"],
   pool_outcomes: ["pool", "outcome_index"],
   pool_wagers: ["address"],

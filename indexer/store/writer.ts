@@ -6,7 +6,7 @@
  *   commit) rejects stale updates before any decoding or SQL; the upsert's WHERE clause repeats
  *   the rule in SQL, so the store never regresses even if the map were wrong.
  * - Idempotency: event rows are keyed (fills by offer+revision, closes by offer, settlements by
- *   position) and inserted with ON CONFLICT DO NOTHING.
+ *   position, pool cancels by pool) and inserted with ON CONFLICT DO NOTHING.
  * - Atomicity: rows of the batches and the checkpoint go in one database transaction.
  * - Single writer per store: run one Indexer per database.
  */
@@ -210,13 +210,20 @@ export class StoreWriter {
           .onConflict((oc) => oc.column("position").doNothing())
           .execute();
       }
+      for (let i = 0; i < events.poolCancels.length; i += CHUNK) {
+        await trx
+          .insertInto("pool_cancels")
+          .values(events.poolCancels.slice(i, i + CHUNK))
+          .onConflict((oc) => oc.column("pool").doNothing())
+          .execute();
+      }
       await writeCheckpoint(trx, { source: this.source, slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor ?? "" });
     });
 
     for (const [k, v] of accepted) this.versions.set(k, v);
     this.stats.batches += list.length;
     this.stats.applied += accepted.length;
-    this.stats.events += events.fills.length + events.closes.length + events.settlements.length;
+    this.stats.events += events.fills.length + events.closes.length + events.settlements.length + events.poolCancels.length;
     if (this.listeners.size) {
       const change = changeSetOf(last, written, events);
       for (const l of this.listeners) {

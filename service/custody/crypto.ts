@@ -97,7 +97,8 @@ export class ServiceKey {
   }
 }
 
-function isInside(file: string, dir: string): boolean {
+/** Whether `file` lies inside `dir` (or is it): a key must not travel with the data it opens. */
+export function isInside(file: string, dir: string): boolean {
   const r = relative(resolve(dir), file);
   return r === "" || (!r.startsWith("..") && !isAbsolute(r));
 }

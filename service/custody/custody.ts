@@ -15,9 +15,9 @@ import { sendAndConfirm } from "../chain/submitter";
 import { ACCOUNT_SIZE, TOKEN_PROGRAM_ID, createInitializeAccount3Instruction } from "@solana/spl-token";
 import type { Kysely } from "kysely";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ChainGateway } from "../chain/gateway";
-import { ServiceKey, sha256Hex } from "./crypto";
+import { ServiceKey, isInside, sha256Hex } from "./crypto";
 import { migrateCustody, type CustodyDatabase, type UsersTable } from "./schema";
 import { adoptServiceKey, finishWalletFile } from "./key-rotation";
 
@@ -248,14 +248,29 @@ async function rentExempt(gateway: ChainGateway, bytes: number): Promise<bigint>
 /**
  * The service's own wallet: fee payer and rent payer of every transaction, the offers program's
  * authority, and the mint authority on the local chain. From env SERVICE_WALLET (JSON array of
- * the 64 secret-key bytes) or, in local mode, `<dataDir>/service-wallet.sealed` (sealed under
- * the service key, generated on first start; a service key rotation interrupted after its switch
- * leaves `<file>.next`, taken here: ./key-rotation.ts).
+ * the 64 secret-key bytes), else the file env SERVICE_WALLET_FILE names (the same JSON, as
+ * `solana-keygen new -o` writes it), else, in local mode only, `<dataDir>/service-wallet.sealed`
+ * (sealed under the service key, generated on first start; a service key rotation interrupted
+ * after its switch leaves `<file>.next`, taken here: ./key-rotation.ts). `cluster`: the same rule
+ * as the service key (crypto.ts): never generated, never read from the data directory (a copy of
+ * it must not carry the wallet that holds the service's SOL and is the programs' authority), so
+ * without one of the two variables the service refuses to start.
  */
 export const serviceWalletFile = (dataDir: string) => join(dataDir, "service-wallet.sealed");
 
-export function loadServiceWallet(dataDir: string, key: ServiceKey, env: NodeJS.ProcessEnv = process.env): Keypair {
-  if (env.SERVICE_WALLET) return Keypair.fromSecretKey(Uint8Array.from(JSON.parse(env.SERVICE_WALLET) as number[]));
+export function loadServiceWallet(dataDir: string, key: ServiceKey, env: NodeJS.ProcessEnv = process.env, o: { cluster?: boolean } = {}): Keypair {
+  if (env.SERVICE_WALLET) return walletFromJson(env.SERVICE_WALLET, "SERVICE_WALLET");
+  if (env.SERVICE_WALLET_FILE) {
+    const file = resolve(env.SERVICE_WALLET_FILE);
+    if (o.cluster && isInside(file, dataDir))
+      throw new Error(`SERVICE_WALLET_FILE ${file} is inside the data directory ${resolve(dataDir)}: keep the service wallet apart from the data directory`);
+    return walletFromJson(readFileSync(file, "utf8"), `SERVICE_WALLET_FILE ${file}`);
+  }
+  if (o.cluster)
+    throw new Error(
+      "against a cluster the service wallet must come from SERVICE_WALLET (JSON secret key) or SERVICE_WALLET_FILE (a keypair file outside the data directory); it is never generated" +
+        (existsSync(serviceWalletFile(dataDir)) ? ` (${serviceWalletFile(dataDir)} is not read against a cluster)` : ""),
+    );
   mkdirSync(dataDir, { recursive: true });
   const file = serviceWalletFile(dataDir);
   finishWalletFile(file, key);
@@ -268,4 +283,16 @@ export function loadServiceWallet(dataDir: string, key: ServiceKey, env: NodeJS.
   }
   const { sealed } = JSON.parse(readFileSync(file, "utf8")) as { sealed: string };
   return Keypair.fromSecretKey(key.open(sealed, "service-wallet"));
+}
+
+function walletFromJson(json: string, from: string): Keypair {
+  let bytes: unknown;
+  try {
+    bytes = JSON.parse(json);
+  } catch {
+    bytes = null;
+  }
+  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+    throw new Error(`${from} must be a JSON array of the wallet's 64 secret-key bytes`);
+  return Keypair.fromSecretKey(Uint8Array.from(bytes as number[]));
 }

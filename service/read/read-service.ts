@@ -489,7 +489,8 @@ export class ReadService {
         .execute();
       participantCount = Number(n);
     }
-    return { pool, outcomes, catalog, participantCount };
+    const cancel = await this.db.selectFrom("pool_cancels").select("canceled_at").where("pool", "=", address).executeTakeFirst();
+    return { pool, outcomes, catalog, participantCount, canceledAt: cancel ? Number(cancel.canceled_at) : null };
   }
 
   /** The highest slot the indexer has applied (freshness for clients). */

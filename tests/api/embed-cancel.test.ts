@@ -1,8 +1,10 @@
 /**
  * Why a pool was canceled, over real HTTP (embed endpoint and GraphQL): the spec's CANCELED
- * means "the creator canceled", but the program also cancels escalations (the authority's 255,
- * or 7 days undecided) and retires closed pools without picks. `cancelReason` tells them apart
- * and stays through REFUNDED; a pool resolved for an outcome nobody backed is REFUNDED without
+ * means "the creator canceled", but the program also cancels escalations (the authority's 255:
+ * AUTHORITY; 7 days undecided, then anyone's cancel: TIMEOUT) and retires closed pools without
+ * picks. `cancelReason` tells them apart and stays through REFUNDED, also when the authority's
+ * cancel was refunded only after its 7 days (the pool account alone then looks like a timeout:
+ * the cancel's event decides); a pool resolved for an outcome nobody backed is REFUNDED without
  * one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +41,7 @@ const embed = (slug: string, state: string) =>
   });
 
 describe("cancelReason", () => {
-  it("names the creator, an escalation (authority's cancel or its 7 days passed) or a pool without picks; null otherwise", async () => {
+  it("names the creator, the authority's cancel, the 7-day timeout's cancel or a pool without picks; null otherwise", async () => {
     const withdrawn = await listed("withdrawn", "Withdrawn by its creator?");
     const authority = await listed("authority", "Canceled by the authority?");
     const lapsed = await listed("lapsed", "Left undecided?");
@@ -63,19 +65,24 @@ describe("cancelReason", () => {
     for (const p of [authority, lapsed]) await ops.resolve(p); // escalated
     expect((await embed("authority", "RESOLVING")).cancelReason).toBeNull();
     await ops.authorityResolve(authority, 255);
-    expect((await embed("authority", "CANCELED")).cancelReason).toBe("ESCALATION");
+    expect((await embed("authority", "CANCELED")).cancelReason).toBe("AUTHORITY");
 
     // The worker does the rest: refunds, the retirement of the empty pool, the lapsed escalation.
     await s.chain.gateway.advance(7n * DAY);
     await s.worker.drain();
     expect((await embed("withdrawn", "REFUNDED")).cancelReason).toBe("CREATOR");
-    expect((await embed("authority", "REFUNDED")).cancelReason).toBe("ESCALATION");
-    expect((await embed("lapsed", "REFUNDED")).cancelReason).toBe("ESCALATION");
+    expect((await embed("authority", "REFUNDED")).cancelReason).toBe("AUTHORITY");
+    expect((await embed("lapsed", "REFUNDED")).cancelReason).toBe("TIMEOUT");
+    // Both were last changed after the authority's deadline (the refunds): only the cancel's time differs.
+    for (const p of [authority, lapsed]) {
+      const row = await s.db.selectFrom("pools").select(["updated_at", "escalated_at"]).where("address", "=", p.toBase58()).executeTakeFirstOrThrow();
+      expect(Number(row.updated_at)).toBeGreaterThanOrEqual(Number(row.escalated_at) + 7 * 86_400);
+    }
     expect((await embed("empty", "REFUNDED")).cancelReason).toBe("NO_PICKS");
     expect((await ops.read(empty)).participantCount).toBe(0);
     expect((await embed("unbacked", "REFUNDED")).cancelReason).toBeNull();
 
     const g = await gql(s, `{ a: poll(identifier: "lapsed") { state cancelReason } b: poll(identifier: "unbacked") { state cancelReason } }`);
-    expect(g.body.data).toEqual({ a: { state: "REFUNDED", cancelReason: "ESCALATION" }, b: { state: "REFUNDED", cancelReason: null } });
+    expect(g.body.data).toEqual({ a: { state: "REFUNDED", cancelReason: "TIMEOUT" }, b: { state: "REFUNDED", cancelReason: null } });
   });
 });

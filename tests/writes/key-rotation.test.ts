@@ -1,6 +1,7 @@
 /**
  * The service key: against a cluster it comes from the environment or a file outside the data
- * directory, never generated (scripts/start.ts --rpc refuses to start without one); the store
+ * directory, never generated (scripts/start.ts --rpc refuses to start without one), and so does
+ * the service wallet; the store
  * refuses any key but its own; `scripts/admin.ts rotate-service-key` re-seals every custodial
  * key and the sealed service wallet under a new key, and a rotation interrupted at any step
  * leaves a store that starts with the old key (before the switch) or the new one (after it).
@@ -13,7 +14,8 @@ import { join } from "node:path";
 import type { Kysely } from "kysely";
 import { openStore } from "../../indexer/store/db";
 import { ServiceKey } from "../../service/custody/crypto";
-import { Custody, loadServiceWallet } from "../../service/custody/custody";
+import { Keypair } from "@solana/web3.js";
+import { Custody, loadServiceWallet, serviceWalletFile } from "../../service/custody/custody";
 import { rotateServiceKey } from "../../service/custody/key-rotation";
 import { startLocalStack } from "../../stack/local-stack";
 import { makeUser } from "./helpers";
@@ -38,7 +40,7 @@ const keyFile = (dir: string, key = ServiceKey.generate()) => {
 };
 const clean = (env: Record<string, string | undefined>) => {
   const e: NodeJS.ProcessEnv = { ...process.env, ...env };
-  for (const k of ["SERVICE_KEY", "SERVICE_KEY_FILE"]) if (env[k] === undefined) delete e[k];
+  for (const k of ["SERVICE_KEY", "SERVICE_KEY_FILE", "SERVICE_WALLET", "SERVICE_WALLET_FILE"]) if (env[k] === undefined) delete e[k];
   return e;
 };
 
@@ -80,6 +82,40 @@ describe("service key", () => {
     expect(run.status).not.toBe(0);
     expect(run.stderr + run.stdout).toMatch(/service key must come from SERVICE_KEY or SERVICE_KEY_FILE/);
     expect(existsSync(join(data, "svc", "service.key"))).toBe(false);
+  });
+
+  it("against a cluster the service wallet is never generated nor read from the data directory; start --rpc refuses without one", () => {
+    const data = tmp("data-");
+    const key = ServiceKey.generate();
+    expect(() => loadServiceWallet(data, key, {}, { cluster: true })).toThrow(/service wallet must come from SERVICE_WALLET .* or SERVICE_WALLET_FILE/);
+    expect(existsSync(serviceWalletFile(data))).toBe(false);
+    // A wallet sealed there by a local run is not taken either, and the refusal says so.
+    loadServiceWallet(data, key, {});
+    expect(() => loadServiceWallet(data, key, {}, { cluster: true })).toThrow(/service-wallet.sealed is not read against a cluster/);
+    const wallet = Keypair.generate();
+    const json = JSON.stringify([...wallet.secretKey]);
+    const inside = join(data, "wallet.json");
+    writeFileSync(inside, json, { mode: 0o600 });
+    expect(() => loadServiceWallet(data, key, { SERVICE_WALLET_FILE: inside }, { cluster: true })).toThrow(/inside the data directory/);
+    const outside = join(tmp("keys-"), "wallet.json");
+    writeFileSync(outside, json, { mode: 0o600 });
+    expect(loadServiceWallet(data, key, { SERVICE_WALLET_FILE: outside }, { cluster: true }).publicKey.equals(wallet.publicKey)).toBe(true);
+    expect(loadServiceWallet(data, key, { SERVICE_WALLET: json }, { cluster: true }).publicKey.equals(wallet.publicKey)).toBe(true);
+    expect(() => loadServiceWallet(data, key, { SERVICE_WALLET: "[1,2,3]" }, { cluster: true })).toThrow(
+      /SERVICE_WALLET must be a JSON array of the wallet's 64 secret-key bytes/,
+    );
+
+    // With a service key from outside, start --rpc still refuses before it reaches the RPC URL or writes anything.
+    const svc = join(data, "svc");
+    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts", "--rpc", "http://127.0.0.1:9", "--data", svc], {
+      cwd: ROOT,
+      env: clean({ SERVICE_KEY_FILE: keyFile(tmp("keys-")).f }),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr + run.stdout).toMatch(/service wallet must come from SERVICE_WALLET .* or SERVICE_WALLET_FILE/);
+    expect(existsSync(svc)).toBe(false);
   });
 
   it("rotate-service-key re-seals every custodial key and the service wallet; the store then refuses the old key", async () => {
