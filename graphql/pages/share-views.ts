@@ -241,7 +241,8 @@ const POOL_STATE: Record<PoolAggregate["state"], string> = {
 
 const CANCEL_REASON: Record<NonNullable<PoolAggregate["cancelReason"]>, string> = {
   CREATOR: "(canceled by its creator)",
-  ESCALATION: "(canceled after an undecided vote)",
+  AUTHORITY: "(canceled by the resolution authority after a disputed vote)",
+  TIMEOUT: "(canceled after its vote stayed undecided for 7 days)",
   NO_PICKS: "(closed without a pick)",
 };
 

@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SPORTS } from "../../service/read/sports";
+import { POOL_CANCEL_REASONS } from "../../indexer";
 import { OFFER_STATUSES } from "../../service/read/params";
 
 const micros = (description = "amount in micro-units, a decimal string of an unsigned 64-bit integer") =>
@@ -192,7 +193,7 @@ export const PoolAggregate = z
     question: z.string(),
     version: z.number().int(),
     state: z.enum(["OPEN", "LOCKED", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"]),
-    cancelReason: z.enum(["CREATOR", "ESCALATION", "NO_PICKS"]).nullable(),
+    cancelReason: z.enum(POOL_CANCEL_REASONS).nullable(),
     outcomes: z.array(
       z.object({
         outcomeIndex: z.number().int(),

@@ -75,7 +75,8 @@ export interface PoolOutcomeAggregate {
  * - TIMEOUT: escalated, and the authority left it undecided for 7 days: canceled by anyone (the worker);
  * - NO_PICKS: closed without a pick, retired.
  */
-export type PoolCancelReason = "CREATOR" | "AUTHORITY" | "TIMEOUT" | "NO_PICKS";
+export const POOL_CANCEL_REASONS = ["CREATOR", "AUTHORITY", "TIMEOUT", "NO_PICKS"] as const;
+export type PoolCancelReason = (typeof POOL_CANCEL_REASONS)[number];
 
 /**
  * The cancel reason of a CANCELED pool, or of a REFUNDED one that was canceled; null otherwise.
