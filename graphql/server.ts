@@ -3,7 +3,7 @@
  * the pool embed under /api/embed/v1) and GraphQL at /graphql (GraphiQL outside production),
  * all on one hono app over node:http. REST and GraphQL share ReadService and WriteService.
  */
-import SchemaBuilder from "@pothos/core";
+import { encodeGlobalID } from "@pothos/plugin-relay";
 import { serve, type ServerType } from "@hono/node-server";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
@@ -16,7 +16,11 @@ import { rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
-import { addReadQueries, type ReadContext } from "./schema/read-schema";
+import { addReadQueries } from "./schema/read-schema";
+import { createBuilder, type ApiBuilder, type ReadContext } from "./schema/builder";
+import type { ReadTypes } from "./schema/read-types";
+import { graphqlResponseCache } from "./response-cache";
+import type { ChangeFeed } from "../indexer";
 import { embedRoutes, readRoutes } from "./rest/read-routes";
 import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
@@ -38,8 +42,10 @@ export interface AppDeps {
   log?: (e: unknown) => void;
   /** Logger, metrics, lag and readiness of this service instance (default: a fresh one, no chain watched). */
   obs?: Observability;
-  /** Anonymous GraphQL queries share ReadService's cache; 0 turns that off. */
+  /** How long a GraphQL query's answer is reused (default 1000 ms; see response-cache.ts); 0 turns that off. */
   responseCacheTtlMs?: number;
+  /** The indexer's announced writes: the GraphQL response cache follows them at once (else it polls the indexed slot). */
+  changes?: ChangeFeed | null;
   /** Per-address and per-token request limits (429 with Retry-After); none without it. */
   requestLimiter?: RequestLimiter | null;
   /** Where the client address comes from (`trustProxy`: X-Forwarded-For). */
@@ -54,13 +60,15 @@ export interface AppDeps {
  */
 export const MAX_BODY_BYTES = 65_536;
 
-/** The GraphQL schema; resolvers reach the services only when a request runs. */
-export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">): GraphQLSchema {
-  // Fields are non-null unless marked nullable: clients can rely on what the spec always sends.
-  const builder = new SchemaBuilder<{ Context: ReadContext; DefaultFieldNullability: false }>({ defaultFieldNullability: false });
+/**
+ * The GraphQL schema; resolvers reach the services only when a request runs. `extend` adds to it
+ * on the same builder, with the read API's types (subscriptions return the same objects).
+ */
+export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">, extend?: (builder: ApiBuilder, types: ReadTypes) => void): GraphQLSchema {
+  const builder = createBuilder();
   builder.queryType({});
   builder.mutationType({});
-  addReadQueries(builder, d.read, d.custody, { log: d.log });
+  const types = addReadQueries(builder, { read: d.read, custody: d.custody }, { log: d.log });
   addWriteMutations(
     builder,
     () => {
@@ -69,21 +77,13 @@ export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "lo
     },
     { log: d.log },
   );
+  extend?.(builder, types);
   return builder.toSchema();
 }
 
 /** schema.graphql as committed: the SDL sorted, so the file changes only when the schema does. */
 export function schemaSdl(schema: GraphQLSchema): string {
   return printSchema(lexicographicSortSchema(schema)) + "\n";
-}
-
-/** A GraphQL answer that must not be shared (an error, or a non-200 status): passed through as is. */
-class UncacheableResponse {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    readonly contentType: string | null,
-  ) {}
 }
 
 /**
@@ -123,6 +123,7 @@ export function createApp(deps: AppDeps): Hono {
   if (d.writes) app.route(OFFERS_BASE, writeRoutes(d.writes, { log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d),
     graphqlEndpoint: "/graphql",
@@ -140,6 +141,7 @@ export function createApp(deps: AppDeps): Hono {
         maxTokens: { n: 2_000 },
         blockFieldSuggestion: { enabled: process.env.NODE_ENV === "production" },
       }),
+      responseCache.plugin,
     ],
     context: ({ request, viewer }) => ({ request, viewer }),
   });
@@ -160,32 +162,11 @@ export function createApp(deps: AppDeps): Hono {
     }
   };
   app.on(["GET", "POST"], "/graphql", async (c) => {
-    // Anonymous queries are answered from ReadService's shared cache (1 s, dropped on a newer
-    // indexed slot) before yoga parses anything; signed-in requests, mutations (and anything
-    // mentioning the word) and error answers always go through yoga.
+    // The token is checked before yoga: the response cache keys signed-in answers by the wallet.
     const raw = c.req.raw;
-    if (raw.headers.get("authorization")) {
-      const auth = await signedIn(raw);
-      return auth instanceof Response ? auth : yoga.fetch(raw, auth);
-    }
-    if (raw.method !== "POST" || (d.responseCacheTtlMs ?? 1_000) <= 0) return yoga.fetch(raw, {});
-    const text = await raw.text();
-    const forward = () => yoga.fetch(new Request(raw.url, { method: "POST", headers: raw.headers, body: text }), {});
-    if (text.length > 16_384 || /\bmutation\b/i.test(text)) return forward();
-    const body = await d.read
-      .anonymous(`gql:${text}`, async () => {
-        const r = await forward();
-        const out = await r.text();
-        if (r.status !== 200 || out.includes('"errors"')) throw new UncacheableResponse(r.status, out, r.headers.get("content-type"));
-        return out;
-      })
-      .catch((e: unknown) => {
-        if (e instanceof UncacheableResponse) return e;
-        throw e;
-      });
-    if (body instanceof UncacheableResponse)
-      return new Response(body.body, { status: body.status, headers: { "content-type": body.contentType ?? "application/json" } });
-    return new Response(body, { status: 200, headers: { "content-type": "application/json; charset=utf-8" } });
+    if (!raw.headers.get("authorization")) return yoga.fetch(raw, {});
+    const auth = await signedIn(raw);
+    return auth instanceof Response ? auth : yoga.fetch(raw, auth);
   });
   // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get
   // traffic is /readyz (store, chain, indexer lag).

@@ -7,7 +7,7 @@ export interface ApiStack extends LocalStack {
   read: ReadService;
 }
 
-export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number } = {}): Promise<ApiStack> {
+export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number } = {}): Promise<ApiStack> {
   let read!: ReadService;
   const s = await startLocalStack({
     ...opts,
@@ -20,7 +20,7 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
         embedTtlMs: opts.embedTtlMs,
         clockCacheMs: 0,
       });
-      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });
+      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false, responseCacheTtlMs: opts.responseCacheTtlMs });
     },
   });
   return Object.assign(s, { read });
