@@ -93,7 +93,14 @@ export function schemaSdl(schema: GraphQLSchema): string {
 function maskError(error: unknown, message: string): Error {
   // Duck-typed: yoga and this module may hold different copies (ESM/CJS) of graphql's classes.
   const isGql = (e: unknown): e is GraphQLError => !!e && (e as Error).name === "GraphQLError";
-  if (isGql(error) && (!error.originalError || isGql(error.originalError))) return error;
+  if (isGql(error) && (!error.originalError || isGql(error.originalError))) {
+    // A variable graphql-js could not coerce (a bad scalar or enum value) is refused before
+    // anything runs, like the same value written in the document: one code for both. Set on the
+    // error itself: a replaced error would be logged as unexpected.
+    if (!error.extensions?.code && !error.path && /^Variable "\$\w+" /.test(error.message))
+      (error.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
+    return error;
+  }
   return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 

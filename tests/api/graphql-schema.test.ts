@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair, type PublicKey } from "@solana/web3.js";
-import { upsertPoolCatalog } from "../../indexer";
+import { LocalChangeFeed, upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
 import { makeUser, contract as makeContract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
@@ -17,6 +17,8 @@ let creator: TestUser, taker: TestUser, stranger: TestUser;
 let contract: PublicKey;
 let offer: string;
 let pool: PublicKey;
+/** Announced by hand here: the test plays the indexer's part of telling the API what changed. */
+const changes = new LocalChangeFeed();
 
 async function createOffer(by: TestUser): Promise<string> {
   const r = await post(s, "/", createBody(contract, { creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT) }), by.token);
@@ -34,7 +36,7 @@ async function take(by: TestUser, address: string, revision: string) {
 
 beforeAll(async () => {
   // A long cache life: every change a test sees below comes from an indexed write, not from expiry.
-  s = await apiStack({ responseCacheTtlMs: 60_000 });
+  s = await apiStack({ responseCacheTtlMs: 60_000, changes });
   [creator, taker, stranger] = [await makeUser(s), await makeUser(s), await makeUser(s)];
   contract = await makeContract(s);
   offer = await createOffer(creator);
@@ -100,8 +102,8 @@ describe("validation", () => {
     const r = await gql(s, `query($n: PageSize, $a: Address!) { offers(first: $n) { totalCount } offer(address: $a) { address } }`, { n: 0, a: offer });
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors[0].message).toMatch(/Variable "\$n" got invalid value 0; .*first\/last must be an integer from 1 to 50/);
-    // graphql-js's own shape for a variable it cannot coerce: message and locations, no code.
     expect(r.body.errors[0].locations).toBeDefined();
+    expect(r.body.errors[0].extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
     const amount = await gql(
       s,
       `mutation($o: Address!, $i: TakeOfferInput!) { takeOffer(offerAddress: $o, input: $i) { signature } }`,
@@ -109,6 +111,7 @@ describe("validation", () => {
       stranger.token,
     );
     expect(amount.body.errors[0].message).toMatch(/Variable "\$i" got invalid value "01" at "i.takeAmountMicros"/);
+    expect(amount.body.errors[0].extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
     // Nothing was written: the offer is where it was.
     expect((await getJson(s, `${BASE}/${offer}`)).body.revision).toBe("2");
   });
@@ -207,6 +210,15 @@ describe("response cache", () => {
       return nameOf(r, added) ? r : null;
     });
     expect(nameOf(after, offer)).toBe("Renamed");
+  });
+
+  it("drops an answer at once when a change feed announces a write", async () => {
+    const Q = `query($a: Address!) { offer(address: $a) { creator { displayName } } }`;
+    const before = (await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName;
+    await s.db.updateTable("profiles").set({ display_name: "Announced" }).where("wallet", "=", creator.user.wallet.toBase58()).execute();
+    expect((await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName).toBe(before);
+    changes.publish({ slot: 0, offers: [offer], positions: [], fills: [], wallets: [], pools: [], contracts: [], config: false });
+    expect((await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName).toBe("Announced");
   });
 
   it("keeps each viewer's answer to that viewer", async () => {
