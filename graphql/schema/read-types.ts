@@ -281,13 +281,19 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   });
 
   // ---- connections --------------------------------------------------------------------------
-  const OfferConnection = builder.connectionObject({ type: OfferT, name: "OfferConnection" }, { name: "OfferEdge" });
-  const FillConnection = builder.connectionObject({ type: FillT, name: "FillConnection" }, { name: "FillEdge" });
-  const ShareableConnection = builder.connectionObject({ type: ShareableT, name: "ShareableOfferConnection" }, { name: "ShareableOfferEdge" });
-  for (const c of [OfferConnection, FillConnection, ShareableConnection])
-    builder.objectFields(c, (t) => ({
-      totalCount: t.int({ description: "Items matching the filters, across all pages.", resolve: (p) => (p as unknown as { totalCount: number }).totalCount }),
-    }));
+  /** A connection whose resolver also returns the count of every match. */
+  const counted = <T extends typeof OfferT | typeof FillT | typeof ShareableT>(type: T, name: string) =>
+    builder.connectionObject<T, { totalCount: number }>(
+      {
+        type,
+        name: `${name}Connection`,
+        fields: (t) => ({ totalCount: t.exposeInt("totalCount", { description: "Items matching the filters, across all pages." }) }),
+      },
+      { name: `${name}Edge` },
+    );
+  const OfferConnection = counted(OfferT, "Offer");
+  const FillConnection = counted(FillT, "Fill");
+  const ShareableConnection = counted(ShareableT, "ShareableOffer");
 
   return {
     enums,
