@@ -3,7 +3,7 @@
  * the pool embed under /api/embed/v1), GraphQL at /graphql (GraphiQL outside production) and
  * the HTML pages shared links open (/offers/<address>, /polls/<slug>), all on one hono app over node:http. REST and GraphQL share ReadService and WriteService.
  */
-import SchemaBuilder from "@pothos/core";
+import { encodeGlobalID } from "@pothos/plugin-relay";
 import { serve, type ServerType } from "@hono/node-server";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
@@ -17,7 +17,11 @@ import { rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
-import { addReadQueries, type ReadContext } from "./schema/read-schema";
+import { addReadQueries } from "./schema/read-schema";
+import { createBuilder, type ApiBuilder, type ReadContext } from "./schema/builder";
+import type { ReadTypes } from "./schema/read-types";
+import { graphqlResponseCache } from "./response-cache";
+import type { ChangeFeed } from "../indexer";
 import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import { ApiError } from "../service/api-error";
@@ -39,8 +43,10 @@ export interface AppDeps {
   log?: (e: unknown) => void;
   /** Logger, metrics, lag and readiness of this service instance (default: a fresh one, no chain watched). */
   obs?: Observability;
-  /** Anonymous GraphQL queries share ReadService's cache; 0 turns that off. */
+  /** How long a GraphQL query's answer is reused (default 1000 ms; see response-cache.ts); 0 turns that off. */
   responseCacheTtlMs?: number;
+  /** The indexer's announced writes: the GraphQL response cache follows them at once (else it polls the indexed slot). */
+  changes?: ChangeFeed | null;
   /** Per-address and per-token request limits (429 with Retry-After); none without it. */
   requestLimiter?: RequestLimiter | null;
   /** Where the client address comes from (`trustProxy`: X-Forwarded-For). */
@@ -57,13 +63,15 @@ export interface AppDeps {
  */
 export const MAX_BODY_BYTES = 65_536;
 
-/** The GraphQL schema; resolvers reach the services only when a request runs. */
-export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">): GraphQLSchema {
-  // Fields are non-null unless marked nullable: clients can rely on what the spec always sends.
-  const builder = new SchemaBuilder<{ Context: ReadContext; DefaultFieldNullability: false }>({ defaultFieldNullability: false });
+/**
+ * The GraphQL schema; resolvers reach the services only when a request runs. `extend` adds to it
+ * on the same builder, with the read API's types (subscriptions return the same objects).
+ */
+export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">, extend?: (builder: ApiBuilder, types: ReadTypes) => void): GraphQLSchema {
+  const builder = createBuilder();
   builder.queryType({});
   builder.mutationType({});
-  addReadQueries(builder, d.read, d.custody, { log: d.log });
+  const types = addReadQueries(builder, { read: d.read, custody: d.custody }, { log: d.log });
   addWriteMutations(
     builder,
     () => {
@@ -72,21 +80,13 @@ export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "lo
     },
     { log: d.log },
   );
+  extend?.(builder, types);
   return builder.toSchema();
 }
 
 /** schema.graphql as committed: the SDL sorted, so the file changes only when the schema does. */
 export function schemaSdl(schema: GraphQLSchema): string {
   return printSchema(lexicographicSortSchema(schema)) + "\n";
-}
-
-/** A GraphQL answer that must not be shared (an error, or a non-200 status): passed through as is. */
-class UncacheableResponse {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    readonly contentType: string | null,
-  ) {}
 }
 
 /**
@@ -96,7 +96,14 @@ class UncacheableResponse {
 function maskError(error: unknown, message: string): Error {
   // Duck-typed: yoga and this module may hold different copies (ESM/CJS) of graphql's classes.
   const isGql = (e: unknown): e is GraphQLError => !!e && (e as Error).name === "GraphQLError";
-  if (isGql(error) && (!error.originalError || isGql(error.originalError))) return error;
+  if (isGql(error) && (!error.originalError || isGql(error.originalError))) {
+    // A variable graphql-js could not coerce (a bad scalar or enum value) is refused before
+    // anything runs, like the same value written in the document: one code for both. Set on the
+    // error itself: a replaced error would be logged as unexpected.
+    if (!error.extensions?.code && !error.path && /^Variable "\$\w+" /.test(error.message))
+      (error.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
+    return error;
+  }
   return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 
@@ -127,6 +134,7 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
+  const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d),
     graphqlEndpoint: "/graphql",
@@ -146,6 +154,7 @@ export function createApp(deps: AppDeps): Hono {
         maxTokens: { n: 2_000 },
         blockFieldSuggestion: { enabled: process.env.NODE_ENV === "production" },
       }),
+      responseCache.plugin,
     ],
     context: ({ request, viewer }) => ({ request, viewer }),
   });
@@ -166,32 +175,11 @@ export function createApp(deps: AppDeps): Hono {
     }
   };
   app.on(["GET", "POST"], "/graphql", async (c) => {
-    // Anonymous queries are answered from ReadService's shared cache (1 s, dropped on a newer
-    // indexed slot) before yoga parses anything; signed-in requests, mutations (and anything
-    // mentioning the word) and error answers always go through yoga.
+    // The token is checked before yoga: the response cache keys signed-in answers by the wallet.
     const raw = c.req.raw;
-    if (raw.headers.get("authorization")) {
-      const auth = await signedIn(raw);
-      return auth instanceof Response ? auth : yoga.fetch(raw, auth);
-    }
-    if (raw.method !== "POST" || (d.responseCacheTtlMs ?? 1_000) <= 0) return yoga.fetch(raw, {});
-    const text = await raw.text();
-    const forward = () => yoga.fetch(new Request(raw.url, { method: "POST", headers: raw.headers, body: text }), {});
-    if (text.length > 16_384 || /\bmutation\b/i.test(text)) return forward();
-    const body = await d.read
-      .anonymous(`gql:${text}`, async () => {
-        const r = await forward();
-        const out = await r.text();
-        if (r.status !== 200 || out.includes('"errors"')) throw new UncacheableResponse(r.status, out, r.headers.get("content-type"));
-        return out;
-      })
-      .catch((e: unknown) => {
-        if (e instanceof UncacheableResponse) return e;
-        throw e;
-      });
-    if (body instanceof UncacheableResponse)
-      return new Response(body.body, { status: body.status, headers: { "content-type": body.contentType ?? "application/json" } });
-    return new Response(body, { status: 200, headers: { "content-type": "application/json; charset=utf-8" } });
+    if (!raw.headers.get("authorization")) return yoga.fetch(raw, {});
+    const auth = await signedIn(raw);
+    return auth instanceof Response ? auth : yoga.fetch(raw, auth);
   });
   // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get
   // traffic is /readyz (store, chain, indexer lag).

@@ -2,22 +2,25 @@
  * The write mutations over GraphQL (Pothos), on the same WriteService as the REST routes:
  *
  *   createOffer(input: CreateOfferInput!): WriteReceipt!
- *   takeOffer(offerAddress: String!, input: TakeOfferInput!): WriteReceipt!
- *   closeOffer(offerAddress: String!, input: CloseOfferInput!): WriteReceipt!
+ *   takeOffer(offerAddress: Address!, input: TakeOfferInput!): WriteReceipt!
+ *   closeOffer(offerAddress: Address!, input: CloseOfferInput!): WriteReceipt!
  *
- * Inputs carry exactly the REST body fields (amounts as decimal strings); errors are GraphQL
- * errors whose `extensions.code` names the REST status (BAD_REQUEST 400, UNAUTHENTICATED 401,
- * FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409, TOO_MANY_REQUESTS 429, SERVICE_UNAVAILABLE 503) with
- * `extensions.status` the number (and `extensions.retryAfter`, seconds, on 429). The token is the
- * request's `Authorization: Bearer` header, as for REST.
+ * Inputs carry exactly the REST body fields, typed: amounts are `Amount` (decimal strings of a
+ * u64), addresses `Address`, the side a `Side`, so a malformed value fails at validation. Errors
+ * of the write service are GraphQL errors whose `extensions.code` names the REST status
+ * (BAD_REQUEST 400, UNAUTHENTICATED 401, FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409,
+ * TOO_MANY_REQUESTS 429, SERVICE_UNAVAILABLE 503) with `extensions.status` the number (and
+ * `extensions.retryAfter`, seconds, on 429). The token is the request's `Authorization: Bearer`
+ * header, as for REST.
  *
- * `addWriteMutations(builder, ...)` registers them on any Pothos builder (the read API's schema);
+ * `addWriteMutations(builder, ...)` registers them on the API's builder (with the read API);
  * `writesSchema(service)` is a schema of its own for a stack without the read API.
  */
-import SchemaBuilder from "@pothos/core";
 import { GraphQLError, type GraphQLSchema } from "graphql";
 import type { WriteService } from "../../service/writes/write-service";
 import { apiGraphQLError } from "../../service/api-error";
+import { createBuilder, type ApiBuilder, type ReadContext } from "./builder";
+import { enumsOf } from "./enums";
 
 const gqlError = (e: unknown, log?: (e: unknown) => void): GraphQLError =>
   apiGraphQLError(e, "temporarily unavailable; retry with the same idempotencyKey", log);
@@ -33,89 +36,82 @@ interface Receipt {
   expectedRevision?: string;
 }
 
-/** Anything with a `request` (yoga's context) carrying the Authorization header. */
-export type RequestContext = { request: Request };
-
-// The builder's generics belong to the schema that hosts the mutations.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyBuilder = any;
-
 export function addWriteMutations(
-  builder: AnyBuilder,
-  service: WriteService | ((ctx: RequestContext) => WriteService),
+  builder: ApiBuilder,
+  service: WriteService | ((ctx: ReadContext) => WriteService),
   opts: { log?: (e: unknown) => void } = {},
 ): void {
-  const svc = (ctx: RequestContext) => (typeof service === "function" ? service(ctx) : service);
-  const auth = (ctx: RequestContext) => svc(ctx).authorize(ctx.request.headers.get("authorization"));
+  const svc = (ctx: ReadContext) => (typeof service === "function" ? service(ctx) : service);
+  const auth = (ctx: ReadContext) => svc(ctx).authorize(ctx.request.headers.get("authorization"));
 
-  const WriteReceipt = builder.objectRef("WriteReceipt").implement({
+  const { Side } = enumsOf(builder);
+  const WriteReceipt = builder.objectRef<Receipt>("WriteReceipt").implement({
     description: "A write submitted on chain: `status` is `pending` until the indexer shows the change (see the spec's tracking rules).",
-    fields: (t: AnyBuilder) => ({
+    fields: (t) => ({
       signature: t.exposeString("signature"),
       status: t.exposeString("status"),
-      offerAddress: t.exposeString("offerAddress"),
-      positionAddress: t.exposeString("positionAddress", { nullable: true, description: "take: the caller's position on the offer" }),
-      takeAmountMicros: t.exposeString("takeAmountMicros", { nullable: true }),
-      creatorMatchedMicros: t.exposeString("creatorMatchedMicros", { nullable: true, description: "take: creator stake matched with this take" }),
-      refundMicros: t.exposeString("refundMicros", { nullable: true, description: "close: unmatched creator stake refunded" }),
+      offerAddress: t.expose("offerAddress", { type: "Address" }),
+      positionAddress: t.expose("positionAddress", { type: "Address", nullable: true, description: "take: the caller's position on the offer" }),
+      takeAmountMicros: t.expose("takeAmountMicros", { type: "Amount", nullable: true }),
+      creatorMatchedMicros: t.expose("creatorMatchedMicros", { type: "Amount", nullable: true, description: "take: creator stake matched with this take" }),
+      refundMicros: t.expose("refundMicros", { type: "Amount", nullable: true, description: "close: unmatched creator stake refunded" }),
       expectedRevision: t.exposeString("expectedRevision", { nullable: true }),
     }),
   });
   const CreateOfferInput = builder.inputType("CreateOfferInput", {
-    fields: (t: AnyBuilder) => ({
-      contractAddress: t.string({ required: true }),
-      creatorOutcome: t.string({ required: true, description: "sideA or sideB" }),
-      creatorTotalMicros: t.string({ required: true }),
-      takerTargetMicros: t.string({ required: true }),
-      minimumTakeMicros: t.string({ required: true }),
+    fields: (t) => ({
+      contractAddress: t.field({ type: "Address", required: true }),
+      creatorOutcome: t.field({ type: Side, required: true }),
+      creatorTotalMicros: t.field({ type: "Amount", required: true }),
+      takerTargetMicros: t.field({ type: "Amount", required: true }),
+      minimumTakeMicros: t.field({ type: "Amount", required: true }),
       expectedFeeBps: t.int({ required: true }),
       idempotencyKey: t.string({ required: true }),
     }),
   });
   const TakeOfferInput = builder.inputType("TakeOfferInput", {
-    fields: (t: AnyBuilder) => ({
-      takeAmountMicros: t.string({ required: true }),
+    fields: (t) => ({
+      takeAmountMicros: t.field({ type: "Amount", required: true }),
       expectedRevision: t.string({ required: true }),
       idempotencyKey: t.string({ required: true }),
     }),
   });
   const CloseOfferInput = builder.inputType("CloseOfferInput", {
-    fields: (t: AnyBuilder) => ({ expectedRevision: t.string({ required: true }), idempotencyKey: t.string({ required: true }) }),
+    fields: (t) => ({ expectedRevision: t.string({ required: true }), idempotencyKey: t.string({ required: true }) }),
   });
-  const plain = (o: unknown) => ({ ...(o as object) });
-  type WriteCall<A> = (writes: ReturnType<typeof svc>, user: Awaited<ReturnType<typeof auth>>, args: A) => Promise<Receipt>;
-  /** A mutation's resolver: the caller authenticated, the write service called, its errors as GraphQL errors with the REST status. */
-  const write =
-    <A>(call: WriteCall<A>) =>
-    async (_r: unknown, a: A, ctx: RequestContext): Promise<Receipt> => {
-      try {
-        return await call(svc(ctx), await auth(ctx), a);
-      } catch (e) {
-        throw gqlError(e, opts.log);
-      }
-    };
-  builder.mutationFields((t: AnyBuilder) => ({
+  // The write service validates a REST body: the same fields as a plain object.
+  const plain = (o: object): Record<string, unknown> => ({ ...o });
+  type WriteCall = (writes: ReturnType<typeof svc>, user: Awaited<ReturnType<typeof auth>>) => Promise<Receipt>;
+  /** A mutation's body: the caller authenticated, the write service called, its errors as GraphQL errors with the REST status. */
+  const write = async (ctx: ReadContext, call: WriteCall): Promise<Receipt> => {
+    try {
+      return await call(svc(ctx), await auth(ctx));
+    } catch (e) {
+      throw gqlError(e, opts.log);
+    }
+  };
+  builder.mutationFields((t) => ({
     createOffer: t.field({
       type: WriteReceipt,
       args: { input: t.arg({ type: CreateOfferInput, required: true }) },
-      resolve: write<{ input: unknown }>((writes, user, a) => writes.create(user, plain(a.input))),
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.create(user, plain(a.input))),
     }),
     takeOffer: t.field({
       type: WriteReceipt,
-      args: { offerAddress: t.arg.string({ required: true }), input: t.arg({ type: TakeOfferInput, required: true }) },
-      resolve: write<{ offerAddress: string; input: unknown }>((writes, user, a) => writes.take(user, a.offerAddress, plain(a.input))),
+      args: { offerAddress: t.arg({ type: "Address", required: true }), input: t.arg({ type: TakeOfferInput, required: true }) },
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.take(user, a.offerAddress, plain(a.input))),
     }),
     closeOffer: t.field({
       type: WriteReceipt,
-      args: { offerAddress: t.arg.string({ required: true }), input: t.arg({ type: CloseOfferInput, required: true }) },
-      resolve: write<{ offerAddress: string; input: unknown }>((writes, user, a) => writes.close(user, a.offerAddress, plain(a.input))),
+      args: { offerAddress: t.arg({ type: "Address", required: true }), input: t.arg({ type: CloseOfferInput, required: true }) },
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.close(user, a.offerAddress, plain(a.input))),
     }),
   }));
 }
 
 /** A schema with only the write mutations (and a trivial query), for a stack without the read API. */
 export function writesSchema(service: WriteService): GraphQLSchema {
-  const builder = new SchemaBuilder<{ Context: RequestContext }>({});
+  const builder = createBuilder();
   builder.queryType({ fields: (t) => ({ writesReady: t.boolean({ resolve: () => true }) }) });
   builder.mutationType({});
   addWriteMutations(builder, service);

@@ -28,7 +28,7 @@ import {
 import { cutoffFilter } from "../../idl/client/offers-rules";
 import { ApiError } from "../api-error";
 import type { BrowseParams, PageParams } from "./params";
-import { viewerOf, type ContractResult, type Viewer } from "./offer-viewer";
+import { viewerOf, type ContractResult, type Viewer, type ViewerPosition } from "./offer-viewer";
 
 export type { ContractResult, CreatorSettlement, SettlementOutcome, TakeRefusal, Viewer, ViewerPosition } from "./offer-viewer";
 
@@ -74,6 +74,13 @@ export interface Offer extends Omit<DerivedOffer, "contract" | "creator"> {
   creatorSideLabel: string;
   takerSideLabel: string;
   viewer: Viewer;
+}
+
+export interface ShareableOffer {
+  address: string;
+  text: string;
+  url: string;
+  offer: Offer;
 }
 
 export interface Pagination {
@@ -329,16 +336,21 @@ export class ReadService {
    * the two. Each carries the viewer block of its role (settlement summary or position).
    */
   async mine(p: BrowseParams & { role?: "creator" | "taker" }, wallet: string): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    const base = this.offerFilter(p).where((eb) => {
+    const base = this.mineScope(this.offerFilter(p), wallet, p.role);
+    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
+    const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
+    return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, Number(n)) };
+  }
+
+  /** The offers `wallet` created (role creator), took (taker) or either. */
+  private mineScope(q: ReturnType<ReadService["offerFilter"]>, wallet: string, role: "creator" | "taker" | undefined) {
+    return q.where((eb) => {
       const created = eb("offers.creator", "=", wallet);
       const took = eb.exists(
         eb.selectFrom("positions").select("positions.address").whereRef("positions.offer", "=", "offers.address").where("positions.taker", "=", wallet),
       );
-      return p.role === "creator" ? created : p.role === "taker" ? took : eb.or([created, took]);
+      return role === "creator" ? created : role === "taker" ? took : eb.or([created, took]);
     });
-    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
-    const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
-    return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, Number(n)) };
   }
 
   async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
@@ -365,19 +377,22 @@ export class ReadService {
   }
 
   /** Open offers formatted for sharing into a chat: one text line and a link each. */
-  async shareable(p: BrowseParams): Promise<{ offers: { address: string; text: string; url: string; offer: Offer }[]; pagination: Pagination }> {
+  async shareable(p: BrowseParams): Promise<{ offers: ShareableOffer[]; pagination: Pagination }> {
     const { offers, pagination: pg } = await this.browse({ ...p, view: "browse" }, null);
     return {
-      offers: offers.map((o) => {
-        const url = `${this.publicBaseUrl}/offers/${o.address}`;
-        const text =
-          `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${o.contract.title || o.contract.address}: ` +
-          `take "${o.takerSideLabel}" at ${units(BigInt(o.takerTargetMicros))} to ${units(BigInt(o.creatorTotalMicros))}, ` +
-          `${units(BigInt(o.remainingTakerMicros))} left, cutoff ${o.contract.cutoffAt}. ${url}`;
-        return { address: o.address, text, url, offer: o };
-      }),
+      offers: offers.map((o) => this.shareableOf(o)),
       pagination: pg,
     };
+  }
+
+  /** One offer as a line of chat text and its link. */
+  shareableOf(o: Offer): ShareableOffer {
+    const url = `${this.publicBaseUrl}/offers/${o.address}`;
+    const text =
+      `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${o.contract.title || o.contract.address}: ` +
+      `take "${o.takerSideLabel}" at ${units(BigInt(o.takerTargetMicros))} to ${units(BigInt(o.creatorTotalMicros))}, ` +
+      `${units(BigInt(o.remainingTakerMicros))} left, cutoff ${o.contract.cutoffAt}. ${url}`;
+    return { address: o.address, text, url, offer: o };
   }
 
   /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
@@ -493,6 +508,95 @@ export class ReadService {
     return { pool, outcomes, catalog, participantCount, canceledAt: cancel ? Number(cancel.canceled_at) : null };
   }
 
+  // ---- keyset pages and lookups by id (GraphQL connections and node(id:)) ----------------------
+
+  /**
+   * A page of offers in browse order (newest first, then address) next to a key: `forward`
+   * takes the items after it, otherwise the items before it (returned in browse order). A key
+   * names an item, not a position, so paging stays exact while offers arrive. `mineOf` narrows to
+   * that wallet's offers as mine() does; the viewer block is for `viewerWallet`.
+   */
+  async offersKeyset(
+    p: Omit<BrowseParams, "page" | "pageSize" | "offset"> & { role?: "creator" | "taker" },
+    page: KeysetPage<OfferKey>,
+    opts: { viewerWallet: string | null; mineOf?: string },
+  ): Promise<KeysetResult<Offer, OfferKey>> {
+    let base = this.offerFilter(p);
+    if (opts.mineOf) base = this.mineScope(base, opts.mineOf, p.role);
+    const k = page.key;
+    let q = this.withContract(base);
+    if (k)
+      q = q.where((eb) =>
+        eb.or([
+          eb("offers.created_at", page.forward ? "<" : ">", k.createdAt),
+          eb.and([eb("offers.created_at", "=", k.createdAt), eb("offers.address", page.forward ? ">" : "<", k.address)]),
+        ]),
+      );
+    const [rows, [{ n }]] = await Promise.all([
+      q
+        .orderBy("offers.created_at", page.forward ? "desc" : "asc")
+        .orderBy("offers.address", page.forward ? "asc" : "desc")
+        .limit(page.limit + 1)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as("n")).execute(),
+    ]);
+    const more = rows.length > page.limit;
+    const taken = rows.slice(0, page.limit);
+    if (!page.forward) taken.reverse();
+    return {
+      items: await this.shapeOffers(taken, opts.viewerWallet),
+      keys: taken.map((r) => ({ createdAt: Number(r.created_at), address: r.address })),
+      more,
+      total: Number(n),
+    };
+  }
+
+  /** A page of an offer's fills in revision order next to a key (see offersKeyset). */
+  async fillsKeyset(address: string, page: KeysetPage<FillKey>): Promise<KeysetResult<DerivedFill, FillKey>> {
+    const exists = await this.db.selectFrom("offers").select("address").where("address", "=", address).executeTakeFirst();
+    if (!exists) throw new ApiError(404, "offer not found");
+    let q = this.db.selectFrom("fills").selectAll().where("offer", "=", address);
+    if (page.key) q = q.where("revision", page.forward ? ">" : "<", page.key.revision);
+    const [rows, [{ n }]] = await Promise.all([
+      q
+        .orderBy("revision", page.forward ? "asc" : "desc")
+        .limit(page.limit + 1)
+        .execute(),
+      this.db
+        .selectFrom("fills")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("offer", "=", address)
+        .execute(),
+    ]);
+    const taken = rows.slice(0, page.limit);
+    if (!page.forward) taken.reverse();
+    return { items: taken.map(deriveFill), keys: taken.map((r) => ({ revision: Number(r.revision) })), more: rows.length > page.limit, total: Number(n) };
+  }
+
+  /** Offers by address in one query (absent ones left out), with the viewer block. */
+  async offersByAddress(addresses: readonly string[], viewerWallet: string | null): Promise<Map<string, Offer>> {
+    if (addresses.length === 0) return new Map();
+    const rows = await this.withContract(this.offerFilter({}))
+      .where("offers.address", "in", [...new Set(addresses)])
+      .execute();
+    return new Map((await this.shapeOffers(rows, viewerWallet)).map((o) => [o.address, o]));
+  }
+
+  /** One fill by its offer and revision. */
+  async fill(offer: string, revision: number): Promise<DerivedFill | null> {
+    const row = await this.db.selectFrom("fills").selectAll().where("offer", "=", offer).where("revision", "=", revision).executeTakeFirst();
+    return row ? deriveFill(row) : null;
+  }
+
+  /** A position as its taker sees it; null for anyone else (positions are shown to their taker only). */
+  async positionOf(address: string, viewerWallet: string | null): Promise<{ offer: string; position: ViewerPosition } | null> {
+    if (!viewerWallet) return null;
+    const row = await this.db.selectFrom("positions").select(["offer", "taker"]).where("address", "=", address).executeTakeFirst();
+    if (!row || row.taker !== viewerWallet) return null;
+    const position = (await this.offer(row.offer, viewerWallet))?.viewer.position ?? null;
+    return position ? { offer: row.offer, position } : null;
+  }
+
   /** The highest slot the indexer has applied (freshness for clients). */
   async indexedSlot(): Promise<number> {
     const r = await this.db
@@ -501,6 +605,29 @@ export class ReadService {
       .executeTakeFirst();
     return Number(r?.slot ?? 0);
   }
+}
+
+/** Where a keyset page starts: after `key` (forward) or before it, `limit` items. */
+export interface KeysetPage<K> {
+  key: K | null;
+  forward: boolean;
+  limit: number;
+}
+export interface KeysetResult<T, K> {
+  items: T[];
+  /** The sort key of each item, for its cursor. */
+  keys: K[];
+  /** Whether more items lie beyond the page in its direction. */
+  more: boolean;
+  total: number;
+}
+/** Browse order: created_at (unix seconds) descending, then address. */
+export interface OfferKey {
+  createdAt: number;
+  address: string;
+}
+export interface FillKey {
+  revision: number;
 }
 
 type PoolRows = Omit<Parameters<typeof derivePoolAggregate>[0], "nowUnix" | "canonicalBase">;

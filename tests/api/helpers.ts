@@ -2,12 +2,15 @@
 import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
 import { createApp } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
+import type { ChangeFeed } from "../../indexer";
 
 export interface ApiStack extends LocalStack {
   read: ReadService;
 }
 
-export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number } = {}): Promise<ApiStack> {
+export async function apiStack(
+  opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number; changes?: ChangeFeed } = {},
+): Promise<ApiStack> {
   let read!: ReadService;
   const s = await startLocalStack({
     ...opts,
@@ -20,7 +23,14 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
         embedTtlMs: opts.embedTtlMs,
         clockCacheMs: 0,
       });
-      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });
+      return createApp({
+        read,
+        custody: parts.custody,
+        writes: parts.writes,
+        graphiql: false,
+        responseCacheTtlMs: opts.responseCacheTtlMs,
+        changes: opts.changes,
+      });
     },
   });
   return Object.assign(s, { read });

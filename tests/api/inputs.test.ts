@@ -168,7 +168,7 @@ describe("tokens", () => {
 });
 
 describe("viewer.canTake", () => {
-  const viewerQ = "query($a: String!) { offer(address: $a) { viewer { canTake maxTakeMicros takeLimit takeRefusal } } }";
+  const viewerQ = "query($a: Address!) { offer(address: $a) { viewer { canTake maxTakeMicros takeLimit takeRefusal } } }";
 
   it("is false for a blocked caller, for anyone on a blocked creator's offer, and at the maximum wager; says which limit applies", async () => {
     // 500 units (maximumWagerMicros) against 1000: a taker can hold at most 500 of the 1000.

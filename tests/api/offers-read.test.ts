@@ -210,7 +210,7 @@ describe("fills, mine, shareable", () => {
 
 describe("GraphQL", () => {
   it("serves the same offer and viewer, with cursors", async () => {
-    const q = `query($a: String!) { offer(address: $a) { address revision remainingTakerMicros viewer { role returnMicros position { takerAmountMicros } } contract { title } } _meta { indexedSlot } }`;
+    const q = `query($a: Address!) { offer(address: $a) { address revision remainingTakerMicros viewer { role returnMicros position { takerAmountMicros } } contract { title } } _meta { indexedSlot } }`;
     const r = await gql(s, q, { a: offer }, taker.token);
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.offer).toEqual({
@@ -222,7 +222,7 @@ describe("GraphQL", () => {
     });
     expect(Number(r.body.data._meta.indexedSlot)).toBeGreaterThan(0);
     const p1 = await gql(s, `{ offers(first: 2) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { address } } } }`);
-    const p2 = await gql(s, `query($c: String) { offers(first: 2, after: $c) { edges { node { address } } } }`, { c: p1.body.data.offers.pageInfo.endCursor });
+    const p2 = await gql(s, `query($c: Cursor) { offers(first: 2, after: $c) { edges { node { address } } } }`, { c: p1.body.data.offers.pageInfo.endCursor });
     expect(p1.body.data.offers.pageInfo.hasNextPage).toBe(true);
     expect(p2.body.data.offers.edges[0].node.address).not.toBe(p1.body.data.offers.edges[1].node.address);
   });
@@ -230,10 +230,11 @@ describe("GraphQL", () => {
   it("returns errors with extensions.code matching the REST statuses", async () => {
     const notFound = await gql(s, `{ offer(address: "11111111111111111111111111111111") { address } }`);
     expect(notFound.body.errors[0].extensions.code).toBe("NOT_FOUND");
+    // Malformed arguments fail at validation (scalars and enums; see graphql-schema.test.ts).
     const bad = await gql(s, `{ offer(address: "xyz") { address } }`);
-    expect(bad.body.errors[0].extensions.code).toBe("BAD_REQUEST");
+    expect(bad.body.errors[0].extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
     const page = await gql(s, `{ offers(first: 51) { totalCount } }`);
-    expect(page.body.errors[0].extensions.code).toBe("BAD_REQUEST");
+    expect(page.body.errors[0].extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
     const mine = await gql(s, `{ mine { totalCount } }`);
     expect(mine.body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
   });

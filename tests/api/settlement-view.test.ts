@@ -19,7 +19,7 @@ const offers: Record<"win" | "loss" | "void", string> = { win: "", loss: "", voi
 const contracts: Record<"win" | "loss" | "void", PublicKey> = {} as never;
 const U = (units: string) => String(BigInt(Math.round(Number(units) * 10)) * (UNIT / 10n));
 
-const OFFER_Q = `query($a: String!) { offer(address: $a) { status contract { result }
+const OFFER_Q = `query($a: Address!) { offer(address: $a) { status contract { result }
   viewer { role returnMicros position { status payoutMicros feeMicros }
     settlement { settledPositionCount paidOutMicros feeMicros refundedMicros receivedMicros
       outcomes { status positionCount creatorPayoutMicros takerPayoutMicros feeMicros } } } } }`;
@@ -120,7 +120,7 @@ describe("after a win, a loss and a void", () => {
       status: 400,
       body: { error: expect.stringContaining("creator, taker") },
     });
-    const g = await gql(s, `{ mine(role: "taker") { totalCount edges { node { contract { result } viewer { role returnMicros } } } } }`, {}, taker.token);
+    const g = await gql(s, `{ mine(role: taker) { totalCount edges { node { contract { result } viewer { role returnMicros } } } } }`, {}, taker.token);
     expect(g.body.data.mine.totalCount).toBe(3);
     expect(g.body.data.mine.edges.every((e: { node: { viewer: { role: string } } }) => e.node.viewer.role === "taker")).toBe(true);
   });
@@ -135,7 +135,7 @@ describe("after a win, a loss and a void", () => {
     expect(close.body.error).toBe("the offer is Settled and finished: it can no longer be closed");
     const g = await gql(
       s,
-      `mutation($o: String!, $i: CloseOfferInput!) { closeOffer(offerAddress: $o, input: $i) { status } }`,
+      `mutation($o: Address!, $i: CloseOfferInput!) { closeOffer(offerAddress: $o, input: $i) { status } }`,
       { o: offers.loss, i: { expectedRevision: "3", idempotencyKey: key() } },
       creator.token,
     );

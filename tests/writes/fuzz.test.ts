@@ -293,8 +293,8 @@ describe("fuzz: hostile write requests", () => {
     ];
     const ops = [
       "mutation($input: CreateOfferInput!) { createOffer(input: $input) { signature status offerAddress } }",
-      "mutation($offer: String!, $input: TakeOfferInput!) { takeOffer(offerAddress: $offer, input: $input) { signature } }",
-      "mutation($offer: String!, $input: CloseOfferInput!) { closeOffer(offerAddress: $offer, input: $input) { signature } }",
+      "mutation($offer: Address!, $input: TakeOfferInput!) { takeOffer(offerAddress: $offer, input: $input) { signature } }",
+      "mutation($offer: Address!, $input: CloseOfferInput!) { closeOffer(offerAddress: $offer, input: $input) { signature } }",
       "mutation { createOffer(input: {}) { signature } }",
       "mutation { __typename }",
       "{ __schema { types { name } } }",

@@ -7,8 +7,8 @@ import { UNIT, balance, createBody, key, post, writeSuite } from "./helpers";
 
 const RECEIPT = "signature status offerAddress positionAddress takeAmountMicros creatorMatchedMicros refundMicros expectedRevision";
 const CREATE = `mutation($input: CreateOfferInput!) { createOffer(input: $input) { ${RECEIPT} } }`;
-const TAKE = `mutation($offer: String!, $input: TakeOfferInput!) { takeOffer(offerAddress: $offer, input: $input) { ${RECEIPT} } }`;
-const CLOSE = `mutation($offer: String!, $input: CloseOfferInput!) { closeOffer(offerAddress: $offer, input: $input) { ${RECEIPT} } }`;
+const TAKE = `mutation($offer: Address!, $input: TakeOfferInput!) { takeOffer(offerAddress: $offer, input: $input) { ${RECEIPT} } }`;
+const CLOSE = `mutation($offer: Address!, $input: CloseOfferInput!) { closeOffer(offerAddress: $offer, input: $input) { ${RECEIPT} } }`;
 
 interface GqlRes {
   status: number;
@@ -53,10 +53,15 @@ describe("GraphQL write mutations", () => {
     expect(other.errors![0].message).toMatch(/already used with a different request/);
   });
 
+  it("refuses a malformed amount while coercing the variables, before the write service", async () => {
+    const r = await gql(CREATE, { input: createBody(w.c, { creatorTotalMicros: "1e6" }) }, w.alice.token);
+    expect(r.data).toBeUndefined();
+    expect(r.errors![0].message).toMatch(/Variable "\$input" got invalid value "1e6" at "input.creatorTotalMicros"; .*decimal digits/);
+  });
+
   it("errors carry the REST status as extensions.code", async () => {
     const cases: [GqlRes, string, RegExp][] = [
       [await gql(CREATE, { input: createBody(w.c) }, null), "UNAUTHENTICATED", /missing/],
-      [await gql(CREATE, { input: createBody(w.c, { creatorTotalMicros: "1e6" }) }, w.alice.token), "BAD_REQUEST", /decimal digits/],
       [await gql(CREATE, { input: createBody(w.c, { expectedFeeBps: 5 }) }, w.alice.token), "CONFLICT", /expectedFeeBps/],
       [
         await gql(TAKE, { offer: w.c.toBase58(), input: { takeAmountMicros: "1000000", expectedRevision: "1", idempotencyKey: key() } }, w.bob.token),
