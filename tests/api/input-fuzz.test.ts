@@ -347,7 +347,9 @@ function query(r: Rng, names: string[], extra: Record<string, () => { v: string;
     const decodedOk = v === "%FF" ? false : ok;
     const actuallyOk = name === "sport" || name === "query" ? checkDecoded(name, wellFormed(v), decodedOk) : decodedOk;
     parts.push(`${name}=${enc}`);
-    if (!first.has(name)) first.set(name, actuallyOk); // repeated: the first value counts
+    // A parameter of the route's schema given twice is refused ("given more than once"); junk is not in it.
+    if (!first.has(name)) first.set(name, actuallyOk);
+    else if (name !== "junk") first.set(name, false);
   }
   return { qs: parts.length ? `?${parts.join("&")}` : "", ok: [...first.values()].every(Boolean) };
 }
@@ -383,7 +385,8 @@ function nextRequest(r: Rng): Req {
   if (route < 12) {
     const q = query(r, ["sport", "page", "pageSize", "query", "status", "view"]);
     const t = tokFirst(false);
-    const st = a.tooLong ? 431 : !q.ok ? 400 : (t ?? 200);
+    // The token is checked before the parameters (one rule with GraphQL: a bad token is 401 whatever else is wrong).
+    const st = a.tooLong ? 431 : (t ?? (q.ok ? 200 : 400));
     return withAuth({ method: "GET", path: `${BASE}/${q.qs}`, expect: e(x(st), `browse ${q.qs} ${a.kind}`) });
   }
   if (route < 20) {
@@ -394,7 +397,8 @@ function nextRequest(r: Rng): Req {
       },
     });
     const t = tokFirst(false);
-    const st = a.tooLong ? 431 : a.kind === "none" ? 401 : (t ?? (q.ok ? 200 : 400));
+    // No token passes the token check; the parameters are validated before the route asks for a viewer.
+    const st = a.tooLong ? 431 : (t ?? (!q.ok ? 400 : a.kind === "none" ? 401 : 200));
     return withAuth({ method: "GET", path: `${BASE}/mine${q.qs}`, expect: e(x(st), `mine ${q.qs} ${a.kind}`) });
   }
   if (route < 28) {
@@ -415,13 +419,13 @@ function nextRequest(r: Rng): Req {
     const addr = which === 0 ? offer : which === 1 ? randomAddress(r) : r.pick(["0OIl", "x", "1".repeat(60), "%E4%B8%AD", "1111111111111111111111111111111O"]);
     const malformed = which === 2;
     const t = tokFirst(false);
-    const st = a.tooLong ? 431 : malformed ? 400 : (t ?? (which === 0 ? 200 : 404));
+    const st = a.tooLong ? 431 : (t ?? (malformed ? 400 : which === 0 ? 200 : 404));
     return withAuth({ method: "GET", path: `${BASE}/${addr}`, expect: e(x(st), `offer ${which} ${a.kind}`) });
   }
   if (route < 42) {
     const q = query(r, ["page", "pageSize"]);
     const addr = r.chance(0.5) ? offer : r.chance(0.5) ? randomAddress(r) : "not-an-address";
-    const st = a.tooLong ? 431 : addr === "not-an-address" || !q.ok ? 400 : addr === offer ? 200 : 404;
+    const st = a.tooLong ? 431 : (tokenStatus(a, false) ?? (addr === "not-an-address" || !q.ok ? 400 : addr === offer ? 200 : 404));
     return withAuth({ method: "GET", path: `${BASE}/${addr}/fills${q.qs}`, expect: e(x(st), `fills ${q.qs}`) });
   }
   if (route < 50) {

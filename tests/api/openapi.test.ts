@@ -64,5 +64,9 @@ describe("docs/openapi.json", () => {
     const nul = await fetch(`${server.url}${OFFERS_BASE}/shareable?query=a%00b`);
     expect(nul.status).toBe(400);
     expect(await nul.json()).toEqual({ error: "query must be at most 200 characters, without control characters" });
+    // A repeated parameter is named as such, not quoted as one odd value ("Settled,").
+    const twice = await fetch(`${server.url}${OFFERS_BASE}/?status=Settled&status=`);
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toEqual({ error: "status given more than once; give it once" });
   });
 });
