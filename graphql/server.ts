@@ -12,6 +12,7 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import type { Custody } from "../service/custody/custody";
 import { rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
@@ -27,6 +28,10 @@ import { writeRoutes } from "./rest/write-routes";
 import { sharePages } from "./pages/share-pages";
 import { corsAllowList } from "./cors";
 import type { WriteService } from "../service/writes/write-service";
+import type { ChangeFeed } from "../indexer/changes";
+import { LiveUpdates, liveLimitsFromEnv, type LiveLimits } from "../service/read/live-updates";
+import { addSubscriptions } from "./schema/subscription-schema";
+import { registerLive, serveLive } from "./live-ws";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";
@@ -51,6 +56,10 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Browser origins (`https://app.example`) allowed to call the offers API and /graphql; none (same-origin only) by default. */
   corsOrigins?: readonly string[];
+  /** What the indexer applied, as it applies it: feeds the GraphQL subscriptions (without it they answer 503). */
+  changes?: ChangeFeed;
+  /** Subscription limits (default: liveLimitsFromEnv()). */
+  live?: Partial<LiveLimits>;
 }
 
 /**
@@ -60,12 +69,13 @@ export interface AppDeps {
 export const MAX_BODY_BYTES = 65_536;
 
 /** The GraphQL schema; resolvers reach the services only when a request runs. */
-export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">): GraphQLSchema {
+export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">, live: LiveUpdates | null = null): GraphQLSchema {
   // Fields are non-null unless marked nullable: clients can rely on what the spec always sends.
   const builder = new SchemaBuilder<{ Context: ReadContext; DefaultFieldNullability: false }>({ defaultFieldNullability: false });
   builder.queryType({});
   builder.mutationType({});
-  addReadQueries(builder, d.read, d.custody, { log: d.log });
+  const refs = addReadQueries(builder, d.read, d.custody, { log: d.log });
+  addSubscriptions(builder, refs, live, d.custody, { log: d.log });
   addWriteMutations(
     builder,
     () => {
@@ -131,8 +141,9 @@ export function createApp(deps: AppDeps): Hono {
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
+  const live = d.changes ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log }) : null;
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
-    schema: buildSchema(d),
+    schema: buildSchema(d, live),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
     // Self-hosted: the editor's scripts and styles come with the page, so it works offline.
@@ -153,6 +164,7 @@ export function createApp(deps: AppDeps): Hono {
     ],
     context: ({ request, viewer }) => ({ request, viewer }),
   });
+  if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody });
   /**
    * One rule for REST and GraphQL: no token is anonymous, a token that is malformed, unknown,
    * revoked or expired is 401 (UNAUTHENTICATED) for any operation, before anything runs.
@@ -181,7 +193,8 @@ export function createApp(deps: AppDeps): Hono {
     if (raw.method !== "POST" || (d.responseCacheTtlMs ?? 1_000) <= 0) return yoga.fetch(raw, {});
     const text = await raw.text();
     const forward = () => yoga.fetch(new Request(raw.url, { method: "POST", headers: raw.headers, body: text }), {});
-    if (text.length > 16_384 || /\bmutation\b/i.test(text)) return forward();
+    // Subscriptions (and SSE answers) are streams: never buffered, never shared.
+    if (text.length > 16_384 || /\b(mutation|subscription)\b/i.test(text) || raw.headers.get("accept")?.includes("text/event-stream")) return forward();
     const body = await d.read
       .anonymous(`gql:${text}`, async () => {
         const r = await forward();
@@ -216,5 +229,14 @@ export async function listen(app: Hono, opts: { port?: number; hostname?: string
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.hostname ?? "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
-  return { server, url: `http://${opts.hostname ?? "127.0.0.1"}:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  // GraphQL over WebSocket on the same port; stopping it first completes every open subscription.
+  const stopLive = serveLive(app, server as Server);
+  return {
+    server,
+    url: `http://${opts.hostname ?? "127.0.0.1"}:${port}`,
+    close: async () => {
+      await stopLive?.();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }

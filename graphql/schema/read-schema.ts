@@ -35,7 +35,14 @@ function decodeCursor(c: string | null | undefined): number {
   return Number(m[1]) + 1;
 }
 
-export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): void {
+/** The object types other parts of the schema reuse (subscriptions send what the queries return). */
+export interface ReadRefs {
+  Offer: unknown;
+  Fill: unknown;
+  PoolAggregate: unknown;
+}
+
+export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): ReadRefs {
   const viewerOf = (ctx: ReadContext) => (ctx.viewer ??= resolveViewer(custody, ctx.request.headers.get("authorization")));
   const guard = <T>(fn: () => Promise<T>) =>
     fn().catch((e) => {
@@ -360,4 +367,5 @@ export function addReadQueries(builder: AnyBuilder, read: ReadService, custody: 
     }),
     _meta: t.field({ type: Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));
+  return { Offer: OfferT, Fill: FillT, PoolAggregate: Pool };
 }
