@@ -61,6 +61,22 @@ const closeAll = async () => {
   await until(async () => live.stats().subscriptions === 0);
 };
 
+it("SSE by GET as well: yoga's default transport for a plain URL", async () => {
+  const ac = new AbortController();
+  const r = await fetch(`${s.url}/graphql?query=${encodeURIComponent("subscription { indexedSlot }")}`, {
+    headers: { accept: "text/event-stream" },
+    signal: ac.signal,
+  });
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toContain("text/event-stream");
+  const reader = r.body!.getReader();
+  let text = "";
+  while (!text.includes("event: next")) text += new TextDecoder().decode((await reader.read()).value);
+  expect(text).toMatch(/data: \{"data":\{"indexedSlot":"\d+"\}\}/);
+  ac.abort();
+  await until(async () => live.stats().subscriptions === 0);
+});
+
 describe.each(["sse", "ws"] as const)("over %s", (t) => {
   it("offer: the current state first, then a take made through the API", async () => {
     const o = await newOffer();
