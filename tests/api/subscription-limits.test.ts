@@ -13,6 +13,7 @@ import { ReadService } from "../../service/read/read-service";
 import type { ChangeSet } from "../../indexer";
 import { LocalChangeFeed } from "../../indexer";
 import { liveStack, subscribeOver, wsClient, wsSubscribe, type LiveStream } from "./live-clients";
+import { freshStore, type StoreTarget } from "../indexer/stores";
 import { gql, until } from "./helpers";
 import { makeUser, contract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
 
@@ -153,5 +154,41 @@ describe("a closing server", () => {
     await sse.ended();
     await ws.ended();
     expect(liveOf(other.app)!.stats().subscriptions).toBe(0);
+  });
+});
+
+describe("on PostgreSQL", () => {
+  let pg: LocalStack;
+  let target: StoreTarget;
+  beforeAll(async () => {
+    target = freshStore("postgres", "live");
+    pg = await liveStack({ storeUrl: target.url });
+  });
+  afterAll(async () => {
+    await pg?.stop();
+    await target?.drop();
+  });
+
+  it("the same reads feed offer, offers, offerFills and myPositions", async () => {
+    const [c, tk] = [await makeUser(pg), await makeUser(pg)];
+    const offers = await subscribeOver("sse", pg.url, `subscription { offers(sport: "football") { address revision } }`);
+    const mine = await subscribeOver("ws", pg.url, `subscription { myPositions { address viewer { role } } }`, {}, tk.token);
+    const r = await post(pg, "/", createBody(await contract(pg)), c.token);
+    expect(r.status, r.text).toBe(200);
+    const o = r.body.offerAddress as string;
+    expect((await offers.next()).data.offers).toEqual({ address: o, revision: "1" });
+    const one = await subscribeOver("ws", pg.url, `subscription($a: String!) { offer(address: $a) { revision } }`, { a: o });
+    const fills = await subscribeOver("sse", pg.url, `subscription($a: String!) { offerFills(address: $a) { revision takeMicros } }`, { a: o });
+    expect((await one.next()).data.offer.revision).toBe("1");
+    const lv = liveOf(pg.app)!;
+    await until(async () => lv.stats().subscriptions === 4);
+    const t = await post(pg, `/${o}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, tk.token);
+    expect(t.status, t.text).toBe(200);
+    expect((await one.next()).data.offer.revision).toBe("2");
+    expect((await fills.next()).data.offerFills).toEqual({ revision: "2", takeMicros: String(5n * UNIT) });
+    expect((await offers.next()).data.offers).toEqual({ address: o, revision: "2" });
+    expect((await mine.next()).data.myPositions).toEqual({ address: o, viewer: { role: "taker" } });
+    for (const st of [offers, mine, one, fills]) st.close();
+    await until(async () => lv.stats().subscriptions === 0);
   });
 });
