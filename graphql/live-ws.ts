@@ -10,13 +10,16 @@
  */
 import type { Server } from "node:http";
 import type { YogaServerInstance } from "graphql-yoga";
-import { GraphQLError, type ExecutionArgs } from "graphql";
+import { GraphQLError, getOperationAST, parse as parseDocument, type ExecutionArgs } from "graphql";
+import type { IncomingMessage } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import type { Custody } from "../service/custody/custody";
 import { ApiError } from "../service/api-error";
 import type { LiveUpdates } from "../service/read/live-updates";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
+import type { RequestLimiter } from "../service/rate/request-limiter";
+import { tokenBucketKey, type RateLimitOptions } from "./rate-limit";
 
 export interface LiveTransport {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -27,6 +30,9 @@ export interface LiveTransport {
   maxPayload: number;
   /** WebSocket ping interval (ms); a peer that does not answer within it is dropped. */
   keepAliveMs?: number;
+  /** The HTTP request limits, applied to each subscribe message as to each request. */
+  requestLimiter?: RequestLimiter | null;
+  rateLimit?: RateLimitOptions;
 }
 
 const transports = new WeakMap<object, LiveTransport>();
@@ -34,6 +40,18 @@ const transports = new WeakMap<object, LiveTransport>();
 /** Records what `serveLive` needs of an app (createApp calls it; the app itself knows nothing of sockets). */
 export function registerLive(app: object, t: LiveTransport): void {
   transports.set(app, t);
+}
+
+const REFUSED_DOCUMENT = parseDocument("subscription Refused { __typename }");
+
+/**
+ * An operation refused before it ran, answered as a result with the errors and then `complete`
+ * (as over SSE). Returning the errors themselves would make graphql-ws check them with
+ * `instanceof` against its own copy of graphql, which need not be ours.
+ */
+function refused(errors: readonly GraphQLError[]): ExecutionArgs {
+  const answer = () => ({ errors });
+  return { schema: undefined as never, document: REFUSED_DOCUMENT, rootValue: { execute: answer, subscribe: answer } };
 }
 
 /** The live updates an app serves (its subscriptions' figures), or null. */
@@ -54,6 +72,19 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
   const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: t.maxPayload });
   /** Per socket: the request standing for the connection (its Authorization) and its viewer. */
   const sockets = new WeakMap<WebSocket, { request: Request; viewer: Promise<ReadViewer | null> }>();
+  /** Seconds to wait when this subscribe exceeds the address's or the token's request limit, else 0. */
+  const limited = async (upgrade: IncomingMessage, authorization: string | null): Promise<number> => {
+    const limiter = t.requestLimiter;
+    if (!limiter) return 0;
+    const forwarded = t.rateLimit?.trustProxy
+      ? String(upgrade.headers["x-forwarded-for"] ?? "")
+          .split(",")[0]
+          .trim()
+      : "";
+    const ipWait = await limiter.ip(forwarded || upgrade.socket.remoteAddress || "unknown");
+    if (ipWait > 0 || !authorization) return ipWait;
+    return limiter.token(tokenBucketKey(authorization));
+  };
   const disposable = useServer(
     {
       onConnect: async (ctx) => {
@@ -74,6 +105,11 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
       },
       onSubscribe: async (ctx, _id, payload) => {
         const conn = sockets.get(ctx.extra.socket)!;
+        const wait = await limited(ctx.extra.request, conn.request.headers.get("authorization"));
+        if (wait > 0)
+          return refused([
+            new GraphQLError(`too many requests; retry in ${wait} s`, { extensions: { code: "TOO_MANY_REQUESTS", status: 429, retryAfter: wait } }),
+          ]);
         const { schema, execute, subscribe, contextFactory, parse, validate } = t.yoga.getEnveloped({
           request: conn.request,
           viewer: conn.viewer,
@@ -83,7 +119,7 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
         try {
           document = parse(payload.query);
         } catch (e) {
-          if ((e as Error).name === "GraphQLError") return [e as GraphQLError];
+          if ((e as Error).name === "GraphQLError") return refused([e as GraphQLError]);
           throw e;
         }
         let errors: readonly GraphQLError[];
@@ -91,10 +127,15 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
           errors = validate(schema, document);
         } catch (e) {
           // graphql-armor's limits reject by throwing.
-          if ((e as Error).name === "GraphQLError") return [e as GraphQLError];
+          if ((e as Error).name === "GraphQLError") return refused([e as GraphQLError]);
           throw e;
         }
-        if (errors.length > 0) return errors;
+        if (errors.length > 0) return refused(errors);
+        // Queries and mutations go over HTTP, where the response cache, body limits and access logs are.
+        if (getOperationAST(document, payload.operationName)?.operation !== "subscription")
+          return refused([
+            new GraphQLError("only subscriptions over WebSocket; send queries and mutations over HTTP", { extensions: { code: "BAD_REQUEST", status: 400 } }),
+          ]);
         return {
           schema,
           document,

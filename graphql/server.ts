@@ -164,7 +164,7 @@ export function createApp(deps: AppDeps): Hono {
     ],
     context: ({ request, viewer }) => ({ request, viewer }),
   });
-  if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody });
+  if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody, requestLimiter: d.requestLimiter, rateLimit: d.rateLimit });
   /**
    * One rule for REST and GraphQL: no token is anonymous, a token that is malformed, unknown,
    * revoked or expired is 401 (UNAUTHENTICATED) for any operation, before anything runs.

@@ -10,6 +10,7 @@ import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../
 import { createApp } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
 import type { LiveLimits } from "../../service/read/live-updates";
+import { RequestLimiter, type RequestLimits } from "../../service/rate/request-limiter";
 
 export type Transport = "sse" | "ws";
 
@@ -172,12 +173,13 @@ export function wsSubscribe(client: Client, query: string, variables: Record<str
 }
 
 /** The local stack with the change feed wired into the app (subscriptions on), limits as given. */
-export async function liveStack(opts: LocalStackOptions & { live?: Partial<LiveLimits> } = {}): Promise<LocalStack> {
+export async function liveStack(opts: LocalStackOptions & { live?: Partial<LiveLimits>; requestLimits?: RequestLimits } = {}): Promise<LocalStack> {
   return startLocalStack({
     ...opts,
     app: (parts) => {
       const read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), settingsTtlMs: 0, clockCacheMs: 0 });
-      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false, changes: parts.changes, live: opts.live });
+      const requestLimiter = opts.requestLimits ? new RequestLimiter(parts.db, opts.requestLimits) : null;
+      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false, changes: parts.changes, live: opts.live, requestLimiter });
     },
   });
 }

@@ -82,6 +82,38 @@ describe("subscription limits", () => {
   });
 });
 
+describe("WebSocket rules of the HTTP API", () => {
+  it("only subscriptions over WebSocket: a query or a mutation is refused, to be sent over HTTP", async () => {
+    const client = wsClient(s.url);
+    for (const q of ["{ _meta { indexedSlot } }", "mutation { __typename }"]) {
+      const [r] = await wsSubscribe(client, q).ended();
+      expect(r.errors?.[0].extensions?.code).toBe("BAD_REQUEST");
+    }
+    await client.dispose();
+  });
+
+  it("each subscribe message takes from the token's request bucket, the one HTTP requests take from", async () => {
+    const limitedStack = await liveStack({ requestLimits: { ipBurst: 0, ipPerMinute: 0, tokenBurst: 3, tokenPerMinute: 1 } });
+    try {
+      const u = await makeUser(limitedStack);
+      const client = wsClient(limitedStack.url, u.token);
+      const ok = [0, 1].map(() => wsSubscribe(client, "subscription { indexedSlot }"));
+      for (const st of ok) await st.next();
+      const sse = await subscribeOver("sse", limitedStack.url, "subscription { indexedSlot }", {}, u.token);
+      await sse.next();
+      const [r] = await wsSubscribe(client, "subscription { indexedSlot }").ended();
+      expect(r.errors?.[0].extensions).toMatchObject({ code: "TOO_MANY_REQUESTS", retryAfter: expect.any(Number) });
+      const refused = await subscribeOver("sse", limitedStack.url, "subscription { indexedSlot }", {}, u.token);
+      await refused.ended();
+      expect(refused.status).toBe(429);
+      sse.close();
+      await client.dispose();
+    } finally {
+      await limitedStack.stop();
+    }
+  });
+});
+
 describe("a consumer that stops reading", () => {
   it("over WebSocket: the server keeps only the latest state for it, which it gets when it reads again", async () => {
     const o = await newOffer();
