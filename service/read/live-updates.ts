@@ -240,6 +240,7 @@ export class LiveUpdates {
     this.closed = true;
     this.stopFeed();
     clearInterval(this.timer);
+    this.starting = [];
     for (const s of [...this.subs]) s.finish();
     await this.running;
   }
@@ -258,7 +259,11 @@ export class LiveUpdates {
   }
 
   private schedule(): void {
-    this.running ??= this.drain().finally(() => (this.running = null));
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+      // Work that arrived between the loop's last check and here would otherwise wait for the next change.
+      if (this.pending || this.starting.length > 0) this.schedule();
+    });
   }
 
   /** One change (or merged changes) at a time, in order; subscriptions starting meanwhile read their current state. */
