@@ -141,7 +141,9 @@ export function createApp(deps: AppDeps): Hono {
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
-  const live = d.changes ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log }) : null;
+  const live = d.changes
+    ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log, metrics: obs.metrics.registry })
+    : null;
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d, live),
     graphqlEndpoint: "/graphql",

@@ -18,6 +18,7 @@ import { ApiError } from "../api-error";
 import type { BrowseParams } from "./params";
 import { ReadService, type Offer } from "./read-service";
 import { resolveViewer } from "./viewer";
+import { Gauge, type Registry } from "prom-client";
 
 export interface LiveLimits {
   /** Subscriptions one connection may hold at once (a WebSocket; an SSE request holds one). */
@@ -163,6 +164,8 @@ export interface LiveUpdatesOptions {
   custody: Custody | null;
   limits?: Partial<LiveLimits>;
   log?: (e: unknown) => void;
+  /** Where the subscription gauges go (the instance's Prometheus registry). */
+  metrics?: Registry;
 }
 
 /** Who opens a subscription: the connection it runs on and the Authorization it was made with. */
@@ -200,6 +203,27 @@ export class LiveUpdates {
     this.stopFeed = o.feed.subscribe((c) => this.onChange(c));
     this.timer = setInterval(() => void this.recheckTokens(), this.limits.authRecheckMs);
     this.timer.unref();
+    if (o.metrics) {
+      const stats = () => this.stats();
+      // A second app on the same instance's registry reports its own subscriptions instead.
+      for (const name of ["offers_live_subscriptions", "offers_live_queued_values"]) o.metrics.removeSingleMetric(name);
+      new Gauge({
+        name: "offers_live_subscriptions",
+        help: "GraphQL subscriptions open in this process (SSE and WebSocket)",
+        registers: [o.metrics],
+        collect() {
+          this.set(stats().subscriptions);
+        },
+      });
+      new Gauge({
+        name: "offers_live_queued_values",
+        help: "Values waiting in subscribers' queues (a lasting high figure: consumers that do not keep up)",
+        registers: [o.metrics],
+        collect() {
+          this.set(stats().queued);
+        },
+      });
+    }
   }
 
   /** Opens a subscription; ApiError 429 (this connection holds the most it may) or 503 (the process does, or is closing). */

@@ -70,6 +70,7 @@ describe("subscription limits", () => {
       held.push(await subscribeOver(i % 2 ? "ws" : "sse", s.url, "subscription { indexedSlot }"));
       await held[i].next();
     }
+    expect(await (await fetch(`${s.url}/metrics`)).text()).toMatch(/^offers_live_subscriptions 5$/m);
     const sse = await subscribeOver("sse", s.url, "subscription { indexedSlot }");
     const [r] = await sse.ended();
     expect(r.errors?.[0].extensions?.code).toBe("SERVICE_UNAVAILABLE");
