@@ -30,6 +30,11 @@ function clientAddress(c: Context, o: RateLimitOptions): string {
   }
 }
 
+/** The token bucket's key: a hash of the Authorization header, never the token. */
+export function tokenBucketKey(authorization: string): string {
+  return createHash("sha256").update(authorization).digest("hex").slice(0, 32);
+}
+
 export function rateLimit(limiter: RequestLimiter, o: RateLimitOptions = {}): MiddlewareHandler {
   return async (c, next) => {
     if (UNLIMITED.has(c.req.path)) return next();
@@ -39,7 +44,7 @@ export function rateLimit(limiter: RequestLimiter, o: RateLimitOptions = {}): Mi
     if (ipWait > 0) return refuse("address", ipWait);
     const auth = c.req.header("authorization");
     if (auth) {
-      const tokenWait = await limiter.token(createHash("sha256").update(auth).digest("hex").slice(0, 32));
+      const tokenWait = await limiter.token(tokenBucketKey(auth));
       if (tokenWait > 0) return refuse("token", tokenWait);
     }
     return next();

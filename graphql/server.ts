@@ -12,6 +12,7 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import type { Custody } from "../service/custody/custody";
 import { rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
@@ -30,6 +31,9 @@ import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
 import { corsAllowList } from "./cors";
 import type { WriteService } from "../service/writes/write-service";
+import { LiveUpdates, liveLimitsFromEnv, type LiveLimits } from "../service/read/live-updates";
+import { addSubscriptions } from "./schema/subscription-schema";
+import { registerLive, serveLive } from "./live-ws";
 
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
@@ -45,7 +49,10 @@ export interface AppDeps {
   obs?: Observability;
   /** How long a GraphQL query's answer is reused (default 1000 ms; see response-cache.ts); 0 turns that off. */
   responseCacheTtlMs?: number;
-  /** The indexer's announced writes: the GraphQL response cache follows them at once (else it polls the indexed slot). */
+  /**
+   * The indexer's announced writes: the GraphQL response cache follows them at once (else it polls
+   * the indexed slot), and they feed the subscriptions (without it those answer 503).
+   */
   changes?: ChangeFeed | null;
   /** Per-address and per-token request limits (429 with Retry-After); none without it. */
   requestLimiter?: RequestLimiter | null;
@@ -55,6 +62,8 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Browser origins (`https://app.example`) allowed to call the offers API and /graphql; none (same-origin only) by default. */
   corsOrigins?: readonly string[];
+  /** Subscription limits (default: liveLimitsFromEnv()). */
+  live?: Partial<LiveLimits>;
 }
 
 /**
@@ -67,7 +76,11 @@ export const MAX_BODY_BYTES = 65_536;
  * The GraphQL schema; resolvers reach the services only when a request runs. `extend` adds to it
  * on the same builder, with the read API's types (subscriptions return the same objects).
  */
-export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "log">, extend?: (builder: ApiBuilder, types: ReadTypes) => void): GraphQLSchema {
+export function buildSchema(
+  d: Pick<AppDeps, "read" | "custody" | "writes" | "log">,
+  live: LiveUpdates | null = null,
+  extend?: (builder: ApiBuilder, types: ReadTypes) => void,
+): GraphQLSchema {
   const builder = createBuilder();
   builder.queryType({});
   builder.mutationType({});
@@ -80,6 +93,7 @@ export function buildSchema(d: Pick<AppDeps, "read" | "custody" | "writes" | "lo
     },
     { log: d.log },
   );
+  addSubscriptions(builder, types, live, d.custody, { log: d.log });
   extend?.(builder, types);
   return builder.toSchema();
 }
@@ -135,8 +149,11 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
+  const live = d.changes
+    ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log, metrics: obs.metrics.registry })
+    : null;
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
-    schema: buildSchema(d),
+    schema: buildSchema(d, live),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
     // Self-hosted: the editor's scripts and styles come with the page, so it works offline.
@@ -158,6 +175,7 @@ export function createApp(deps: AppDeps): Hono {
     ],
     context: ({ request, viewer }) => ({ request, viewer }),
   });
+  if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody, requestLimiter: d.requestLimiter, rateLimit: d.rateLimit });
   /**
    * One rule for REST and GraphQL: no token is anonymous, a token that is malformed, unknown,
    * revoked or expired is 401 (UNAUTHENTICATED) for any operation, before anything runs.
@@ -200,5 +218,14 @@ export async function listen(app: Hono, opts: { port?: number; hostname?: string
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.hostname ?? "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
-  return { server, url: `http://${opts.hostname ?? "127.0.0.1"}:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  // GraphQL over WebSocket on the same port; stopping it first completes every open subscription.
+  const stopLive = serveLive(app, server as Server);
+  return {
+    server,
+    url: `http://${opts.hostname ?? "127.0.0.1"}:${port}`,
+    close: async () => {
+      await stopLive?.();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }

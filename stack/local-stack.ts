@@ -11,6 +11,7 @@ import type { ServerType } from "@hono/node-server";
 import type { Kysely } from "kysely";
 import { openStore, type Store } from "../indexer/store/db";
 import { StoreWriter } from "../indexer/store/writer";
+import { LocalChangeFeed, type ChangeFeed } from "../indexer/changes";
 import { BankrunSource } from "../indexer/sources/bankrun";
 import type { Database } from "../indexer/store/schema";
 import { OFFERS_PROGRAM_ID, type LimitsArgs } from "../idl/client/offers";
@@ -40,6 +41,8 @@ export interface LocalStack extends ServiceParts {
   db: Kysely<Database>;
   source: BankrunSource;
   writer: StoreWriter;
+  /** Every write the indexer applies, announced in this process (GraphQL subscriptions). */
+  changes?: ChangeFeed;
   app: Hono;
   server: ServerType;
   url: string;
@@ -50,6 +53,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const obs = observabilityOf(opts);
   const store = await openStore(opts.storeUrl ?? ":memory:");
   const writer = await StoreWriter.open(store, "bankrun");
+  // One process: the indexer's applied writes reach the API's subscriptions in memory.
+  const changes = new LocalChangeFeed();
+  writer.onApplied((c) => changes.publish(c));
   let source!: BankrunSource;
   const service = opts.service ?? Keypair.generate();
   const chain = await startLocalChain({
@@ -67,7 +73,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     },
   });
   return assembleStack(
-    { chain, store, source, writer },
+    { chain, store, source, writer, changes },
     {
       ...opts,
       // The local stack's chain and (by default) store live in memory: a fresh key fits them.

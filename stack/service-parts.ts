@@ -6,11 +6,11 @@
  */
 import type { Keypair, PublicKey } from "@solana/web3.js";
 import type { Hono } from "hono";
-import { serve, type ServerType } from "@hono/node-server";
-import type { AddressInfo } from "node:net";
+import type { ServerType } from "@hono/node-server";
 import type { Kysely } from "kysely";
 import type { Store } from "../indexer/store/db";
 import type { StoreWriter } from "../indexer/store/writer";
+import type { ChangeFeed } from "../indexer/changes";
 import type { Database } from "../indexer/store/schema";
 import type { OffersClient } from "../idl/client/offers";
 import type { PoolsClient } from "../idl/client/pools";
@@ -21,7 +21,7 @@ import type { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
 import type { WalletLimits } from "../service/writes/wallet-guard";
-import { createApp } from "../graphql/server";
+import { createApp, listen as listenHttp } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { SettlementWorker, type WorkerDeps } from "../service/worker/worker";
 import { Observability, type ObservabilityOptions } from "../service/observability/observability";
@@ -39,6 +39,8 @@ export interface ServiceParts {
 export interface AppParts extends ServiceParts {
   db: Kysely<Database>;
   chain: { gateway: ChainGateway };
+  /** What the indexer applies, as it applies it (GraphQL subscriptions). */
+  changes?: ChangeFeed;
 }
 
 export type AppBuilder<P extends AppParts> = (parts: P) => Promise<Hono> | Hono;
@@ -107,6 +109,7 @@ export interface StackBase<C extends ServiceChain, S extends { stop(): Promise<v
   db: Kysely<Database>;
   source: S;
   writer: StoreWriter;
+  changes?: ChangeFeed;
 }
 
 /** A running stack: the base, the service parts and the HTTP app serving them. */
@@ -173,14 +176,10 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */
 export function defaultApp(p: AppParts): Hono {
   const read = new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0 });
-  return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs });
+  return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs, changes: p.changes });
 }
 
-/** Serves `app` on loopback (`port` 0: any free one). */
+/** Serves `app` on loopback (`port` 0: any free one), GraphQL over WebSocket included. */
 export async function listen(app: Hono, port = 0): Promise<{ server: ServerType; url: string; close(): Promise<void> }> {
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { server, url, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return listenHttp(app, { port });
 }

@@ -376,6 +376,33 @@ export class ReadService {
     return { fills: rows.map(deriveFill), pagination: pagination(p, Number(n)) };
   }
 
+  /**
+   * The offers among `addresses` that pass the browse filters `p`, newest first, shaped for the
+   * viewer: which of the offers a change touched a filtered list shows (live updates).
+   */
+  async offersAmong(addresses: readonly string[], p: Partial<BrowseParams>, viewerWallet: string | null): Promise<Offer[]> {
+    if (addresses.length === 0) return [];
+    const rows = await this.withContract(this.offerFilter(p))
+      .where("offers.address", "in", [...new Set(addresses)])
+      .orderBy("offers.created_at", "desc")
+      .orderBy("offers.address")
+      .execute();
+    return this.shapeOffers(rows, viewerWallet);
+  }
+
+  /** An offer's fills of the given revisions, oldest first (the fills a change announced). */
+  async fillsAt(address: string, revisions: readonly number[]): Promise<DerivedFill[]> {
+    if (revisions.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("fills")
+      .selectAll()
+      .where("offer", "=", address)
+      .where("revision", "in", [...new Set(revisions)])
+      .orderBy("revision")
+      .execute();
+    return rows.map(deriveFill);
+  }
+
   /** Open offers formatted for sharing into a chat: one text line and a link each. */
   async shareable(p: BrowseParams): Promise<{ offers: ShareableOffer[]; pagination: Pagination }> {
     const { offers, pagination: pg } = await this.browse({ ...p, view: "browse" }, null);

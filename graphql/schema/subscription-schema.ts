@@ -1,0 +1,118 @@
+/**
+ * GraphQL subscriptions (Pothos, code-first): live updates of what the queries return, over
+ * Server-Sent Events (graphql-yoga's own, at /graphql with `Accept: text/event-stream`) and over
+ * WebSocket (graphql-ws, graphql/live-ws.ts). Each field parses its arguments as the matching
+ * query does, then hands a topic to the service's LiveUpdates, which decides what to send and when
+ * (service/read/live-updates.ts). Without a change feed the fields answer SERVICE_UNAVAILABLE.
+ */
+import { GraphQLError } from "graphql";
+import type { Custody } from "../../service/custody/custody";
+import { ApiError } from "../../service/api-error";
+import { LiveEnded, liveTopics, type LiveTopic, type LiveUpdates } from "../../service/read/live-updates";
+import { browseParams, offerAddress, type BrowseParams } from "../../service/read/params";
+import { SPORTS } from "../../service/read/sports";
+import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
+import type { ApiBuilder, ReadContext } from "./builder";
+import { gqlApiError } from "./read-schema";
+import type { ReadTypes } from "./read-types";
+
+export function addSubscriptions(
+  builder: ApiBuilder,
+  types: ReadTypes,
+  live: LiveUpdates | null,
+  custody: Custody | null,
+  opts: { log?: (e: unknown) => void } = {},
+): void {
+  const { enums, OfferT, FillT, PoolT } = types;
+  builder.subscriptionType({
+    description:
+      "Live updates, over SSE (Accept: text/event-stream) or graphql-ws at /graphql. Authentication as for queries (WebSocket: connectionParams.authorization).",
+  });
+
+  /**
+   * The caller is the one the request (SSE) or the connection (WebSocket) authenticated; the
+   * request object stands for the connection in the per-connection limit (graphql/live-ws.ts
+   * gives all subscriptions of one socket the same one).
+   */
+  const open = async <T>(ctx: ReadContext, topic: (viewer: ReadViewer | null) => LiveTopic<T>): Promise<AsyncIterable<T | LiveEnded>> => {
+    try {
+      if (!live) throw new ApiError(503, "live updates are not available on this server");
+      const authorization = ctx.request.headers.get("authorization");
+      const viewer = await (ctx.viewer ??= resolveViewer(custody, authorization));
+      return live.subscribe(topic(viewer), { connection: ctx.request, authorization });
+    } catch (e) {
+      // Refused before it started: over SSE the response carries the status (yoga reads extensions.http, and strips it).
+      const g = gqlApiError(e, opts.log);
+      throw new GraphQLError(g.message, { extensions: { ...g.extensions, http: { status: g.extensions.status as number } } });
+    }
+  };
+  const signedIn = (field: string) => (viewer: ReadViewer | null) => {
+    if (!viewer) throw new ApiError(401, `${field} needs a token: Authorization: Bearer <token>`);
+    return viewer.wallet;
+  };
+  /** A subscription that ended on an error sends it as its last event. */
+  const payload = <T>(value: T | LiveEnded): T => {
+    if (value instanceof LiveEnded) throw gqlApiError(value.error, opts.log);
+    return value;
+  };
+
+  builder.subscriptionFields((t) => ({
+    offer: t.field({
+      type: OfferT,
+      description: "The offer as the offer query returns it: now, then after each change to it, its contract or the settings.",
+      args: { address: t.arg({ type: "Address", required: true }) },
+      subscribe: (_r, a, ctx) => open(ctx, (v) => liveTopics.offer(offerAddress(a.address), v?.wallet ?? null)),
+      resolve: payload,
+    }),
+    offers: t.field({
+      type: OfferT,
+      description: "Offers created or changed that match the filters (those of the offers query), one event per offer; the list itself is a query.",
+      args: {
+        sport: t.arg.string({ description: `One of: ${SPORTS.join(", ")} (any case).` }),
+        query: t.arg.string({ description: "Text search over title, event, competition and side labels." }),
+        status: t.arg({ type: enums.OfferStatus }),
+        view: t.arg({ type: enums.OfferView }),
+      },
+      // The filters are parsed inside open(): a refused one is the query's BAD_REQUEST, not an internal error.
+      subscribe: (_r, a, ctx) =>
+        open(ctx, (v) => {
+          const { page: _p, pageSize: _s, ...f } = browseParams({ sport: a.sport ?? undefined, query: a.query ?? undefined });
+          const filters: Partial<BrowseParams> = { ...f, status: a.status ?? undefined, view: a.view ?? undefined };
+          return liveTopics.offers(filters, v?.wallet ?? null);
+        }),
+      resolve: payload,
+    }),
+    offerFills: t.field({
+      type: FillT,
+      description: "Each new fill (take) of the offer, oldest first.",
+      args: { address: t.arg({ type: "Address", required: true }) },
+      subscribe: (_r, a, ctx) => open(ctx, () => liveTopics.offerFills(offerAddress(a.address))),
+      resolve: payload,
+    }),
+    myPositions: t.field({
+      type: OfferT,
+      description: "The caller's offers (created or taken) each time one changes, with the caller's viewer block (needs a token).",
+      subscribe: (_r, _a, ctx) => open(ctx, (v) => liveTopics.myPositions(signedIn("myPositions")(v))),
+      resolve: payload,
+    }),
+    mySettlements: t.field({
+      type: OfferT,
+      description:
+        "The caller's offers when a settlement reaches the caller: the caller's position settled or refunded, or one more position of the caller's offer settled (needs a token).",
+      subscribe: (_r, _a, ctx) => open(ctx, (v) => liveTopics.mySettlements(signedIn("mySettlements")(v))),
+      resolve: payload,
+    }),
+    pool: t.field({
+      type: PoolT,
+      description: "A public pool's aggregate (the embed's data, never participants): now, then after each change to the pool.",
+      args: { slug: t.arg.string({ required: true, description: "Pool slug (or bet address), as the poll query takes it." }) },
+      subscribe: (_r, a, ctx) => open(ctx, () => liveTopics.pool(a.slug)),
+      resolve: payload,
+    }),
+    indexedSlot: t.string({
+      description: "The highest chain slot the indexer has applied: now, then after every applied write.",
+      subscribe: (_r, _a, ctx) => open(ctx, () => liveTopics.indexedSlot()),
+      resolve: payload,
+    }),
+  }));
+}
