@@ -18,6 +18,7 @@ import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../service/chain/local-chain";
 import type { EngineName } from "../harness/engines";
 import { ServiceKey } from "../service/custody/crypto";
+import { changeFeedFor } from "./roles";
 import { assembleStack, observabilityOf, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -32,6 +33,11 @@ export interface LocalStackOptions extends ServicePartsOptions {
   /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
   app?: AppBuilder<Omit<LocalStack, "app" | "server" | "url" | "stop">>;
   port?: number;
+  /**
+   * Where the indexer's changes go: "local" (default) to this process only; "postgres" (a
+   * PostgreSQL store) through NOTIFY, so API replicas on the same store hear them (stack/roles.ts).
+   */
+  changes?: "local" | "postgres";
 }
 
 export interface LocalStack extends ServiceParts {
@@ -50,6 +56,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const obs = observabilityOf(opts);
   const store = await openStore(opts.storeUrl ?? ":memory:");
   const writer = await StoreWriter.open(store, "bankrun");
+  const changes = await changeFeedFor(store, { publish: true, listen: true, shared: opts.changes === "postgres", log: obs.log });
+  writer.onApplied((c) => void changes.publish(c));
   let source!: BankrunSource;
   const service = opts.service ?? Keypair.generate();
   const chain = await startLocalChain({
@@ -67,7 +75,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     },
   });
   return assembleStack(
-    { chain, store, source, writer },
+    { chain, store, source, writer, changes },
     {
       ...opts,
       // The local stack's chain and (by default) store live in memory: a fresh key fits them.
