@@ -10,7 +10,8 @@
  * so it announces `everything: true` to its subscribers after reconnecting (drop all, re-read).
  *
  * - Payload: NOTIFY carries at most 8000 bytes. A change set is sent in a compact JSON form; a large
- *   one is split into several, each a valid ChangeSet of the same slot (lists divided, never cut).
+ *   one is split into several, each a valid ChangeSet of the same slot (lists divided, never cut);
+ *   one that would need more than MAX_PARTS goes as its slot with `everything: true`.
  * - Publishing: over one dedicated session, in order. While a NOTIFY is in flight, further change
  *   sets are merged into one (union of lists, highest slot): under a fast indexer the feed sends one
  *   notification per round trip, whatever the batch rate, and never holds the writer up.
@@ -20,6 +21,8 @@ import { openSession, pgTarget, sleep, type Session, type SessionOptions } from 
 
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit, with room for the envelope. */
 export const MAX_PAYLOAD = 7_600;
+/** A change set needing more notifications than this (about 1,200 addresses: a reconcile, a backfill) goes as "everything changed". */
+export const MAX_PARTS = 8;
 
 interface Wire {
   s: number;
@@ -40,7 +43,7 @@ export function changeChannel(storeUrl: string): string {
 const empty = (slot: number): ChangeSet => ({ slot, offers: [], positions: [], fills: [], wallets: [], pools: [], contracts: [], config: false });
 
 /** The change set's notification payloads, each at most `max` bytes (one unless it is large). */
-export function encodeChange(c: ChangeSet, max = MAX_PAYLOAD): string[] {
+export function encodeChange(c: ChangeSet, max = MAX_PAYLOAD, maxParts = MAX_PARTS): string[] {
   const parts: Wire[] = [];
   let cur: Wire = { s: c.slot };
   let size = 16;
@@ -63,6 +66,7 @@ export function encodeChange(c: ChangeSet, max = MAX_PAYLOAD): string[] {
   for (const v of c.pools) add("l", v);
   for (const v of c.contracts) add("c", v);
   parts.push(cur);
+  if (parts.length > maxParts) return [JSON.stringify({ s: c.slot, e: 1 } satisfies Wire)];
   return parts.map((p) => JSON.stringify(p));
 }
 

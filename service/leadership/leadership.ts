@@ -116,7 +116,7 @@ export class Leadership {
   private async lead(s: Session): Promise<void> {
     this.acting = true;
     this.acquiredAt = performance.now();
-    this.log("leadership: acquired, acting", { pid: s.pid });
+    this.log("leadership: acquired, acting", { sessionPid: s.pid });
     this.o.onChange?.(true);
     let why: string;
     try {

@@ -106,13 +106,16 @@ describe("leadership and the change feed on PostgreSQL", () => {
   });
 
   it("splits large change sets under the NOTIFY limit and loses nothing", () => {
-    const big = change(7, 400);
+    const big = change(7, 100);
     const parts = encodeChange(big);
     expect(parts.length).toBeGreaterThan(1);
     for (const p of parts) expect(Buffer.byteLength(p)).toBeLessThan(8000);
     const back = parts.map(decodeChange).reduce(mergeChanges);
     expect(back).toEqual(big);
     expect(encodeChange(change(8))).toHaveLength(1);
+    // Too large to list (a reconcile's worth): the slot, and "everything changed".
+    const huge = encodeChange(change(9, 2_000));
+    expect(huge.map(decodeChange)).toEqual([{ ...change(9, 0), wallets: [], everything: true }]);
   });
 
   it("delivers change sets to every listener, and after a lost session reconnects and announces everything", async () => {
@@ -122,11 +125,11 @@ describe("leadership and the change feed on PostgreSQL", () => {
     sub.subscribe((c) => heard.push(c));
     await sub.listen();
     try {
-      await pub.publish(change(10, 400));
-      const n = encodeChange(change(10, 400)).length;
+      await pub.publish(change(10, 100));
+      const n = encodeChange(change(10, 100)).length;
       await until(async () => (heard.length >= n ? true : null), 5_000, 5);
       expect(heard).toHaveLength(n);
-      expect(heard.reduce(mergeChanges)).toEqual(change(10, 400));
+      expect(heard.reduce(mergeChanges)).toEqual(change(10, 100));
 
       heard.length = 0;
       const pid = sub.listenerPid;
