@@ -11,7 +11,7 @@
  * - on PostgreSQL, ingestion with change notifications on (every applied batch announced through
  *   NOTIFY, service/changes/pg-change-feed.ts, and heard by a listening session) versus off, in the
  *   same run, alternating (--notify-runs pairs, fresh schema each), best of each and their ratio;
- *   --notify-batch sets the batch size of these runs (default --batch).
+ *   --notify-batch sets the batch size of these runs (default --batch), --notify-only skips the rest.
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
@@ -36,8 +36,9 @@ const opts = new Command()
   .option("--latency <n>", "takes for the visibility measurement", "300")
   .option("--notify-runs <n>", "PostgreSQL: pairs of runs with change notifications off and on", "3")
   .option("--notify-batch <n>", "PostgreSQL: updates per batch in the notification runs (default --batch)")
+  .option("--notify-only", "only the notifications on/off comparison")
   .parse(process.argv)
-  .opts<{ updates: string; batch: string; pg: string | false; latency: string; notifyRuns: string; notifyBatch?: string }>();
+  .opts<{ updates: string; batch: string; pg: string | false; latency: string; notifyRuns: string; notifyBatch?: string; notifyOnly?: boolean }>();
 
 const N = Number(opts.updates);
 const B = Number(opts.batch);
@@ -220,13 +221,15 @@ const dir = mkdtempSync(join(tmpdir(), "bench-idx-"));
 const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
 console.log(`updates ${N}, batch ${B}, samples ${samples.length} real offer/position accounts`);
 
-// Plain loop before and after the indexer run (fresh files); the better of the two counts.
-const plain1 = await plainLoop(join(dir, "plain1.db"), batches);
-const sq = await indexerRun(join(dir, "indexer.db"), batches);
-const plain = Math.max(plain1, await plainLoop(join(dir, "plain2.db"), batches));
-console.log(`SQLite  indexer: ${fmt(sq.apply)} updates/s applied, ${fmt(sq.stale)} stale updates/s rejected (x${(sq.stale / sq.apply).toFixed(1)})`);
-console.log(`SQLite  plain better-sqlite3 upsert loop: ${fmt(plain)} updates/s; indexer/plain = ${(sq.apply / plain).toFixed(2)}`);
-if (opts.pg) {
+if (!opts.notifyOnly) {
+  // Plain loop before and after the indexer run (fresh files); the better of the two counts.
+  const plain1 = await plainLoop(join(dir, "plain1.db"), batches);
+  const sq = await indexerRun(join(dir, "indexer.db"), batches);
+  const plain = Math.max(plain1, await plainLoop(join(dir, "plain2.db"), batches));
+  console.log(`SQLite  indexer: ${fmt(sq.apply)} updates/s applied, ${fmt(sq.stale)} stale updates/s rejected (x${(sq.stale / sq.apply).toFixed(1)})`);
+  console.log(`SQLite  plain better-sqlite3 upsert loop: ${fmt(plain)} updates/s; indexer/plain = ${(sq.apply / plain).toFixed(2)}`);
+}
+if (opts.pg && !opts.notifyOnly) {
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const url = `${opts.pg}?schema=${schema}`;
   try {
@@ -252,6 +255,8 @@ if (opts.pg) {
       `(best run: ${bestOn.sent} NOTIFYs for ${nbatches.length} batches, ${bestOn.heard} heard); on/off (best of ${off.length}) = ${(bestOn.rate / bestOff).toFixed(2)}`,
   );
 }
-const lat = await latency(world, chain, Number(opts.latency));
-console.log(`visibility on the local stack (bankrun -> SQLite, ${lat.n} takes): p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms`);
+if (!opts.notifyOnly) {
+  const lat = await latency(world, chain, Number(opts.latency));
+  console.log(`visibility on the local stack (bankrun -> SQLite, ${lat.n} takes): p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms`);
+}
 rmSync(dir, { recursive: true, force: true });

@@ -9,8 +9,9 @@
  *   a heartbeat unanswered within its timeout, the server terminating it) the leader stops acting
  *   (`duty.stop`) before anything else, then campaigns again on a new session. The server releases
  *   a lock only when it sees the session gone: at once for a killed process (its socket closes), after
- *   its TCP keepalive probes (about 11 s) for a vanished host, which is longer than the leader's own
- *   heartbeat timeout (2 s): a partitioned leader has stopped before a standby can start.
+ *   its TCP keepalive probes (about 10-11 s) for a vanished host, which is longer than the leader's
+ *   own heartbeat bound (1 s period + 5 s timeout): a partitioned leader has stopped before a standby
+ *   can start.
  * - Takeover bound: a standby acts at most `retryMs` after the lock is released, plus its own start
  *   (the indexer's reconcile); measured in tests/roles and docs/service-guide.md ("Deployment").
  * - Stepping down (`stop`): the duty stops, the lock is released and the session closed, so a

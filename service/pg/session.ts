@@ -6,9 +6,11 @@
  * within `timeoutMs`; a failed or late one, a socket error or the end of the connection is the end
  * of the session, reported once.
  *
- * The server side is told to probe the client's socket too (TCP keepalives on the session), so a
- * client that vanished without closing (power loss, network partition) loses its session, and its
- * locks, in about 5 + 2 x 3 = 11 s; a client killed by a signal closes its socket at once.
+ * The server side is told to probe the client's socket too (TCP keepalives on the session, and a
+ * 10 s bound on unacknowledged data), so a client that vanished without closing (power loss,
+ * network partition) loses its session, and its locks, in about 5 + 2 x 3 = 11 s (10 s when the
+ * server was sending); a client killed by a signal closes its socket at once. The client's own
+ * heartbeat gives up sooner (at most 1 + 5 s), so a cut-off leader stops before its lock is free.
  */
 import pg from "pg";
 
@@ -24,7 +26,7 @@ export function pgTarget(storeUrl: string): { connectionString: string; schema: 
 export interface SessionOptions {
   /** Heartbeat period (default 1000 ms). */
   everyMs?: number;
-  /** How long a heartbeat may take before the session counts as dead (default 2000 ms). */
+  /** How long a heartbeat may take before the session counts as dead (default 5000 ms). */
   timeoutMs?: number;
 }
 
@@ -44,7 +46,7 @@ export async function openSession(storeUrl: string, o: SessionOptions = {}): Pro
     connectionString,
     keepAlive: true,
     keepAliveInitialDelayMillis: 5_000,
-    options: "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
+    options: "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3 -c tcp_user_timeout=10000",
   });
   let finish!: (why: string) => void;
   let done = false;
@@ -64,7 +66,7 @@ export async function openSession(storeUrl: string, o: SessionOptions = {}): Pro
   await client.connect();
   const pid = Number((await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid);
   const everyMs = o.everyMs ?? 1_000;
-  const timeoutMs = o.timeoutMs ?? 2_000;
+  const timeoutMs = o.timeoutMs ?? 5_000;
   const beat = () => {
     timer = setTimeout(async () => {
       const late = setTimeout(() => end(`heartbeat: no answer within ${timeoutMs} ms`), timeoutMs);
