@@ -206,12 +206,12 @@ function onStop(cleanup: () => Promise<void>) {
 /** The service against a validator or cluster (--rpc). */
 async function mainRpc(rpc: string) {
   const data = resolve(opts.data);
-  // Before anything is written: no key from the environment is a refusal, never a random key.
+  const storeUrl = opts.store ?? join(data, "store.sqlite");
+  // Before anything is written: a role the store cannot take, or no key from the environment, is a refusal.
+  const role = parseRole(opts.role, storeUrl);
   const key = ServiceKey.load(data, process.env, { cluster: true });
   mkdirSync(data, { recursive: true });
   const service = loadServiceWallet(data, key);
-  const storeUrl = opts.store ?? join(data, "store.sqlite");
-  const role = parseRole(opts.role, storeUrl);
   const s = await startClusterStack({
     role,
     workerMs: 5_000,

@@ -8,6 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Leadership, leaderPid, type Duty } from "../../service/leadership/leadership";
 import { PgChangeFeed, decodeChange, encodeChange, mergeChanges } from "../../service/changes/pg-change-feed";
 import { pgTarget } from "../../service/pg/session";
@@ -16,6 +20,8 @@ import { parseRole } from "../../stack/roles";
 import type { ChangeSet } from "../../indexer/changes";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { until } from "../harness/wait";
+
+const ROOT = join(import.meta.dirname, "..", "..");
 
 /** A duty that records when it acts, and whether two ever act at once. */
 class Recorder implements Duty {
@@ -103,6 +109,20 @@ describe("leadership and the change feed on PostgreSQL", () => {
     expect(() => parseRole("indexer", "data/store.sqlite")).toThrow(/needs a PostgreSQL store/);
     expect(() => parseRole("leader", target.url)).toThrow(/must be one of all, api, indexer, worker/);
     expect(parseRole("worker", target.url)).toBe("worker");
+  });
+
+  it("scripts/start.ts refuses a role a SQLite store cannot take, before writing anything", () => {
+    const data = mkdtempSync(join(tmpdir(), "role-refused-"));
+    try {
+      const start = (...args: string[]) =>
+        spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts", "--data", data, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+      const sqlite = start("--rpc", "http://127.0.0.1:1", "--role", "worker");
+      expect(sqlite.status).toBe(1);
+      expect(sqlite.stderr).toContain("--role worker needs a PostgreSQL store");
+      expect(readdirSync(data)).toEqual([]);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it("splits large change sets under the NOTIFY limit and loses nothing", () => {
