@@ -200,10 +200,10 @@ export class PgChangeFeed implements ChangeFeed {
           this.publisher = await openSession(this.o.storeUrl, this.o);
           void this.publisher.ended.then(() => (this.publisher = null));
         }
-        for (const payload of encodeChange(c)) {
-          await this.publisher.client.query("SELECT pg_notify($1, $2)", [this.channel, payload]);
-          this.counts.sent++;
-        }
+        // All parts in one statement: one round trip, delivered together at its commit.
+        const parts = encodeChange(c);
+        await this.publisher.client.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i", [this.channel, parts]);
+        this.counts.sent += parts.length;
       } catch (e) {
         // Listeners whose session survived keep their caches until their own TTLs and slot checks
         // catch up; the ones that lost it drop everything on reconnecting.

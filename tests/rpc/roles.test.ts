@@ -182,6 +182,12 @@ describe.skipIf(!binary)("roles on one PostgreSQL store: three API replicas, two
     const worker0 = await until(() => active("worker"), 30_000);
     expect(indexer0.role).toBe("indexer");
     expect(worker0.role).toBe("worker");
+    // Indexer and worker processes serve health, readiness and metrics, not the API.
+    for (const p of procs.filter((p) => p.role !== "api")) {
+      expect((await fetch(`http://127.0.0.1:${p.port}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${p.port}/metrics`)).status).toBe(200);
+      expect((await fetch(`${api(p)}/contracts`)).status).toBe(404);
+    }
 
     const now = await s.chain.gateway.now();
     const cutoffIn = 75n;
