@@ -148,6 +148,7 @@ export class PgChangeFeed implements ChangeFeed {
     while (!this.closed) {
       try {
         const s = await openSession(this.o.storeUrl, this.o);
+        if (this.closed) return void (await s.close());
         this.listener = s;
         s.client.on("notification", (m) => {
           if (m.channel !== this.channel || !m.payload) return;

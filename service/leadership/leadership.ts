@@ -111,6 +111,8 @@ export class Leadership {
         setTimeout(r, retryMs);
       });
     }
+    // stop() may have come while a session was being opened.
+    await this.dropSession();
   }
 
   /** Acts until the session ends or stop(); then fences (duty.stop) before anything else. */
