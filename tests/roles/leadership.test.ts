@@ -2,7 +2,7 @@
  * Leadership through PostgreSQL advisory locks (service/leadership) and the NOTIFY change feed
  * (service/changes), on the local server: of two candidates exactly one acts; when the leader's
  * lock session is terminated it stops acting (fenced) and the standby takes over (time printed);
- * a leader stepping down hands over. The feed splits large change sets under NOTIFY's 8000 bytes
+ * a leader stepping down hands over; the indexer duty resumes from the checkpoint and is fenced once stopped. The feed splits large change sets under NOTIFY's 8000 bytes
  * without losing an address, and a listener whose session is cut reconnects and tells its
  * subscribers that everything may have changed.
  */
@@ -16,7 +16,8 @@ import { Leadership, leaderPid, type Duty } from "../../service/leadership/leade
 import { PgChangeFeed, decodeChange, encodeChange, mergeChanges } from "../../service/changes/pg-change-feed";
 import { pgTarget } from "../../service/pg/session";
 import { openStore } from "../../indexer/store/db";
-import { parseRole } from "../../stack/roles";
+import { IndexerRunner, parseRole } from "../../stack/roles";
+import type { BatchSink, Checkpoint } from "../../indexer/sources/types";
 import type { ChangeSet } from "../../indexer/changes";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { until } from "../harness/wait";
@@ -102,6 +103,40 @@ describe("leadership and the change feed on PostgreSQL", () => {
       for (const c of cands) await c.stop();
     }
     expect(await holder()).toBeNull();
+  });
+
+  it("the indexer duty resumes from the stored checkpoint and, once stopped, refuses what its source still delivers", async () => {
+    const store = await openStore(target.url);
+    const delivered: { from: number | null; sink: BatchSink }[] = [];
+    const source = () => ({
+      start: async (from: Checkpoint | null, sink: BatchSink) => void delivered.push({ from: from?.slot ?? null, sink }),
+      stop: async () => undefined,
+    });
+    const applied: number[] = [];
+    const runner = new IndexerRunner(
+      store,
+      "duty-test",
+      source,
+      (w) => (b) => w.apply(b),
+      (w) => w.onApplied((c) => applied.push(c.slot)),
+    );
+    try {
+      const batch = (slot: number) => ({ slot, writeVersion: 0, accounts: [], transactions: [] });
+      await runner.start();
+      await delivered[0].sink(batch(5));
+      expect(applied).toEqual([5]);
+      await runner.stop();
+      await expect(delivered[0].sink(batch(6))).rejects.toThrow(/no longer active/);
+      expect((await runner.checkpoint())!.slot).toBe(5);
+      // Leading again: a fresh writer and source, from the checkpoint.
+      await runner.start();
+      expect(delivered[1].from).toBe(5);
+      await delivered[1].sink(batch(7));
+      expect(applied).toEqual([5, 7]);
+    } finally {
+      await runner.stop();
+      await store.close();
+    }
   });
 
   it("other roles need PostgreSQL", () => {
