@@ -176,7 +176,7 @@ describe.skipIf(!binary)("roles on one PostgreSQL store: three API replicas, two
 
   it("acts once per key across replicas, survives SIGKILL of the active indexer and worker, and ends equal to a backfill with every settlement once", async () => {
     const s: AnyStack = admin;
-    const [a, b, c] = replicas();
+    const [a] = replicas();
     expect((await call(a, "/contracts")).status).toBe(200);
     const indexer0 = await until(() => active("indexer"), 30_000);
     const worker0 = await until(() => active("worker"), 30_000);
