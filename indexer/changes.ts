@@ -24,6 +24,11 @@ export interface ChangeSet {
   contracts: string[];
   /** Whether the program Config changed (settings, treasury). */
   config: boolean;
+  /**
+   * Set when what changed is not known (a listener of a shared feed reconnected and may have missed
+   * announcements): consumers treat everything as changed (drop caches, re-read what they show).
+   */
+  everything?: boolean;
 }
 
 export type ChangeListener = (change: ChangeSet) => void;

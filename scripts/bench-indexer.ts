@@ -7,7 +7,11 @@
  * - a plain better-sqlite3 loop over the same updates (same decoder, one prepared
  *   INSERT .. ON CONFLICT DO UPDATE per row, one transaction per batch) and the ratio;
  * - stale rejection (the same updates again) vs apply;
- * - visibility latency on the local stack: chain processed a take -> the row readable (p50/p99).
+ * - visibility latency on the local stack: chain processed a take -> the row readable (p50/p99);
+ * - on PostgreSQL, ingestion with change notifications on (every applied batch announced through
+ *   NOTIFY, service/changes/pg-change-feed.ts, and heard by a listening session) versus off, in the
+ *   same run, alternating (--notify-runs pairs, fresh schema each), best of each and their ratio;
+ *   --notify-batch sets the batch size of these runs (default --batch), --notify-only skips the rest.
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
@@ -21,6 +25,7 @@ import { BankrunSource } from "../indexer/sources/bankrun";
 import { OFFERS_PROGRAM, decodeAccount } from "../indexer/decode";
 import type { AccountUpdate, Batch } from "../indexer/sources/types";
 import { TestChain } from "../harness/chain";
+import { PgChangeFeed } from "../service/changes/pg-change-feed";
 import { OffersWorld, UNIT } from "../harness/offers-world";
 
 const opts = new Command()
@@ -29,8 +34,11 @@ const opts = new Command()
   .option("--pg <url>", "PostgreSQL URL", "postgres://postgres@127.0.0.1:5432/test")
   .option("--no-pg", "skip PostgreSQL")
   .option("--latency <n>", "takes for the visibility measurement", "300")
+  .option("--notify-runs <n>", "PostgreSQL: pairs of runs with change notifications off and on", "3")
+  .option("--notify-batch <n>", "PostgreSQL: updates per batch in the notification runs (default --batch)")
+  .option("--notify-only", "only the notifications on/off comparison")
   .parse(process.argv)
-  .opts<{ updates: string; batch: string; pg: string | false; latency: string }>();
+  .opts<{ updates: string; batch: string; pg: string | false; latency: string; notifyRuns: string; notifyBatch?: string; notifyOnly?: boolean }>();
 
 const N = Number(opts.updates);
 const B = Number(opts.batch);
@@ -50,7 +58,7 @@ async function sampleAccounts(): Promise<{ samples: Buffer[]; world: OffersWorld
   return { samples, world, chain };
 }
 
-function makeBatches(samples: Buffer[], slot0: number): Batch[] {
+function makeBatches(samples: Buffer[], slot0: number, B = Number(opts.batch)): Batch[] {
   const keys = Array.from({ length: N }, () => new PublicKey(randomBytes(32)).toBase58());
   const batches: Batch[] = [];
   for (let i = 0; i < N; i += B) {
@@ -75,6 +83,32 @@ async function indexerRun(url: string, batches: Batch[]) {
   if (w.stats.applied !== N || w.stats.stale !== N) throw new Error(`unexpected stats ${JSON.stringify(w.stats)}`);
   await store.close();
   return { apply, stale };
+}
+
+/** Ingestion on a fresh schema with the change feed on or off; with it on, until the last notification was heard too. */
+async function notifyRun(base: string, batches: Batch[], notify: boolean) {
+  const url = `${base}?schema=bench_n_${randomBytes(4).toString("hex")}`;
+  const store = await openStore(url);
+  const w = await StoreWriter.open(store, "bench");
+  const feed = notify ? new PgChangeFeed({ storeUrl: url }) : null;
+  const listener = notify ? new PgChangeFeed({ storeUrl: url }) : null;
+  let lastHeard = 0;
+  listener?.subscribe((c) => (lastHeard = Math.max(lastHeard, c.slot)));
+  await listener?.listen();
+  if (feed) w.onApplied((c) => void feed.publish(c));
+  try {
+    const last = batches[batches.length - 1].slot;
+    const t = performance.now();
+    for (const b of batches) await w.apply(b);
+    if (listener) while (lastHeard < last) await new Promise((r) => setTimeout(r, 1));
+    const rate = N / ((performance.now() - t) / 1000);
+    return { rate, sent: feed?.counts.sent ?? 0, heard: listener?.counts.heard ?? 0 };
+  } finally {
+    await feed?.close();
+    await listener?.close();
+    await store.close();
+    await dropPostgresSchema(url);
+  }
 }
 
 async function plainLoop(path: string, batches: Batch[]) {
@@ -187,13 +221,15 @@ const dir = mkdtempSync(join(tmpdir(), "bench-idx-"));
 const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
 console.log(`updates ${N}, batch ${B}, samples ${samples.length} real offer/position accounts`);
 
-// Plain loop before and after the indexer run (fresh files); the better of the two counts.
-const plain1 = await plainLoop(join(dir, "plain1.db"), batches);
-const sq = await indexerRun(join(dir, "indexer.db"), batches);
-const plain = Math.max(plain1, await plainLoop(join(dir, "plain2.db"), batches));
-console.log(`SQLite  indexer: ${fmt(sq.apply)} updates/s applied, ${fmt(sq.stale)} stale updates/s rejected (x${(sq.stale / sq.apply).toFixed(1)})`);
-console.log(`SQLite  plain better-sqlite3 upsert loop: ${fmt(plain)} updates/s; indexer/plain = ${(sq.apply / plain).toFixed(2)}`);
-if (opts.pg) {
+if (!opts.notifyOnly) {
+  // Plain loop before and after the indexer run (fresh files); the better of the two counts.
+  const plain1 = await plainLoop(join(dir, "plain1.db"), batches);
+  const sq = await indexerRun(join(dir, "indexer.db"), batches);
+  const plain = Math.max(plain1, await plainLoop(join(dir, "plain2.db"), batches));
+  console.log(`SQLite  indexer: ${fmt(sq.apply)} updates/s applied, ${fmt(sq.stale)} stale updates/s rejected (x${(sq.stale / sq.apply).toFixed(1)})`);
+  console.log(`SQLite  plain better-sqlite3 upsert loop: ${fmt(plain)} updates/s; indexer/plain = ${(sq.apply / plain).toFixed(2)}`);
+}
+if (opts.pg && !opts.notifyOnly) {
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const url = `${opts.pg}?schema=${schema}`;
   try {
@@ -203,6 +239,24 @@ if (opts.pg) {
     await dropPostgresSchema(url);
   }
 }
-const lat = await latency(world, chain, Number(opts.latency));
-console.log(`visibility on the local stack (bankrun -> SQLite, ${lat.n} takes): p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms`);
+if (opts.pg) {
+  const nb = Number(opts.notifyBatch ?? B);
+  const nbatches = nb === B ? batches : makeBatches(samples, 1_000, nb);
+  const off: number[] = [];
+  const on: { rate: number; sent: number; heard: number }[] = [];
+  for (let i = 0; i < Number(opts.notifyRuns); i++) {
+    off.push((await notifyRun(opts.pg, nbatches, false)).rate);
+    on.push(await notifyRun(opts.pg, nbatches, true));
+  }
+  const bestOff = Math.max(...off);
+  const bestOn = on.reduce((a, b) => (b.rate > a.rate ? b : a));
+  console.log(
+    `Postgres ingestion, batch ${nb}, change notifications off: ${off.map(fmt).join(" / ")} updates/s; on: ${on.map((r) => fmt(r.rate)).join(" / ")} updates/s ` +
+      `(best run: ${bestOn.sent} NOTIFYs for ${nbatches.length} batches, ${bestOn.heard} heard); on/off (best of ${off.length}) = ${(bestOn.rate / bestOff).toFixed(2)}`,
+  );
+}
+if (!opts.notifyOnly) {
+  const lat = await latency(world, chain, Number(opts.latency));
+  console.log(`visibility on the local stack (bankrun -> SQLite, ${lat.n} takes): p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms`);
+}
 rmSync(dir, { recursive: true, force: true });

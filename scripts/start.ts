@@ -16,6 +16,11 @@
  * its authority), the treasury and both Configs, for a fresh local validator. No demo data (the
  * demo needs the local chain's clock); use scripts/admin.ts to create users and contracts.
  *
+ * Roles (stack/roles.ts; docs/service-guide.md "Deployment"): --role / ROLE all (default) | api |
+ * indexer | worker, with --rpc and a PostgreSQL --store for all but `all`: `api` serves the HTTP API,
+ * `indexer` and `worker` run that part when they lead (one of each acts, the others stand by and
+ * take over; --leader-retry-ms / LEADER_RETRY_MS, 1000, is how often a standby tries).
+ *
  * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
  * The service key: SERVICE_KEY, or SERVICE_KEY_FILE; with --rpc one of them is required (a file
  * outside the data directory), in local mode <data>/service.key is generated when missing.
@@ -50,6 +55,8 @@ import type { AppParts, ServiceParts } from "../stack/service-parts";
 import type { EngineName } from "../harness/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { parseCorsOrigins } from "../graphql/cors";
+import { followChanges } from "../stack/service-parts";
+import { parseRole, runs } from "../stack/roles";
 import { ReadService } from "../service/read/read-service";
 import { seed } from "./seed";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
@@ -67,6 +74,8 @@ const opts = new Command()
   .option("--rpc <url>", "run against this Solana RPC endpoint instead of the in-process chain", process.env.RPC_URL)
   .option("--ws <url>", "its websocket endpoint (default: the RPC port + 1)", process.env.WS_URL)
   .option("--init", "with --rpc: create the mint, treasury and both Configs (a fresh validator)", false)
+  .option("--role <role>", "all | api | indexer | worker (all but `all` need --rpc and a PostgreSQL --store)", process.env.ROLE ?? "all")
+  .option("--leader-retry-ms <n>", "how often a standby indexer or worker tries to take over (ms)", process.env.LEADER_RETRY_MS ?? "1000")
   .option("--write-burst <n>", "writes one user may make at once (0: no rate limit)", process.env.WRITE_BURST ?? String(DEFAULT_WALLET_LIMITS.writeBurst))
   .option(
     "--writes-per-hour <n>",
@@ -114,6 +123,8 @@ const opts = new Command()
     rpc?: string;
     ws?: string;
     init: boolean;
+    role: string;
+    leaderRetryMs: string;
     writeBurst: string;
     writesPerHour: string;
     maxOpenOffers: string;
@@ -164,11 +175,14 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 
 /** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
 function serverApp(parts: AppParts) {
-  const read = new ReadService({
-    db: parts.db,
-    now: async () => Number(await parts.chain.gateway.now()),
-    publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
-  });
+  const read = followChanges(
+    new ReadService({
+      db: parts.db,
+      now: async () => Number(await parts.chain.gateway.now()),
+      publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
+    }),
+    parts.changes,
+  );
   limiter = new RequestLimiter(parts.db, requestLimits);
   return createApp({
     read,
@@ -178,12 +192,13 @@ function serverApp(parts: AppParts) {
     requestLimiter: limiter,
     rateLimit: { trustProxy: opts.trustProxy },
     corsOrigins,
+    changes: parts.changes,
   });
 }
 
-/** The settlement worker every `workerMs`, and the hourly pruning of idempotency keys and idle request buckets; returns their stop. */
-function background(s: Pick<ServiceParts, "worker" | "writes">, workerMs: number): () => void {
-  s.worker.start(workerMs);
+/** The settlement worker every `workerMs` (unless a leadership starts it), and the hourly pruning of idempotency keys and idle request buckets; returns their stop. */
+function background(s: Pick<ServiceParts, "worker" | "writes">, workerMs: number | null): () => void {
+  if (workerMs !== null) s.worker.start(workerMs);
   const prune = setInterval(() => {
     void s.writes.idem.prune().catch((e) => obs.log.error({ err: e }, "idempotency prune failed"));
     void limiter?.prune().catch((e) => obs.log.error({ err: e }, "request rate prune failed"));
@@ -208,12 +223,16 @@ function onStop(cleanup: () => Promise<void>) {
 /** The service against a validator or cluster (--rpc). */
 async function mainRpc(rpc: string) {
   const data = resolve(opts.data);
-  // Before anything is written: no key from the environment is a refusal, never a random key.
+  const storeUrl = opts.store ?? join(data, "store.sqlite");
+  // Before anything is written: a role the store cannot take, or no key from the environment, is a refusal.
+  const role = parseRole(opts.role, storeUrl);
   const key = ServiceKey.load(data, process.env, { cluster: true });
   const service = loadServiceWallet(data, key, process.env, { cluster: true });
   mkdirSync(data, { recursive: true });
-  const storeUrl = opts.store ?? join(data, "store.sqlite");
   const s = await startClusterStack({
+    role,
+    workerMs: 5_000,
+    leaderRetryMs: count(opts.leaderRetryMs, "--leader-retry-ms"),
     rpcUrl: rpc,
     wsUrl: opts.ws,
     storeUrl,
@@ -226,26 +245,30 @@ async function mainRpc(rpc: string) {
     worker: workerLog,
     observability: obs,
   });
-  const stopBackground = background(s, 5_000);
-  const { adminUrl, adminServer } = operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() });
-  console.log(`
-Service up against ${rpc} (store ${storeUrl})
-  service wallet ${service.publicKey.toBase58()}   mint ${s.chain.mint.toBase58()}
+  // The worker runs under its leadership (cluster-stack), the pruning where the API runs.
+  const stopBackground = runs(role, "api") ? background(s, null) : () => undefined;
+  const operator = runs(role, "api") ? operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() }) : null;
+  const api = runs(role, "api")
+    ? `
   REST      ${s.url}${OFFERS_BASE}
   embed     ${s.url}${EMBED_BASE}/polls/<slug-or-address>
-  GraphQL   ${s.url}/graphql
-  metrics   ${s.url}/metrics   readiness ${s.url}/readyz
-  operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
+  GraphQL   ${s.url}/graphql`
+    : "";
+  console.log(`
+Service up against ${rpc} (store ${storeUrl}, role ${role})
+  service wallet ${service.publicKey.toBase58()}   mint ${s.chain.mint.toBase58()}${api}
+  metrics   ${s.url}/metrics   readiness ${s.url}/readyz${operator ? `\n  operator  ${operator.adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)` : ""}
 `);
   onStop(async () => {
     stopBackground();
-    adminServer.close();
+    operator?.adminServer.close();
     await s.stop();
   });
 }
 
 async function main() {
   if (opts.rpc) return mainRpc(opts.rpc);
+  if (opts.role !== "all") throw new Error(`--role ${opts.role} needs --rpc: the local stack's in-process chain lives in one process, which runs --role all`);
   const data = resolve(opts.data);
   mkdirSync(data, { recursive: true });
   const key = ServiceKey.load(data);

@@ -11,7 +11,6 @@ import type { ServerType } from "@hono/node-server";
 import type { Kysely } from "kysely";
 import { openStore, type Store } from "../indexer/store/db";
 import { StoreWriter } from "../indexer/store/writer";
-import { LocalChangeFeed, type ChangeFeed } from "../indexer/changes";
 import { BankrunSource } from "../indexer/sources/bankrun";
 import type { Database } from "../indexer/store/schema";
 import { OFFERS_PROGRAM_ID, type LimitsArgs } from "../idl/client/offers";
@@ -19,6 +18,7 @@ import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { startLocalChain, type LocalChain } from "../service/chain/local-chain";
 import type { EngineName } from "../harness/engines";
 import { ServiceKey } from "../service/custody/crypto";
+import { changeFeedFor } from "./roles";
 import { assembleStack, observabilityOf, type AppBuilder, type ServiceParts, type ServicePartsOptions } from "./service-parts";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -33,6 +33,11 @@ export interface LocalStackOptions extends ServicePartsOptions {
   /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
   app?: AppBuilder<Omit<LocalStack, "app" | "server" | "url" | "stop">>;
   port?: number;
+  /**
+   * Where the indexer's changes go: "local" (default) to this process only; "postgres" (a
+   * PostgreSQL store) through NOTIFY, so API replicas on the same store hear them (stack/roles.ts).
+   */
+  changes?: "local" | "postgres";
 }
 
 export interface LocalStack extends ServiceParts {
@@ -41,8 +46,6 @@ export interface LocalStack extends ServiceParts {
   db: Kysely<Database>;
   source: BankrunSource;
   writer: StoreWriter;
-  /** Every write the indexer applies, announced in this process (GraphQL subscriptions). */
-  changes?: ChangeFeed;
   app: Hono;
   server: ServerType;
   url: string;
@@ -53,9 +56,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const obs = observabilityOf(opts);
   const store = await openStore(opts.storeUrl ?? ":memory:");
   const writer = await StoreWriter.open(store, "bankrun");
-  // One process: the indexer's applied writes reach the API's subscriptions in memory.
-  const changes = new LocalChangeFeed();
-  writer.onApplied((c) => changes.publish(c));
+  const changes = await changeFeedFor(store, { publish: true, listen: true, shared: opts.changes === "postgres", log: obs.log });
+  writer.onApplied((c) => void changes.publish(c));
   let source!: BankrunSource;
   const service = opts.service ?? Keypair.generate();
   const chain = await startLocalChain({

@@ -25,6 +25,7 @@ import { createApp, listen as listenHttp } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { SettlementWorker, type WorkerDeps } from "../service/worker/worker";
 import { Observability, type ObservabilityOptions } from "../service/observability/observability";
+import type { Checkpoint } from "../indexer/sources/types";
 
 export interface ServiceParts {
   custody: Custody;
@@ -33,14 +34,14 @@ export interface ServiceParts {
   worker: SettlementWorker;
   /** Logger, metrics, lag and readiness of this instance (service/observability). */
   obs: Observability;
+  /** What the indexer applied (this process's or, through PostgreSQL, another's): read caches and live updates follow it. */
+  changes: ChangeFeed;
 }
 
 /** What an app builder gets: the store, the chain's gateway and the service parts. */
 export interface AppParts extends ServiceParts {
   db: Kysely<Database>;
   chain: { gateway: ChainGateway };
-  /** What the indexer applies, as it applies it (GraphQL subscriptions). */
-  changes?: ChangeFeed;
 }
 
 export type AppBuilder<P extends AppParts> = (parts: P) => Promise<Hono> | Hono;
@@ -73,6 +74,7 @@ export async function serviceParts(
     /** Seals the custodial wallets: each stack says where it comes from, never a silent random one. */
     serviceKey: ServiceKey;
     obs: Observability;
+    changes: ChangeFeed;
   } & Omit<ServicePartsOptions, "observability">,
 ): Promise<ServiceParts> {
   const { obs } = o;
@@ -99,21 +101,28 @@ export async function serviceParts(
     obs,
     onSubmitResult: obs.txResults("worker"),
   });
-  return { custody, writes, admin, worker, obs };
+  return { custody, writes, admin, worker, obs, changes: o.changes };
 }
 
+/** What the stack's lag watch and stop need of its indexer (an RpcSource, a BankrunSource, or the role's runner). */
+export type SourceLike = { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> };
+
 /** What both stacks bring: a chain, a store with its writer, and an indexer source feeding it. */
-export interface StackBase<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }> {
+export interface StackBase<C extends ServiceChain, S extends SourceLike, W extends { checkpoint(): Promise<Checkpoint | null> } = StoreWriter> {
   chain: C;
   store: Store;
   db: Kysely<Database>;
   source: S;
-  writer: StoreWriter;
-  changes?: ChangeFeed;
+  writer: W;
+  changes: ChangeFeed;
 }
 
 /** A running stack: the base, the service parts and the HTTP app serving them. */
-export type AssembledStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }> = StackBase<C, S> &
+export type AssembledStack<C extends ServiceChain, S extends SourceLike, W extends { checkpoint(): Promise<Checkpoint | null> } = StoreWriter> = StackBase<
+  C,
+  S,
+  W
+> &
   ServiceParts & {
     app: Hono;
     server: ServerType;
@@ -127,16 +136,19 @@ export type AssembledStack<C extends ServiceChain, S extends { stop(): Promise<v
  * watch (`headSlot` is the chain's current slot) and the HTTP app (`app`, default `defaultApp`)
  * on `port`.
  */
-export async function assembleStack<C extends ServiceChain, S extends { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> }>(
-  base: Omit<StackBase<C, S>, "db">,
+export async function assembleStack<C extends ServiceChain, S extends SourceLike, W extends { checkpoint(): Promise<Checkpoint | null> } = StoreWriter>(
+  base: Omit<StackBase<C, S, W>, "db">,
   o: Omit<ServicePartsOptions, "observability"> & {
     obs: Observability;
     serviceKey: ServiceKey;
-    headSlot: () => Promise<number>;
-    app?: AppBuilder<StackBase<C, S> & ServiceParts>;
+    /** The chain's head slot for the lag watch; null: no lag watch (a process without an indexer). */
+    headSlot: (() => Promise<number>) | null;
+    app?: AppBuilder<StackBase<C, S, W> & ServiceParts>;
     port?: number;
+    /** Runs at stop after the server closed, before the source and the store (leaderships, the feed). */
+    beforeStoreClose?: () => Promise<void>;
   },
-): Promise<AssembledStack<C, S>> {
+): Promise<AssembledStack<C, S, W>> {
   const { chain, store, source, writer } = base;
   const parts = {
     ...base,
@@ -153,9 +165,15 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
       walletClockMs: o.walletClockMs,
       worker: o.worker,
       obs: o.obs,
+      changes: base.changes,
     })),
   };
-  o.obs.watchChain({ headSlot: o.headSlot, caughtUpTo: (slot) => source.caughtUpTo(slot), checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0 });
+  if (o.headSlot)
+    o.obs.watchChain({
+      headSlot: o.headSlot,
+      caughtUpTo: (slot) => source.caughtUpTo(slot),
+      checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
+    });
   const app = o.app ? await o.app(parts) : defaultApp(parts);
   const http = await listen(app, o.port);
   return {
@@ -167,7 +185,9 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
       parts.worker.stop();
       await http.close();
       await o.obs.close();
+      await o.beforeStoreClose?.();
       await source.stop();
+      await base.changes.close?.();
       await store.close();
     },
   };
@@ -175,8 +195,14 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */
 export function defaultApp(p: AppParts): Hono {
-  const read = new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0 });
+  const read = followChanges(new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0 }), p.changes);
   return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs, changes: p.changes });
+}
+
+/** The read service's caches follow the change feed (another process's indexer included). */
+export function followChanges(read: ReadService, changes: ChangeFeed): ReadService {
+  changes.subscribe((c) => read.onChange(c));
+  return read;
 }
 
 /** Serves `app` on loopback (`port` 0: any free one), GraphQL over WebSocket included. */

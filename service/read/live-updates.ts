@@ -305,7 +305,13 @@ export class LiveUpdates {
       const starting = new Set(this.starting.splice(0));
       const jobs: Promise<void>[] = [];
       // A subscription reading its current state now sees this change in it; it needs no second read.
-      if (change) for (const s of this.subs) if (!starting.has(s) && s.topic.concerns(change)) jobs.push(this.deliver(s, () => s.topic.load(change, reader)));
+      // "Everything changed" (a shared feed that reconnected, or a change set too big to announce)
+      // names nothing: a state subscription sends its current state again; a list one cannot know
+      // what it missed (docs/api-guide.md, "Live updates").
+      if (change?.everything) {
+        for (const s of this.subs) if (!starting.has(s) && s.topic.initial) jobs.push(this.deliver(s, () => s.topic.initial!(reader)));
+      } else if (change)
+        for (const s of this.subs) if (!starting.has(s) && s.topic.concerns(change)) jobs.push(this.deliver(s, () => s.topic.load(change, reader)));
       for (const s of starting) if (this.subs.has(s)) jobs.push(this.deliver(s, () => s.topic.initial!(reader)));
       await Promise.all(jobs);
     }
@@ -348,6 +354,7 @@ export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {
     pools: u(a.pools, b.pools),
     contracts: u(a.contracts, b.contracts),
     config: a.config || b.config,
+    ...(a.everything || b.everything ? { everything: true } : {}),
   };
 }
 

@@ -27,6 +27,7 @@ import {
 } from "../../indexer";
 import { cutoffFilter } from "../../idl/client/offers-rules";
 import { ApiError } from "../api-error";
+import type { ChangeSet } from "../../indexer/changes";
 import type { BrowseParams, PageParams } from "./params";
 import { viewerOf, type ContractResult, type Viewer, type ViewerPosition } from "./offer-viewer";
 
@@ -631,6 +632,22 @@ export class ReadService {
       .select((eb) => eb.fn.max<number>("slot").as("slot"))
       .executeTakeFirst();
     return Number(r?.slot ?? 0);
+  }
+
+  /**
+   * A change the indexer announced (through the change feed, possibly from another process): the
+   * shared anonymous responses go at once, pool embeds of the pools it names (all, when it does not
+   * say), and the settings when the Config changed. Wired by stack/service-parts.ts.
+   */
+  onChange(change: ChangeSet): void {
+    this.anonCache.clear();
+    this.slotSeen = change.everything ? null : { at: Date.now(), slot: Math.max(change.slot, this.slotSeen?.slot ?? 0) };
+    if (change.config || change.everything) this.settingsCache = null;
+    if (change.everything) this.embedCache.clear();
+    else if (change.pools.length) {
+      const pools = new Set(change.pools);
+      for (const [k, v] of this.embedCache) if (!v.rows || pools.has(v.rows.pool.address)) this.embedCache.delete(k);
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair, type PublicKey } from "@solana/web3.js";
-import { LocalChangeFeed, upsertPoolCatalog } from "../../indexer";
+import { upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
 import { makeUser, contract as makeContract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
@@ -18,7 +18,6 @@ let contract: PublicKey;
 let offer: string;
 let pool: PublicKey;
 /** Announced by hand here: the test plays the indexer's part of telling the API what changed. */
-const changes = new LocalChangeFeed();
 
 async function createOffer(by: TestUser): Promise<string> {
   const r = await post(s, "/", createBody(contract, { creatorTotalMicros: String(8n * UNIT), takerTargetMicros: String(10n * UNIT) }), by.token);
@@ -36,7 +35,7 @@ async function take(by: TestUser, address: string, revision: string) {
 
 beforeAll(async () => {
   // A long cache life: every change a test sees below comes from an indexed write, not from expiry.
-  s = await apiStack({ responseCacheTtlMs: 60_000, changes });
+  s = await apiStack({ responseCacheTtlMs: 60_000 });
   [creator, taker, stranger] = [await makeUser(s), await makeUser(s), await makeUser(s)];
   contract = await makeContract(s);
   offer = await createOffer(creator);
@@ -217,7 +216,7 @@ describe("response cache", () => {
     const before = (await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName;
     await s.db.updateTable("profiles").set({ display_name: "Announced" }).where("wallet", "=", creator.user.wallet.toBase58()).execute();
     expect((await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName).toBe(before);
-    changes.publish({ slot: 0, offers: [offer], positions: [], fills: [], wallets: [], pools: [], contracts: [], config: false });
+    void s.changes.publish({ slot: 0, offers: [offer], positions: [], fills: [], wallets: [], pools: [], contracts: [], config: false });
     expect((await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName).toBe("Announced");
   });
 

@@ -2,15 +2,12 @@
 import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
 import { createApp } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
-import type { ChangeFeed } from "../../indexer";
 
 export interface ApiStack extends LocalStack {
   read: ReadService;
 }
 
-export async function apiStack(
-  opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number; changes?: ChangeFeed } = {},
-): Promise<ApiStack> {
+export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number } = {}): Promise<ApiStack> {
   let read!: ReadService;
   const s = await startLocalStack({
     ...opts,
@@ -29,7 +26,7 @@ export async function apiStack(
         writes: parts.writes,
         graphiql: false,
         responseCacheTtlMs: opts.responseCacheTtlMs,
-        changes: opts.changes,
+        changes: parts.changes,
       });
     },
   });

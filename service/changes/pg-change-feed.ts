@@ -1,0 +1,224 @@
+/**
+ * The change feed across processes: the indexer's ChangeSets (indexer/changes.ts) go out as
+ * PostgreSQL NOTIFY on a channel of the store's schema, and every process that subscribes hears
+ * them through LISTEN on a dedicated session (service/pg/session.ts), its own announcements included.
+ *
+ * Why PostgreSQL and not Redis: the store already is PostgreSQL wherever more than one process runs,
+ * so the feed adds no service to deploy, secure or fail over; and a notification is delivered only
+ * to sessions listening when it is sent, in commit order per sender, which is all a cache drop
+ * needs. Durability is not needed either: a listener that lost its session may have missed some,
+ * so it announces `everything: true` to its subscribers after reconnecting (drop all, re-read).
+ *
+ * - Payload: NOTIFY carries at most 8000 bytes. A change set is sent in a compact JSON form; a large
+ *   one is split into several, each a valid ChangeSet of the same slot (lists divided, never cut);
+ *   one that would need more than MAX_PARTS goes as its slot with `everything: true`.
+ * - Publishing: over one dedicated session, in order. While a NOTIFY is in flight, further change
+ *   sets are merged into one (union of lists, highest slot): under a fast indexer the feed sends one
+ *   notification per round trip, whatever the batch rate, and never holds the writer up.
+ */
+import { LocalChangeFeed, type ChangeFeed, type ChangeListener, type ChangeSet } from "../../indexer/changes";
+import { openSession, pgTarget, sleep, type Session, type SessionOptions } from "../pg/session";
+
+/** Below PostgreSQL's 8000-byte NOTIFY payload limit, with room for the envelope. */
+export const MAX_PAYLOAD = 7_600;
+/** A change set needing more notifications than this (about 1,200 addresses: a reconcile, a backfill) goes as "everything changed". */
+export const MAX_PARTS = 8;
+
+interface Wire {
+  s: number;
+  o?: string[];
+  p?: string[];
+  f?: [string, string, number][];
+  w?: string[];
+  l?: string[];
+  c?: string[];
+  g?: 1;
+  e?: 1;
+}
+
+export function changeChannel(storeUrl: string): string {
+  return `offers_changes_${pgTarget(storeUrl).schema}`;
+}
+
+const empty = (slot: number): ChangeSet => ({ slot, offers: [], positions: [], fills: [], wallets: [], pools: [], contracts: [], config: false });
+
+/** The change set's notification payloads, each at most `max` bytes (one unless it is large). */
+export function encodeChange(c: ChangeSet, max = MAX_PAYLOAD, maxParts = MAX_PARTS): string[] {
+  const parts: Wire[] = [];
+  let cur: Wire = { s: c.slot };
+  let size = 16;
+  const add = <K extends "o" | "p" | "w" | "l" | "c" | "f">(k: K, v: NonNullable<Wire[K]>[number]) => {
+    const n = JSON.stringify(v).length + 6;
+    if (size + n > max) {
+      parts.push(cur);
+      cur = { s: c.slot };
+      size = 16;
+    }
+    ((cur[k] ??= [] as never) as unknown[]).push(v);
+    size += n;
+  };
+  if (c.config) cur.g = 1;
+  if (c.everything) cur.e = 1;
+  for (const v of c.offers) add("o", v);
+  for (const v of c.positions) add("p", v);
+  for (const f of c.fills) add("f", [f.offer, f.taker, f.revision]);
+  for (const v of c.wallets) add("w", v);
+  for (const v of c.pools) add("l", v);
+  for (const v of c.contracts) add("c", v);
+  parts.push(cur);
+  if (parts.length > maxParts) return [JSON.stringify({ s: c.slot, e: 1 } satisfies Wire)];
+  return parts.map((p) => JSON.stringify(p));
+}
+
+export function decodeChange(payload: string): ChangeSet {
+  const w = JSON.parse(payload) as Wire;
+  if (typeof w.s !== "number") throw new Error("not a change set");
+  return {
+    slot: w.s,
+    offers: w.o ?? [],
+    positions: w.p ?? [],
+    fills: (w.f ?? []).map(([offer, taker, revision]) => ({ offer, taker, revision })),
+    wallets: w.w ?? [],
+    pools: w.l ?? [],
+    contracts: w.c ?? [],
+    config: w.g === 1,
+    ...(w.e === 1 ? { everything: true } : {}),
+  };
+}
+
+/** Union of two change sets (the later slot). */
+export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {
+  const u = (x: string[], y: string[]) => [...new Set([...x, ...y])];
+  const fills = new Map(a.fills.map((f) => [`${f.offer}:${f.revision}`, f]));
+  for (const f of b.fills) fills.set(`${f.offer}:${f.revision}`, f);
+  return {
+    slot: Math.max(a.slot, b.slot),
+    offers: u(a.offers, b.offers),
+    positions: u(a.positions, b.positions),
+    fills: [...fills.values()],
+    wallets: u(a.wallets, b.wallets),
+    pools: u(a.pools, b.pools),
+    contracts: u(a.contracts, b.contracts),
+    config: a.config || b.config,
+    ...(a.everything || b.everything ? { everything: true } : {}),
+  };
+}
+
+export interface PgChangeFeedOptions extends SessionOptions {
+  storeUrl: string;
+  /** Pause before reconnecting a lost listening session (default 500 ms). */
+  retryMs?: number;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+export class PgChangeFeed implements ChangeFeed {
+  readonly channel: string;
+  private readonly local = new LocalChangeFeed();
+  private listener: Session | null = null;
+  private listening: Promise<void> | null = null;
+  private publisher: Session | null = null;
+  private pending: ChangeSet | null = null;
+  private flushing: Promise<void> | null = null;
+  private closed = false;
+  private lastSlot = 0;
+  /** Notifications sent and heard by this process (tests, the benchmark). */
+  readonly counts = { sent: 0, heard: 0, reconnects: 0 };
+
+  constructor(readonly o: PgChangeFeedOptions) {
+    this.channel = changeChannel(o.storeUrl);
+  }
+
+  /** Starts listening; resolves once LISTEN is in effect (notifications from then on are heard). */
+  listen(): Promise<void> {
+    if (!this.listening) {
+      let ready!: () => void;
+      this.listening = new Promise<void>((r) => (ready = r));
+      void this.listenLoop(ready);
+    }
+    return this.listening;
+  }
+
+  /** The server pid of the listening session (tests end it to check the reconnect). */
+  get listenerPid(): number | null {
+    return this.listener?.pid ?? null;
+  }
+
+  private async listenLoop(ready: () => void): Promise<void> {
+    let first = true;
+    while (!this.closed) {
+      try {
+        const s = await openSession(this.o.storeUrl, this.o);
+        if (this.closed) return void (await s.close());
+        this.listener = s;
+        s.client.on("notification", (m) => {
+          if (m.channel !== this.channel || !m.payload) return;
+          let c: ChangeSet;
+          try {
+            c = decodeChange(m.payload);
+          } catch {
+            return;
+          }
+          this.counts.heard++;
+          this.lastSlot = Math.max(this.lastSlot, c.slot);
+          this.local.publish(c);
+        });
+        await s.client.query(`LISTEN "${this.channel}"`);
+        if (first) ready();
+        else {
+          // Whatever was announced while no session listened is lost: subscribers re-read everything.
+          this.counts.reconnects++;
+          this.local.publish({ ...empty(this.lastSlot), everything: true });
+        }
+        first = false;
+        const why = await s.ended;
+        if (this.closed) return;
+        this.o.log?.("change feed: listening session lost, reconnecting", { why });
+      } catch (e) {
+        this.o.log?.("change feed: cannot listen, retrying", { error: (e as Error).message });
+      }
+      this.listener = null;
+      await sleep(this.o.retryMs ?? 500);
+    }
+  }
+
+  subscribe(listener: ChangeListener): () => void {
+    return this.local.subscribe(listener);
+  }
+
+  /** Queues the change set for NOTIFY; resolves once it (or a merge holding it) was sent. */
+  publish(change: ChangeSet): Promise<void> {
+    this.pending = this.pending ? mergeChanges(this.pending, change) : change;
+    if (!this.flushing) this.flushing = this.flush().finally(() => (this.flushing = null));
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending && !this.closed) {
+      const c = this.pending;
+      this.pending = null;
+      try {
+        if (!this.publisher) {
+          this.publisher = await openSession(this.o.storeUrl, this.o);
+          void this.publisher.ended.then(() => (this.publisher = null));
+        }
+        // All parts in one statement: one round trip, delivered together at its commit.
+        const parts = encodeChange(c);
+        await this.publisher.client.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i", [this.channel, parts]);
+        this.counts.sent += parts.length;
+      } catch (e) {
+        // Listeners whose session survived keep their caches until their own TTLs and slot checks
+        // catch up; the ones that lost it drop everything on reconnecting.
+        this.o.log?.("change feed: notify failed", { error: (e as Error).message, slot: c.slot });
+        await this.publisher?.close();
+        this.publisher = null;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flushing;
+    this.closed = true;
+    await this.listener?.close();
+    await this.publisher?.close();
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The roles one service process can take (`scripts/start.ts --role`), and what each runs:
+ *
+ * - `api`: the HTTP API (REST, GraphQL, writes) over the shared store; stateless, any number of
+ *   replicas. Its read caches follow the indexer's changes through PostgreSQL NOTIFY.
+ * - `indexer`: the chain -> store indexer. Any number may run; one acts (leadership), the others
+ *   stand by and take over when it dies, resuming from the store's checkpoint.
+ * - `worker`: the settlement worker, the same way: one acts, the others stand by.
+ * - `all` (default): the three in one process, as the local stack runs. On PostgreSQL its indexer
+ *   and worker still campaign, so an `all` process can be joined by replicas of any role.
+ *
+ * On SQLite (a file only one process writes) only `all` is valid, without leadership.
+ */
+import type { Logger } from "pino";
+import { LocalChangeFeed, type ChangeFeed } from "../indexer/changes";
+import { isPostgresUrl, openStore, type Store } from "../indexer/store/db";
+import { StoreWriter } from "../indexer/store/writer";
+import type { BatchSink, Checkpoint } from "../indexer/sources/types";
+import { PgChangeFeed } from "../service/changes/pg-change-feed";
+import { Leadership, type Duty, type LeaderRole, type LeadershipOptions } from "../service/leadership/leadership";
+import type { ServiceChain } from "../service/chain/local-chain";
+import type { ServiceKey } from "../service/custody/crypto";
+import { assembleStack, observabilityOf, type AppBuilder, type AppParts, type ServicePartsOptions } from "./service-parts";
+
+export const ROLES = ["all", "api", "indexer", "worker"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The role named on the command line, or a clear refusal. */
+export function parseRole(v: string | undefined, storeUrl: string): Role {
+  const role = (v ?? "all") as Role;
+  if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(v)}`);
+  if (role !== "all" && !isPostgresUrl(storeUrl))
+    throw new Error(`--role ${role} needs a PostgreSQL store (--store postgres://...): a SQLite store belongs to one process, which runs --role all`);
+  return role;
+}
+
+export const runs = (role: Role, part: "api" | LeaderRole) => role === "all" || role === part;
+
+/** A logger call in the shape the leadership and the feed take. */
+export function logTo(log: Pick<Logger, "info">): (msg: string, extra?: Record<string, unknown>) => void {
+  return (msg, extra) => log.info(extra ?? {}, msg);
+}
+
+/**
+ * The change feed of a process: in-process on SQLite or when `shared` is off; else PostgreSQL
+ * NOTIFY, listening (resolved once LISTEN is in effect) when the process serves reads.
+ */
+export async function changeFeedFor(store: Store, o: { listen: boolean; publish: boolean; shared: boolean; log?: Pick<Logger, "info"> }): Promise<ChangeFeed> {
+  if (store.engine !== "postgres" || !o.shared) return new LocalChangeFeed();
+  const feed = new PgChangeFeed({ storeUrl: store.url, log: o.log ? logTo(o.log) : undefined });
+  if (o.listen) await feed.listen();
+  return feed;
+}
+
+/** A duty under leadership on PostgreSQL; started at once (and alone) on SQLite. */
+export function leadOrRun(
+  store: Store,
+  role: LeaderRole,
+  duty: Duty,
+  o: Omit<LeadershipOptions, "storeUrl" | "role"> = {},
+): { leadership: Leadership | null; start(): Promise<void>; stop(): Promise<void> } {
+  if (store.engine !== "postgres") return { leadership: null, start: () => duty.start(), stop: () => duty.stop() };
+  const leadership = new Leadership({ ...o, storeUrl: store.url, role }, duty);
+  return { leadership, start: async () => leadership.start(), stop: () => leadership.stop() };
+}
+
+/** What the runner needs of an indexer source. */
+export interface RunnableSource {
+  start(from: Checkpoint | null, sink: BatchSink): Promise<void>;
+  stop(): Promise<void>;
+  caughtUpTo?(slot: number): Promise<boolean>;
+}
+
+/**
+ * The indexer as a duty: on start it opens a writer (its version map loaded from the store as it is
+ * now, the previous leader's writes included) and starts a source from the stored checkpoint; on
+ * stop the source stops. The lag watch asks the current source.
+ */
+export class IndexerRunner<S extends RunnableSource> implements Duty {
+  source: S | null = null;
+  writer: StoreWriter | null = null;
+  private starting: Promise<void> | null = null;
+  /** Starts (ms, performance.now()) and how long each took to resume (the takeover's own share). */
+  readonly starts: { at: number; ms: number; from: number | null }[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly name: string,
+    private readonly make: (writer: StoreWriter) => S,
+    private readonly sink: (writer: StoreWriter) => BatchSink,
+    private readonly onWriter?: (writer: StoreWriter) => void,
+  ) {}
+
+  start(): Promise<void> {
+    this.starting = (async () => {
+      const t0 = performance.now();
+      const writer = await StoreWriter.open(this.store, this.name);
+      this.onWriter?.(writer);
+      const source = this.make(writer);
+      this.writer = writer;
+      this.source = source;
+      const from = await writer.checkpoint();
+      const sink = this.sink(writer);
+      // Fenced: once stopped (leadership lost), a batch the source still delivers is refused.
+      await source.start(from, async (batch) => {
+        if (this.source !== source) throw new Error("the indexer is no longer active here (leadership lost)");
+        await sink(batch);
+      });
+      this.starts.push({ at: t0, ms: performance.now() - t0, from: from?.slot ?? null });
+    })();
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    const s = this.source;
+    this.source = null;
+    await s?.stop();
+  }
+
+  /** A standby has no lag of its own (readiness of an `all` standby must not fail for it): the active indexer's /readyz reports the lag. */
+  async caughtUpTo(slot: number): Promise<boolean> {
+    if (!this.source) return true;
+    return (await this.source.caughtUpTo?.(slot)) ?? false;
+  }
+
+  async checkpoint(): Promise<Checkpoint | null> {
+    return this.writer?.checkpoint() ?? null;
+  }
+}
+
+/**
+ * An `api` process on a chain the caller already has (the local stack's, in tests; the cluster
+ * stack builds its own the same way): the service parts and HTTP app over the PostgreSQL store at
+ * `storeUrl`, no indexer, its read caches following the store's NOTIFY feed.
+ */
+export async function startApiReplica<C extends ServiceChain>(
+  o: Omit<ServicePartsOptions, "observability"> & {
+    chain: C;
+    storeUrl: string;
+    serviceKey: ServiceKey;
+    observability?: ServicePartsOptions["observability"];
+    app?: AppBuilder<AppParts & { store: Store }>;
+    port?: number;
+  },
+) {
+  if (!isPostgresUrl(o.storeUrl)) throw new Error("an API replica needs a PostgreSQL store");
+  const obs = observabilityOf(o);
+  const store = await openStore(o.storeUrl);
+  const changes = await changeFeedFor(store, { listen: true, publish: false, shared: true, log: obs.log });
+  const idle = { stop: async () => undefined, caughtUpTo: async () => true, checkpoint: async () => null };
+  return assembleStack({ chain: o.chain, store, source: idle, writer: idle, changes }, { ...o, obs, headSlot: null, app: o.app as never });
+}
