@@ -47,6 +47,7 @@ import type { AppParts, ServiceParts } from "../stack/service-parts";
 import type { EngineName } from "../harness/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
+import { writerChanges } from "../service/read/read-cache";
 import { seed } from "./seed";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
 import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../service/observability/observability";
@@ -160,6 +161,7 @@ function serverApp(parts: AppParts) {
     db: parts.db,
     now: async () => Number(await parts.chain.gateway.now()),
     publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
+    changes: parts.writer ? writerChanges(parts.writer) : undefined,
   });
   limiter = new RequestLimiter(parts.db, requestLimits);
   return createApp({ read, custody: parts.custody, writes: parts.writes, obs: parts.obs, requestLimiter: limiter, rateLimit: { trustProxy: opts.trustProxy } });

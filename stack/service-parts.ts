@@ -23,6 +23,7 @@ import { WriteService } from "../service/writes/write-service";
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { createApp } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
+import { writerChanges } from "../service/read/read-cache";
 import { SettlementWorker, type WorkerDeps } from "../service/worker/worker";
 import { Observability, type ObservabilityOptions } from "../service/observability/observability";
 
@@ -39,6 +40,8 @@ export interface ServiceParts {
 export interface AppParts extends ServiceParts {
   db: Kysely<Database>;
   chain: { gateway: ChainGateway };
+  /** The store's writer when it runs in this process: read caches drop on its announcements. */
+  writer?: StoreWriter;
 }
 
 export type AppBuilder<P extends AppParts> = (parts: P) => Promise<Hono> | Hono;
@@ -172,7 +175,12 @@ export async function assembleStack<C extends ServiceChain, S extends { stop(): 
 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */
 export function defaultApp(p: AppParts): Hono {
-  const read = new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0 });
+  const read = new ReadService({
+    db: p.db,
+    now: async () => Number(await p.chain.gateway.now()),
+    settingsTtlMs: 0,
+    changes: p.writer ? writerChanges(p.writer) : undefined,
+  });
   return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs });
 }
 
