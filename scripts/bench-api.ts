@@ -3,8 +3,9 @@
  * shares the two cores as the issue asks) against the running server, for the browse page, one
  * offer, the caller's own offers (`mine`), a GraphQL page of 50 offers with viewer fields and the
  * pool embed endpoint; anonymous and signed in (a taker holding positions on some of the
- * offers), with the response cache on and off (a second app on the same store and process with
- * `anonymousTtlMs: 0` and `responseCacheTtlMs: 0`), each beside a bare node:http +
+ * offers), with the response caches on, with only the shared anonymous part on (`viewerTtlMs: 0`:
+ * every signed-in read queries the caller's positions, as many distinct users would), and off
+ * (`anonymousTtlMs: 0`, `responseCacheTtlMs: 0`), each mode an app on the same store and process, each beside a bare node:http +
  * better-sqlite3 handler on the same SQLite file doing the same queries with the same viewer
  * lookups (token digest -> user, the page, its count, the caller's positions on the page, the
  * blocked flags), in the same run.
@@ -77,7 +78,17 @@ async function main() {
       return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });
     },
   });
-  // The same service with the response caches off, in the same process: the handler's own speed.
+  // The same service with only the shared anonymous part cached (each signed-in read queries its
+  // positions: what many distinct users cost), and with the response caches off (the handler's
+  // own speed), in the same process.
+  const overlayRead = new ReadService({
+    db: s.db,
+    now: async () => Number(await s.chain.gateway.now()),
+    publicBaseUrl: "https://offers.example",
+    viewerTtlMs: 0,
+    changes: writerChanges(s.writer),
+  });
+  const overlay = await listen(createApp({ read: overlayRead, custody: s.custody, writes: s.writes, graphiql: false }));
   const uncachedRead = new ReadService({
     db: s.db,
     now: async () => Number(await s.chain.gateway.now()),
@@ -291,9 +302,11 @@ async function main() {
     const bareResult = await load(`${bareUrl}${c.bare}`, { post: c.post, token: c.signedIn ? aliceToken : undefined });
     for (const [label, base] of [
       ["on", s.url],
+      ["shared part only", overlay.url],
       ["off", uncached.url],
     ] as const) {
-      const anon = c.anonymous ? await load(c.path(base), { post: c.post }) : null;
+      if (label === "shared part only" && !c.signedIn) continue;
+      const anon = c.anonymous && label !== "shared part only" ? await load(c.path(base), { post: c.post }) : null;
       const signed = c.signedIn ? await load(c.path(base), { post: c.post, token: aliceToken }) : null;
       const mine = signed ?? anon!;
       const ratio = mine.rps / bareResult.rps;
@@ -309,6 +322,8 @@ async function main() {
   bare.close();
   db.close();
   await uncached.close();
+  await overlay.close();
+  overlayRead.close();
   uncachedRead.close();
   await s.stop();
 }

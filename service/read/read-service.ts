@@ -145,8 +145,8 @@ export interface ReadServiceOptions {
   /** Anonymous list/offer responses (the shared part of signed-in ones too) are reused for at
    *  most this long (default 1000 ms), and dropped when the indexer applies a write (./read-cache.ts). 0 disables. */
   anonymousTtlMs?: number;
-  /** A signed-in caller's own lists (`mine`) are reused for that caller for at most this long
-   *  (default: anonymousTtlMs), dropped like the anonymous ones. 0 disables. */
+  /** A signed-in caller's own reads (`mine`, the viewer blocks of a page or offer) are reused
+   *  for that caller for at most this long (default: anonymousTtlMs), dropped like the anonymous ones. 0 disables. */
   viewerTtlMs?: number;
   /** Applied writes, heard as they commit (StoreWriter.onApplied or a ChangeFeed); without it the indexed slot is polled. */
   changes?: StoreChanges;
@@ -205,7 +205,7 @@ export class ReadService {
     return this.cache.get(`a:${await this.now()}:${key}`, ttl, load);
   }
 
-  /** One caller's own reads (`mine`), kept for that caller like the anonymous ones. */
+  /** One caller's own reads (`mine`, the viewer blocks of a page), kept for that caller like the anonymous ones. */
   private forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
     const ttl = this.o.viewerTtlMs ?? this.o.anonymousTtlMs ?? 1_000;
     if (ttl <= 0) return load();
@@ -325,8 +325,10 @@ export class ReadService {
    * gets the anonymous page (shared) with only the viewer blocks derived for them.
    */
   async browse(p: BrowseParams, viewerWallet: string | null): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    const page = await this.anonymous(`browse:${filterKey(p)}:${p.pageSize}:${offsetOf(p)}`, () => this.browsePage(p));
-    return { offers: viewerWallet === null ? page.offers : await this.withViewer(page, viewerWallet), pagination: page.pagination };
+    const key = `browse:${filterKey(p)}:${p.pageSize}:${offsetOf(p)}`;
+    const page = await this.anonymous(key, () => this.browsePage(p));
+    if (viewerWallet === null) return { offers: page.offers, pagination: page.pagination };
+    return { offers: await this.withViewer(page, viewerWallet, key), pagination: page.pagination };
   }
 
   private async browsePage(p: BrowseParams): Promise<SharedPage> {
@@ -404,17 +406,20 @@ export class ReadService {
     const took = this.db.selectFrom("positions").select("positions.offer as address").where("positions.taker", "=", wallet);
     const base = this.offerFilter(p).where("offers.address", "in", p.role === "creator" ? created : p.role === "taker" ? took : created.union(took));
     const key = `${filterKey(p)}:${p.role ?? ""}`;
-    return this.forViewer(wallet, `mine:${key}:${p.pageSize}:${offsetOf(p)}`, async () => {
+    const pageKey = `mine:${key}:${p.pageSize}:${offsetOf(p)}`;
+    const page = await this.forViewer(wallet, pageKey, async (): Promise<SharedPage> => {
       const [n, rows] = await Promise.all([this.total(`mine:${wallet}:${key}`, base), this.pageRows(base, p)]);
-      return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, n) };
+      return { rows, offers: await this.shapeOffers(rows, null), pagination: pagination(p, n) };
     });
+    return { offers: await this.withViewer(page, wallet, pageKey), pagination: page.pagination };
   }
 
   /** One offer; signed in, the shared anonymous offer with the caller's viewer block. */
   async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
     const page = await this.anonymous(`offer:${address}`, () => this.offerPage(address));
     if (!page) return null;
-    return viewerWallet === null ? page.offers[0] : (await this.withViewer(page, viewerWallet))[0];
+    if (viewerWallet === null) return page.offers[0];
+    return (await this.withViewer(page, viewerWallet, `offer:${address}`))[0];
   }
 
   private async offerPage(address: string): Promise<SharedPage | null> {
@@ -453,20 +458,20 @@ export class ReadService {
 
   /**
    * The shared offers of a page with the viewer blocks of `wallet`: the caller's positions on the
-   * page's offers (one query) and, on the offers the caller created, their positions (one more).
+   * page's offers (one query) and, on the offers the caller created, their positions (one more),
+   * kept for the caller (`key`); the blocks are derived on each request, so a compliance block
+   * (custody's cache) shows at once.
    */
-  private async withViewer(page: SharedPage, wallet: string): Promise<Offer[]> {
-    const viewers = await this.viewers(page.rows, wallet);
+  private async withViewer(page: SharedPage, wallet: string, key: string): Promise<Offer[]> {
+    const held = await this.forViewer(wallet, `held:${key}`, () => this.viewerPositions(page.rows, wallet));
+    const viewers = await this.viewers(page.rows, wallet, held);
     return page.offers.map((o, i) => ({ ...o, viewer: viewers[i] }));
   }
 
-  private async viewers(rows: (OffersTable & JoinedContract)[], wallet: string | null): Promise<Viewer[]> {
-    if (rows.length === 0) return [];
+  private async viewerPositions(rows: (OffersTable & JoinedContract)[], wallet: string | null): Promise<HeldPositions> {
     const own = wallet === null ? [] : rows.filter((r) => r.creator === wallet).map((r) => r.address);
-    const [config, now, positions, creatorPositions, blocked] = await Promise.all([
-      this.configRow(),
-      this.now(),
-      wallet === null
+    const [positions, creatorPositions] = await Promise.all([
+      wallet === null || rows.length === 0
         ? ([] as PositionsTable[])
         : this.db
             .selectFrom("positions")
@@ -479,9 +484,18 @@ export class ReadService {
             )
             .execute(),
       own.length === 0 ? ([] as PositionsTable[]) : this.db.selectFrom("positions").selectAll().where("offer", "in", own).execute(),
+    ]);
+    return { positionOf: new Map(positions.map((p) => [p.offer, p])), creatorPositions };
+  }
+
+  private async viewers(rows: (OffersTable & JoinedContract)[], wallet: string | null, held?: HeldPositions): Promise<Viewer[]> {
+    if (rows.length === 0) return [];
+    const [config, now, { positionOf, creatorPositions }, blocked] = await Promise.all([
+      this.configRow(),
+      this.now(),
+      held ?? this.viewerPositions(rows, wallet),
       this.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(wallet ? [wallet] : [])])]),
     ]);
-    const positionOf = new Map(positions.map((p) => [p.offer, p]));
     return rows.map((r) =>
       viewerOf({
         offer: r,
@@ -584,6 +598,12 @@ export class ReadService {
 }
 
 type PoolRows = Omit<Parameters<typeof derivePoolAggregate>[0], "nowUnix" | "canonicalBase">;
+
+/** The caller's positions on a page's offers, and every position of the offers the caller created. */
+interface HeldPositions {
+  positionOf: Map<string, PositionsTable>;
+  creatorPositions: PositionsTable[];
+}
 
 /** Lists up to this long are fetched whole and sorted; longer ones are walked in list order. */
 const SMALL_LIST = 2_000;
