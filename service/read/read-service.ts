@@ -205,8 +205,11 @@ export class ReadService {
     return this.cache.get(`a:${await this.now()}:${key}`, ttl, load);
   }
 
-  /** One caller's own reads (`mine`, the viewer blocks of a page), kept for that caller like the anonymous ones. */
-  private forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * One caller's own reads (`mine`, the caller's positions on a page), kept for that caller like
+   * the anonymous ones; for the HTTP layer too (a per-caller response cache).
+   */
+  forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
     const ttl = this.o.viewerTtlMs ?? this.o.anonymousTtlMs ?? 1_000;
     if (ttl <= 0) return load();
     return this.now().then((now) => this.cache.get(`v:${wallet}:${now}:${key}`, ttl, load));
