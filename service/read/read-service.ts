@@ -324,6 +324,20 @@ export class ReadService {
   }
 
   /**
+   * offerFilter as each engine runs it best. PostgreSQL gets the listed contracts as one array
+   * parameter (kept like a total), which it tests with a hash per offer; as a subquery, its
+   * estimate of a text search's matches is far off and it picked nested loops or sorts of every
+   * matching offer.
+   */
+  private async listFilter(p: Partial<BrowseParams>, plan: "all" | "order" | "any" = "any") {
+    if (this.engine !== "postgres" || plan === "all") return this.offerFilter(p, plan);
+    const contracts = await this.cache.get(`lc:${filterKey(p)}`, this.o.countTtlMs ?? 5_000, async () =>
+      (await this.listedContracts(p).execute()).map((r) => r.contract),
+    );
+    return this.offerFilter(p, "all").where(sql<boolean>`${sql.ref("offers.contract")} = any(${contracts}::text[])`);
+  }
+
+  /**
    * Browse: newest first; `view` browse = Open, results = Closed or Settled. A signed-in caller
    * gets the anonymous page (shared) with only the viewer blocks derived for them.
    */
@@ -335,8 +349,8 @@ export class ReadService {
   }
 
   private async browsePage(p: BrowseParams): Promise<SharedPage> {
-    const n = await this.total(`browse:${filterKey(p)}`, this.offerFilter(p));
-    const rows = await this.pageRows(this.offerFilter(p, await this.planFor(p, n)), p);
+    const n = await this.total(`browse:${filterKey(p)}`, await this.listFilter(p));
+    const rows = await this.pageRows(await this.listFilter(p, await this.planFor(p, n)), p);
     return { rows, offers: await this.shapeOffers(rows, null), pagination: pagination(p, n) };
   }
 
@@ -345,7 +359,7 @@ export class ReadService {
     if (!p.sport && !p.query) {
       const [all, listed] = await Promise.all([
         this.total("offers", this.db.selectFrom("offers")),
-        this.total(`browse:${filterKey({})}`, this.offerFilter({})),
+        this.listFilter({}).then((q) => this.total(`browse:${filterKey({})}`, q)),
       ]);
       if (all === listed) return "all";
     }
@@ -407,7 +421,7 @@ export class ReadService {
     // The caller's offers as a set of addresses from the two indexes (creator, taker), not an OR over every offer.
     const created = this.db.selectFrom("offers as own").select("own.address").where("own.creator", "=", wallet);
     const took = this.db.selectFrom("positions").select("positions.offer as address").where("positions.taker", "=", wallet);
-    const base = this.offerFilter(p).where("offers.address", "in", p.role === "creator" ? created : p.role === "taker" ? took : created.union(took));
+    const base = (await this.listFilter(p)).where("offers.address", "in", p.role === "creator" ? created : p.role === "taker" ? took : created.union(took));
     const key = `${filterKey(p)}:${p.role ?? ""}`;
     const pageKey = `mine:${key}:${p.pageSize}:${offsetOf(p)}`;
     const page = await this.forViewer(wallet, pageKey, async (): Promise<SharedPage> => {

@@ -100,6 +100,15 @@ describe.each(ENGINES)("text search and lists on %s", (engine) => {
     expect(await found("quokka")).toEqual([]);
   });
 
+  it("lists a creator's offers (mine) with their total and role", async () => {
+    const creator = (await store.db.selectFrom("offers").select("creator").orderBy("created_at", "desc").executeTakeFirstOrThrow()).creator;
+    const r = await read.mine({ page: 1, pageSize: 50, query: "match" }, creator);
+    expect(r.pagination.total).toBe(30);
+    expect(r.offers).toHaveLength(30);
+    expect(r.offers.every((o) => o.viewer.role === "creator")).toBe(true);
+    expect((await read.mine({ page: 1, pageSize: 50, role: "taker" }, creator)).offers).toEqual([]);
+  });
+
   it("pages a search result and the whole list in order, with their totals", async () => {
     // "match" is in every ordinary title (300 offers); then a deep page of the whole list.
     const all = await search("match", 1, 50);
