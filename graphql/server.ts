@@ -102,7 +102,10 @@ export function createApp(deps: AppDeps): Hono {
   const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
   const app = new Hono({ strict: false });
   const custody = d.custody;
-  if (custody) d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
+  if (custody) {
+    d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
+    d.read.blockedVersion = () => custody.readAuth.version;
+  }
   observeRequests(app, obs);
   // Every 503 tells the client when to come back, whichever route or error produced it.
   app.use("*", async (c, next) => {

@@ -48,6 +48,11 @@ export class ReadAuthCache<P> {
     this.maxEntries = o.maxEntries ?? 100_000;
   }
 
+  /** Moves whenever what this cache answers may have changed (a drop): caches derived from blocks key on it. */
+  get version(): number {
+    return this.generation;
+  }
+
   /** Drops everything this process holds (after its own revoke or block). */
   drop(): void {
     this.tokens.clear();

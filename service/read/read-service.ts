@@ -172,6 +172,8 @@ export class ReadService {
 
   /** Compliance flags for canTake; createApp sets it from custody when the options did not. */
   blockedWallets: (wallets: string[]) => Promise<Set<string>>;
+  /** Moves when blockedWallets' answers may have changed (custody's read cache version): per-caller results key on it. */
+  blockedVersion: () => number = () => 0;
 
   constructor(private readonly o: ReadServiceOptions) {
     this.db = o.db;
@@ -476,13 +478,15 @@ export class ReadService {
   /**
    * The shared offers of a page with the viewer blocks of `wallet`: the caller's positions on the
    * page's offers (one query) and, on the offers the caller created, their positions (one more),
-   * kept for the caller (`key`); the blocks are derived on each request, so a compliance block
-   * (custody's cache) shows at once.
+   * kept for the caller (`key`); the blocks derived from them are kept under the version of the
+   * blocked set too, so a compliance block (custody's cache) shows at once.
    */
   private async withViewer(page: SharedPage, wallet: string, key: string): Promise<Offer[]> {
-    const held = await this.forViewer(wallet, `held:${key}`, () => this.viewerPositions(page.rows, wallet));
-    const viewers = await this.viewers(page.rows, wallet, held);
-    return page.offers.map((o, i) => ({ ...o, viewer: viewers[i] }));
+    return this.forViewer(wallet, `offers:${this.blockedVersion()}:${key}`, async () => {
+      const held = await this.forViewer(wallet, `held:${key}`, () => this.viewerPositions(page.rows, wallet));
+      const viewers = await this.viewers(page.rows, wallet, held);
+      return page.offers.map((o, i) => ({ ...o, viewer: viewers[i] }));
+    });
   }
 
   private async viewerPositions(rows: (OffersTable & JoinedContract)[], wallet: string | null): Promise<HeldPositions> {
