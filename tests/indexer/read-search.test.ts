@@ -109,6 +109,33 @@ describe.each(ENGINES)("text search and lists on %s", (engine) => {
     expect((await read.mine({ page: 1, pageSize: 50, role: "taker" }, creator)).offers).toEqual([]);
   });
 
+  it("without the writer's announcements, keeps a page until the indexed slot moves (read every slotPollMs)", async () => {
+    await store.db.insertInto("checkpoints").values({ source: "test", slot: 5, write_version: 0, cursor: "", updated_at: 0 }).execute();
+    const cached = new ReadService({ db: store.db, now: () => 1_900_000_000, anonymousTtlMs: 60_000, countTtlMs: 60_000, slotPollMs: 50 });
+    let added = "";
+    try {
+      const first = await cached.browse({ page: 1, pageSize: 5 }, null);
+      const newest = { ...(await store.db.selectFrom("offers").selectAll().orderBy("created_at", "desc").executeTakeFirstOrThrow()) };
+      const row = { ...newest, address: (added = addr()), created_at: newest.created_at + 1 };
+      await store.db.insertInto("offers").values(row).execute();
+      await new Promise((r) => setTimeout(r, 120));
+      // Same slot: the shared page and its total are still the ones read before.
+      expect(await cached.browse({ page: 1, pageSize: 5 }, null)).toEqual(first);
+      const { slot } = await store.db.selectFrom("checkpoints").select("slot").executeTakeFirstOrThrow();
+      await store.db
+        .updateTable("checkpoints")
+        .set({ slot: Number(slot) + 1 })
+        .execute();
+      await new Promise((r) => setTimeout(r, 120));
+      const after = await cached.browse({ page: 1, pageSize: 5 }, null);
+      expect(after.offers[0].address).toBe(added);
+      expect(after.pagination.total).toBe(first.pagination.total + 1);
+    } finally {
+      cached.close();
+      await store.db.deleteFrom("offers").where("address", "=", added).execute();
+    }
+  });
+
   it("pages a search result and the whole list in order, with their totals", async () => {
     // "match" is in every ordinary title (300 offers); then a deep page of the whole list.
     const all = await search("match", 1, 50);
