@@ -391,6 +391,13 @@ export class ReadService {
 
   /** Offers with their contract and catalog columns (prefixed k_), in the same query. */
   private withContract() {
+    // Built once (kysely builders are immutable): parsing this select list was a large part of a page's cost.
+    return (this.withContractQuery ??= this.buildWithContract());
+  }
+
+  private withContractQuery: ReturnType<ReadService["buildWithContract"]> | undefined;
+
+  private buildWithContract() {
     return this.db
       .selectFrom("offers")
       .innerJoin("contracts", "contracts.address", "offers.contract")
