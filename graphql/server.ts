@@ -126,7 +126,10 @@ export function createApp(deps: AppDeps): Hono {
   const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
   const app = new Hono({ strict: false });
   const custody = d.custody;
-  if (custody) d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
+  if (custody) {
+    d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
+    d.read.blockedVersion = () => custody.readAuth.version;
+  }
   observeRequests(app, obs);
   // First, so that every answer of these routes (429, 413 and 503 included) is readable by an allowed origin.
   if (d.corsOrigins?.length) for (const path of [OFFERS_BASE, `${OFFERS_BASE}/*`, "/graphql"]) app.use(path, corsAllowList(d.corsOrigins));

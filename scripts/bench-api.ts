@@ -1,13 +1,20 @@
 /**
  * Read API throughput over loopback: autocannon (a separate process, so the load generator
  * shares the two cores as the issue asks) against the running server, for the browse page, one
- * offer, a GraphQL page of 50 offers and the pool embed endpoint; each beside the same query
- * served by a bare node:http + better-sqlite3 handler on the same SQLite file, in the same run.
+ * offer, the caller's own offers (`mine`), a GraphQL page of 50 offers with viewer fields and the
+ * pool embed endpoint; anonymous and signed in (a taker holding positions on some of the
+ * offers), with the response caches on, with only the shared anonymous part on (`viewerTtlMs: 0`:
+ * every signed-in read queries the caller's positions, as many distinct users would), and off
+ * (`anonymousTtlMs: 0`, `responseCacheTtlMs: 0`), each mode an app on the same store and process, each beside a bare node:http +
+ * better-sqlite3 handler on the same SQLite file doing the same queries with the same viewer
+ * lookups (token digest -> user, the page, its count, the caller's positions on the page, the
+ * blocked flags), in the same run.
  *
- *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10]
+ *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--only browse,offer,mine,gql,embed]
  */
 import { Command } from "commander";
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,8 +22,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { startLocalStack } from "../stack/local-stack";
-import { createApp } from "../graphql/server";
+import { createApp, listen } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
+import { writerChanges } from "../service/read/read-cache";
 import { seedPools } from "./seed-pools";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
@@ -26,8 +34,9 @@ const o = new Command()
   .option("--offers <n>", "offers to create", "300")
   .option("--duration <s>", "seconds per run", "10")
   .option("--connections <n>", "concurrent connections", "10")
+  .option("--only <names>", "comma-separated cases: browse, offer, mine, gql, embed", "browse,offer,mine,gql,embed")
   .parse()
-  .opts<{ offers: string; duration: string; connections: string }>();
+  .opts<{ offers: string; duration: string; connections: string; only: string }>();
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
@@ -39,33 +48,61 @@ interface Result {
   non2xx: number;
 }
 
-async function load(url: string, post?: string): Promise<Result> {
-  const args = ["-j", "-c", o.connections, "-d", o.duration, url];
-  if (post) args.unshift("-m", "POST", "-H", "content-type=application/json", "-b", post);
+async function load(url: string, opts: { post?: string; token?: string } = {}): Promise<Result> {
+  const args = ["-j", "-c", o.connections, "-d", o.duration];
+  if (opts.token) args.push("-H", `authorization=Bearer ${opts.token}`);
+  if (opts.post) args.push("-m", "POST", "-H", "content-type=application/json", "-b", opts.post);
+  args.push(url);
   const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), args, { maxBuffer: 1 << 24 });
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx };
+  const r = { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx };
+  if (r.errors || r.non2xx) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+  return r;
 }
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "bench-api-"));
   const storeFile = join(dir, "store.sqlite");
-  let read!: ReadService;
   const s = await startLocalStack({
     storeUrl: storeFile,
     // The data set is one creator's N offers: the per-user wallet bounds (which would stop it at
     // 20 open offers and 60 writes) are off here; they are not on the read path being measured.
     walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 },
     app: (parts) => {
-      read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), publicBaseUrl: "https://offers.example" });
+      const read = new ReadService({
+        db: parts.db,
+        now: async () => Number(await parts.chain.gateway.now()),
+        publicBaseUrl: "https://offers.example",
+        changes: writerChanges(parts.writer),
+      });
       return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });
     },
   });
-  // Data: one creator, many contracts with catalog rows, N offers created through the program.
+  // The same service with only the shared anonymous part cached (each signed-in read queries its
+  // positions: what many distinct users cost), and with the response caches off (the handler's
+  // own speed), in the same process.
+  const overlayRead = new ReadService({
+    db: s.db,
+    now: async () => Number(await s.chain.gateway.now()),
+    publicBaseUrl: "https://offers.example",
+    viewerTtlMs: 0,
+    changes: writerChanges(s.writer),
+  });
+  const overlay = await listen(createApp({ read: overlayRead, custody: s.custody, writes: s.writes, graphiql: false }));
+  const uncachedRead = new ReadService({
+    db: s.db,
+    now: async () => Number(await s.chain.gateway.now()),
+    publicBaseUrl: "https://offers.example",
+    anonymousTtlMs: 0,
+    changes: writerChanges(s.writer),
+  });
+  const uncached = await listen(createApp({ read: uncachedRead, custody: s.custody, writes: s.writes, graphiql: false, responseCacheTtlMs: 0 }));
+
+  // Data: one creator, many contracts with catalog rows, N offers created through the program;
+  // a taker (the signed-in caller) holding positions on every tenth offer.
   const u = await s.admin.createUser("bench", "Bench");
   await s.admin.fund("bench", 1_000_000n * UNIT);
-  const { token } = await s.custody.issueToken(u.id);
-  const p = await s.writes.authorize(`Bearer ${token}`);
+  const p = await s.writes.authorize(`Bearer ${(await s.custody.issueToken(u.id)).token}`);
   const now = await s.chain.gateway.now();
   const contracts = [];
   for (let i = 0; i < 10; i++) {
@@ -83,7 +120,7 @@ async function main() {
       }),
     );
   }
-  let offer = "";
+  const offers: string[] = [];
   for (let i = 0; i < Number(o.offers); i++) {
     const r = await s.writes.create(p, {
       contractAddress: contracts[i % 10].toBase58(),
@@ -95,33 +132,89 @@ async function main() {
       idempotencyKey: `bench-${i}-offer`,
     });
     await s.chain.gateway.waitFor(r.signature);
-    offer = r.offerAddress;
+    offers.push(r.offerAddress);
   }
-  await s.admin.createUser("alice", "Alice");
-  await s.admin.createUser("bob", "Bob");
-  await s.admin.createUser("carol", "Carol");
-  await s.admin.createUser("dave", "Dave");
-  for (const n of ["alice", "bob", "carol", "dave"]) await s.admin.fund(n, 1_000n * UNIT);
+  const alice = await s.admin.createUser("alice", "Alice");
+  await s.admin.fund("alice", 10_000n * UNIT);
+  const aliceToken = (await s.custody.issueToken(alice.id, { scopes: ["bet:read", "bet:write"] })).token;
+  const ap = await s.writes.authorize(`Bearer ${aliceToken}`);
+  for (let i = offers.length - 1; i >= 0; i -= 10) {
+    const { revision } = await s.db.selectFrom("offers").select("revision").where("address", "=", offers[i]).executeTakeFirstOrThrow();
+    const r = await s.writes.take(ap, offers[i], { takeAmountMicros: String(UNIT), expectedRevision: String(revision), idempotencyKey: `bench-${i}-take` });
+    await s.chain.gateway.waitFor(r.signature);
+  }
+  for (const n of ["bob", "carol", "dave"]) {
+    await s.admin.createUser(n, n);
+    await s.admin.fund(n, 1_000n * UNIT);
+  }
   const poolSlug = (await seedPools(s)).slugs[0];
   await new Promise((r) => setTimeout(r, 500));
+  const offer = offers[offers.length - 1];
 
   // The bare handler: the same SQL, shaped minimally, on a second connection to the same file.
   const db = new Database(storeFile, { readonly: true });
-  const browse = db.prepare(
-    `select o.*, c.cutoff_at, cc.title, cc.sport, cc.side_a_label, cc.side_b_label from offers o join contracts c on c.address = o.contract left join contract_catalog cc on cc.contract = o.contract order by o.created_at desc, o.address limit ? offset 0`,
-  );
-  const count = db.prepare(`select count(*) n from offers o join contracts c on c.address = o.contract`);
+  const page = (n: number) =>
+    db.prepare(
+      `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
+       from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract
+       order by o.created_at desc, o.address limit ${n} offset 0`,
+    );
+  const browse20 = page(20);
+  const browse50 = page(50);
+  const count = db.prepare(`select count(*) n from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract`);
   const one = db.prepare(
-    `select o.*, c.cutoff_at, cc.title, cc.side_a_label, cc.side_b_label from offers o join contracts c on c.address = o.contract left join contract_catalog cc on cc.contract = o.contract where o.address = ?`,
+    `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
+     from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract where o.address = ?`,
   );
+  const mine = db.prepare(
+    `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
+     from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract
+     where o.creator = @w or exists (select 1 from positions p where p.offer = o.address and p.taker = @w)
+     order by o.created_at desc, o.address limit 20 offset 0`,
+  );
+  const mineCount = db.prepare(
+    `select count(*) n from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract
+     where o.creator = @w or exists (select 1 from positions p where p.offer = o.address and p.taker = @w)`,
+  );
+  const tokenUser = db.prepare(`select u.wallet, t.revoked_at, t.expires_at from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`);
+  const positions = db.prepare(`select * from positions where taker = ? and offer in (select value from json_each(?))`);
+  const blocked = db.prepare(`select wallet from users where blocked = 1 and wallet in (select value from json_each(?))`);
   const pool = db.prepare(`select p.*, pc.slug from pool_catalog pc join pools p on p.address = pc.pool where pc.slug = ?`);
   const outcomes = db.prepare(`select * from pool_outcomes where pool = ? order by outcome_index`);
+  type Row = { address: string; creator: string };
+  /** The viewer part the bare handler derives: the caller's position per offer, role, blocked flags. */
+  const withViewer = (rows: Row[], wallet: string | null) => {
+    if (wallet === null) return rows;
+    const held = new Map((positions.all(wallet, JSON.stringify(rows.map((r) => r.address))) as { offer: string }[]).map((x) => [x.offer, x]));
+    const flagged = new Set((blocked.all(JSON.stringify([wallet, ...rows.map((r) => r.creator)])) as { wallet: string }[]).map((x) => x.wallet));
+    return rows.map((r) => ({
+      ...r,
+      viewer: {
+        role: r.creator === wallet ? "creator" : held.has(r.address) ? "taker" : "none",
+        canTake: !flagged.has(wallet),
+        position: held.get(r.address) ?? null,
+      },
+    }));
+  };
   const bare = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    const auth = req.headers.authorization;
+    let wallet: string | null = null;
+    if (auth) {
+      const t = tokenUser.get(createHash("sha256").update(auth.slice(7)).digest("hex")) as { wallet: string; revoked_at: number | null } | undefined;
+      if (!t || t.revoked_at !== null) {
+        res.writeHead(401).end();
+        return;
+      }
+      wallet = t.wallet;
+    }
     let body: unknown;
-    if (url.pathname === "/browse") body = { offers: browse.all(20), total: (count.get() as { n: number }).n };
-    else if (url.pathname === "/offer") body = one.get(url.searchParams.get("a"));
-    else if (url.pathname === "/gql50") body = { data: { offers: browse.all(50) } };
+    if (url.pathname === "/browse") body = { offers: withViewer(browse20.all() as Row[], wallet), total: (count.get() as { n: number }).n };
+    else if (url.pathname === "/offer") body = withViewer([one.get(url.searchParams.get("a")) as Row], wallet)[0];
+    else if (url.pathname === "/mine")
+      body = { offers: withViewer(mine.all({ w: wallet }) as Row[], wallet), total: (mineCount.get({ w: wallet }) as { n: number }).n };
+    else if (url.pathname === "/gql50")
+      body = { data: { offers: { totalCount: (count.get() as { n: number }).n, edges: withViewer(browse50.all() as Row[], wallet) } } };
     else if (url.pathname === "/embed") {
       const p = pool.get(url.searchParams.get("s")) as { address: string } | undefined;
       body = { data: p ? { ...p, outcomes: outcomes.all(p.address) } : null, error: null };
@@ -134,34 +227,104 @@ async function main() {
 
   const gql50 = JSON.stringify({
     query:
-      "{ offers(first: 50) { totalCount edges { node { address status revision remainingTakerMicros creatorTotalMicros takerTargetMicros termsGuardrail { status } contract { title sport cutoffAt } viewer { role canTake } } } } }",
+      "{ offers(first: 50) { totalCount edges { node { address status revision remainingTakerMicros creatorTotalMicros takerTargetMicros termsGuardrail { status } contract { title sport cutoffAt } viewer { role canTake returnMicros } } } } }",
   });
-  const cases: [string, () => Promise<Result>, () => Promise<Result>, { rps: number; p99?: number }][] = [
-    ["browse page (GET /?pageSize=20)", () => load(`${s.url}/api/bets-usdc/offers/?pageSize=20`), () => load(`${bareUrl}/browse`), { rps: 1500, p99: 25 }],
-    ["one offer (GET /<address>)", () => load(`${s.url}/api/bets-usdc/offers/${offer}`), () => load(`${bareUrl}/offer?a=${offer}`), { rps: 0 }],
-    ["GraphQL page of 50 offers", () => load(`${s.url}/graphql`, gql50), () => load(`${bareUrl}/gql50`), { rps: 1000, p99: 40 }],
+  interface Case {
+    key: string;
+    name: string;
+    path: (base: string) => string;
+    bare: string;
+    post?: string;
+    anonymous: boolean;
+    signedIn: boolean;
+    target: { rps: number; p99?: number };
+  }
+  const cases: Case[] = [
+    {
+      key: "browse",
+      name: "browse page (GET /?pageSize=20)",
+      path: (b) => `${b}/api/bets-usdc/offers/?pageSize=20`,
+      bare: "/browse",
+      anonymous: true,
+      signedIn: true,
+      target: { rps: 3000, p99: 15 },
+    },
+    {
+      key: "offer",
+      name: "one offer (GET /<address>)",
+      path: (b) => `${b}/api/bets-usdc/offers/${offer}`,
+      bare: `/offer?a=${offer}`,
+      anonymous: true,
+      signedIn: true,
+      target: { rps: 3000 },
+    },
+    {
+      key: "mine",
+      name: "mine (GET /mine)",
+      path: (b) => `${b}/api/bets-usdc/offers/mine`,
+      bare: "/mine",
+      anonymous: false,
+      signedIn: true,
+      target: { rps: 2000 },
+    },
+    {
+      key: "gql",
+      name: "GraphQL `offers(first: 50)` with `viewer { role canTake returnMicros }`",
+      path: (b) => `${b}/graphql`,
+      bare: "/gql50",
+      post: gql50,
+      anonymous: true,
+      signedIn: true,
+      target: { rps: 1500, p99: 30 },
+    },
   ];
   if (poolSlug)
-    cases.push([
-      "embed (GET /api/embed/v1/polls/<slug>, cached)",
-      () => load(`${s.url}/api/embed/v1/polls/${poolSlug}`),
-      () => load(`${bareUrl}/embed?s=${poolSlug}`),
-      { rps: 5000 },
-    ]);
-  console.log(`${o.offers} offers indexed; autocannon -c ${o.connections} -d ${o.duration} per run; 2 cores shared by server and load generator\n`);
-  console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p99 ms | ratio | target |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
-  for (const [name, ours, theirs, t] of cases) {
-    const a = await ours();
-    const b = await theirs();
-    if (a.errors || a.non2xx) throw new Error(`${name}: ${a.errors} errors, ${a.non2xx} non-2xx`);
-    const ratio = a.rps / b.rps;
-    const ok = a.rps >= t.rps && (t.p99 === undefined || a.p99 <= t.p99) && ratio >= 0.5;
-    const target = `${t.rps ? `>= ${t.rps} req/s` : ""}${t.p99 ? `, p99 <= ${t.p99} ms` : ""}${t.rps ? ", " : ""}>= 0.5 of bare: ${ok ? "met" : "NOT met"}`;
-    console.log(`| ${name} | ${a.rps.toFixed(0)} | ${a.p50} | ${a.p99} | ${b.rps.toFixed(0)} | ${b.p99} | ${ratio.toFixed(2)} | ${target} |`);
+    cases.push({
+      key: "embed",
+      name: "embed (GET /api/embed/v1/polls/<slug>)",
+      path: (b) => `${b}/api/embed/v1/polls/${poolSlug}`,
+      bare: `/embed?s=${poolSlug}`,
+      anonymous: true,
+      signedIn: false,
+      target: { rps: 5000 },
+    });
+  const only = new Set(o.only.split(","));
+
+  console.log(
+    `${o.offers} offers indexed, the signed-in caller holds positions on ${Math.ceil(offers.length / 10)} of them; autocannon -c ${o.connections} -d ${o.duration} per run; server, bare handler and load generator share the machine's cores\n`,
+  );
+  console.log(
+    "| request | response cache | anonymous req/s | p50 / p99 ms | signed-in req/s | p50 / p99 ms | bare signed-in req/s | bare p99 ms | signed-in / bare | target (signed in) |",
+  );
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+  const cell = (r: Result | null) => (r ? [r.rps.toFixed(0), `${r.p50} / ${r.p99}`] : ["—", "—"]);
+  for (const c of cases.filter((x) => only.has(x.key))) {
+    const bareResult = await load(`${bareUrl}${c.bare}`, { post: c.post, token: c.signedIn ? aliceToken : undefined });
+    for (const [label, base] of [
+      ["on", s.url],
+      ["shared part only", overlay.url],
+      ["off", uncached.url],
+    ] as const) {
+      if (label === "shared part only" && !c.signedIn) continue;
+      const anon = c.anonymous && label !== "shared part only" ? await load(c.path(base), { post: c.post }) : null;
+      const signed = c.signedIn ? await load(c.path(base), { post: c.post, token: aliceToken }) : null;
+      const mine = signed ?? anon!;
+      const ratio = mine.rps / bareResult.rps;
+      const t = c.target;
+      const met = mine.rps >= t.rps && (t.p99 === undefined || mine.p99 <= t.p99) && ratio >= 0.7;
+      const target =
+        label === "on" ? `>= ${t.rps} req/s${t.p99 ? `, p99 <= ${t.p99} ms` : ""}, >= 0.7 of bare: ${met ? "met" : "NOT met"}` : "(shown, no target)";
+      console.log(
+        `| ${c.name} | ${label} | ${cell(anon).join(" | ")} | ${cell(signed).join(" | ")} | ${bareResult.rps.toFixed(0)} | ${bareResult.p99} | ${ratio.toFixed(2)} | ${target} |`,
+      );
+    }
   }
   bare.close();
   db.close();
+  await uncached.close();
+  await overlay.close();
+  overlayRead.close();
+  uncachedRead.close();
   await s.stop();
 }
 

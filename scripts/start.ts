@@ -175,11 +175,13 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 
 /** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
 function serverApp(parts: AppParts) {
+  // The feed is this process's indexer or, on PostgreSQL, any process's: the read caches drop on it.
   const read = followChanges(
     new ReadService({
       db: parts.db,
       now: async () => Number(await parts.chain.gateway.now()),
       publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
+      changes: parts.changes,
     }),
     parts.changes,
   );

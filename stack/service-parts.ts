@@ -195,7 +195,10 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */
 export function defaultApp(p: AppParts): Hono {
-  const read = followChanges(new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0 }), p.changes);
+  const read = followChanges(
+    new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0, changes: p.changes }),
+    p.changes,
+  );
   return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs, changes: p.changes });
 }
 

@@ -20,6 +20,7 @@ import type { ChainGateway } from "../chain/gateway";
 import { ServiceKey, isInside, sha256Hex } from "./crypto";
 import { migrateCustody, type CustodyDatabase, type UsersTable } from "./schema";
 import { adoptServiceKey, finishWalletFile } from "./key-rotation";
+import { ReadAuthCache, type ReadAuthCacheOptions } from "./read-auth-cache";
 
 /** bet:write: create, take, close. bet:read: signed-in reads only (any valid token may read). */
 export const SCOPES = ["bet:write", "bet:read"] as const;
@@ -59,16 +60,40 @@ function toUser(r: UsersTable): User {
 export const TOKEN_PATTERN = /^pat_[A-Za-z0-9_-]{43}$/;
 
 export class Custody {
+  /** Tokens and blocks as reads see them (./read-auth-cache.ts); writes always ask the database. */
+  readonly readAuth: ReadAuthCache<Principal>;
+
   constructor(
     readonly db: Kysely<CustodyDatabase>,
     readonly key: ServiceKey,
     private readonly clock: () => number = nowSec,
-  ) {}
+    readAuth: ReadAuthCacheOptions = {},
+  ) {
+    this.readAuth = new ReadAuthCache(db, readAuth);
+  }
 
-  static async open(db: Kysely<unknown>, key: ServiceKey): Promise<Custody> {
+  static async open(db: Kysely<unknown>, key: ServiceKey, readAuth: ReadAuthCacheOptions = {}): Promise<Custody> {
     await migrateCustody(db);
     await adoptServiceKey(db as Kysely<CustodyDatabase>, key);
-    return new Custody(db as Kysely<CustodyDatabase>, key);
+    return new Custody(db as Kysely<CustodyDatabase>, key, nowSec, readAuth);
+  }
+
+  /**
+   * A revoke or a block, with the auth epoch bumped in the same transaction: every process's read
+   * cache drops what it holds (this one at once, others at their next epoch reading).
+   */
+  private async authChange<T>(change: (db: Kysely<CustodyDatabase>) => Promise<T>): Promise<T> {
+    const out = await this.db.transaction().execute(async (trx) => {
+      const r = await change(trx);
+      await trx
+        .updateTable("auth_epoch")
+        .set((eb) => ({ epoch: eb("epoch", "+", 1) }))
+        .where("id", "=", 1)
+        .execute();
+      return r;
+    });
+    this.readAuth.drop();
+    return out;
   }
 
   /**
@@ -138,19 +163,24 @@ export class Custody {
     return kp;
   }
 
-  /** The wallets of `wallets` whose users are blocked from wagering. */
+  /** The wallets of `wallets` whose users are blocked from wagering, as reads see them (the read cache). */
   async blockedWallets(wallets: string[]): Promise<Set<string>> {
     if (wallets.length === 0) return new Set();
-    const rows = await this.db.selectFrom("users").select("wallet").where("wallet", "in", wallets).where("blocked", "=", 1).execute();
-    return new Set(rows.map((r) => r.wallet));
+    const all = await this.readAuth.blockedWallets(async () => {
+      const rows = await this.db.selectFrom("users").select("wallet").where("blocked", "=", 1).execute();
+      return new Set(rows.map((r) => r.wallet));
+    });
+    return new Set(wallets.filter((w) => all.has(w)));
   }
 
   async setBlocked(userId: string, blocked: boolean, reason: string | null = null): Promise<void> {
-    await this.db
-      .updateTable("users")
-      .set({ blocked: blocked ? 1 : 0, blocked_reason: blocked ? reason : null })
-      .where("id", "=", userId)
-      .execute();
+    await this.authChange((db) =>
+      db
+        .updateTable("users")
+        .set({ blocked: blocked ? 1 : 0, blocked_reason: blocked ? reason : null })
+        .where("id", "=", userId)
+        .execute(),
+    );
   }
 
   /** Issues a token; the clear token is returned once and never stored. */
@@ -182,22 +212,16 @@ export class Custody {
   }
 
   async revokeToken(tokenId: string): Promise<boolean> {
-    const r = await this.db
-      .updateTable("access_tokens")
-      .set({ revoked_at: this.clock() })
-      .where("id", "=", tokenId)
-      .where("revoked_at", "is", null)
-      .executeTakeFirst();
+    const r = await this.authChange((db) =>
+      db.updateTable("access_tokens").set({ revoked_at: this.clock() }).where("id", "=", tokenId).where("revoked_at", "is", null).executeTakeFirst(),
+    );
     return Number(r.numUpdatedRows) > 0;
   }
 
   async revokeAllTokens(userId: string): Promise<number> {
-    const r = await this.db
-      .updateTable("access_tokens")
-      .set({ revoked_at: this.clock() })
-      .where("user_id", "=", userId)
-      .where("revoked_at", "is", null)
-      .executeTakeFirst();
+    const r = await this.authChange((db) =>
+      db.updateTable("access_tokens").set({ revoked_at: this.clock() }).where("user_id", "=", userId).where("revoked_at", "is", null).executeTakeFirst(),
+    );
     return Number(r.numUpdatedRows);
   }
 
@@ -215,16 +239,31 @@ export class Custody {
    */
   async authenticate(token: string): Promise<Principal | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
+    return (await this.lookup(sha256Hex(token)))?.principal ?? null;
+  }
+
+  /**
+   * authenticate for reads: the same answer, from the read cache when this token was seen valid
+   * (a revoke or block here drops it at once, elsewhere within the cache's poll bound).
+   */
+  async authenticateRead(token: string): Promise<Principal | null> {
+    if (!TOKEN_PATTERN.test(token)) return null;
+    const hash = sha256Hex(token);
+    return this.readAuth.principal(hash, this.clock(), () => this.lookup(hash));
+  }
+
+  private async lookup(hash: string): Promise<{ principal: Principal; expiresAt: number | null } | null> {
     const r = await this.db
       .selectFrom("access_tokens")
       .innerJoin("users", "users.id", "access_tokens.user_id")
       .selectAll("users")
       .select(["access_tokens.id as token_id", "access_tokens.scopes", "access_tokens.expires_at", "access_tokens.revoked_at"])
-      .where("access_tokens.token_hash", "=", sha256Hex(token))
+      .where("access_tokens.token_hash", "=", hash)
       .executeTakeFirst();
     if (!r || r.revoked_at !== null) return null;
-    if (r.expires_at !== null && Number(r.expires_at) <= this.clock()) return null;
-    return { user: toUser(r), tokenId: r.token_id, scopes: new Set(r.scopes.split(" ").filter(Boolean)) };
+    const expiresAt = r.expires_at === null ? null : Number(r.expires_at);
+    if (expiresAt !== null && expiresAt <= this.clock()) return null;
+    return { principal: { user: toUser(r), tokenId: r.token_id, scopes: new Set(r.scopes.split(" ").filter(Boolean)) }, expiresAt };
   }
 }
 

@@ -117,6 +117,15 @@ export interface ServiceKeyTable {
   next_fingerprint: string | null;
 }
 
+/**
+ * One row (id 1) counting revokes and compliance (un)blocks: processes that keep tokens and
+ * blocks in memory for reads (./read-auth-cache.ts) drop them when it moves.
+ */
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
@@ -125,6 +134,7 @@ export interface CustodyDatabase {
   write_rate: WriteRateTable;
   request_rate: RequestRateTable;
   service_key: ServiceKeyTable;
+  auth_epoch: AuthEpochTable;
 }
 
 const m0001: Migration = {
@@ -221,9 +231,20 @@ const m0004: Migration = {
   },
 };
 
+const m0005: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("auth_epoch")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .addColumn("epoch", "bigint", (c) => c.notNull())
+      .execute();
+    await sql`insert into auth_epoch (id, epoch) values (1, 0)`.execute(db);
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
-    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002, "0003_request_rate": m0003, "0004_service_key": m0004 };
+    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002, "0003_request_rate": m0003, "0004_service_key": m0004, "0005_auth_epoch": m0005 };
   }
 }
 

@@ -4,8 +4,8 @@
  * aggregate. Everything comes from the indexer's store; chain time ("now") comes from the
  * caller (the chain's clock in the local stack and tests, wall time against a cluster).
  */
-import type { Kysely } from "kysely";
-import { sql } from "kysely";
+import type { Kysely, SelectQueryBuilder } from "kysely";
+import { PostgresAdapter, sql } from "kysely";
 import {
   deriveFill,
   deriveOffer,
@@ -30,6 +30,8 @@ import { ApiError } from "../api-error";
 import type { ChangeSet } from "../../indexer/changes";
 import type { BrowseParams, PageParams } from "./params";
 import { viewerOf, type ContractResult, type Viewer, type ViewerPosition } from "./offer-viewer";
+import { ReadCache, type StoreChanges } from "./read-cache";
+import { searchCondition } from "./search";
 
 export type { ContractResult, CreatorSettlement, SettlementOutcome, TakeRefusal, Viewer, ViewerPosition } from "./offer-viewer";
 
@@ -148,9 +150,18 @@ export interface ReadServiceOptions {
   publicBaseUrl?: string;
   settingsTtlMs?: number;
   embedTtlMs?: number;
-  /** Anonymous list/offer responses are reused for at most this long (default 1000 ms), and
-   *  dropped as soon as the indexer applies a newer slot. 0 disables. */
+  /** Anonymous list/offer responses (the shared part of signed-in ones too) are reused for at
+   *  most this long (default 1000 ms), and dropped when the indexer applies a write (./read-cache.ts). 0 disables. */
   anonymousTtlMs?: number;
+  /** A signed-in caller's own reads (`mine`, the viewer blocks of a page or offer) are reused
+   *  for that caller for at most this long (default: anonymousTtlMs), dropped like the anonymous ones. 0 disables. */
+  viewerTtlMs?: number;
+  /** Applied writes, heard as they commit (StoreWriter.onApplied or a ChangeFeed); without it the indexed slot is polled. */
+  changes?: StoreChanges;
+  /** How long a list's total is reused while no write is applied (default 5000 ms). 0 counts on every request. */
+  countTtlMs?: number;
+  /** How often the indexed slot is read when `changes` is absent (default 100 ms). */
+  slotPollMs?: number;
   /** How long a chain clock reading is reused (default 250 ms). */
   clockCacheMs?: number;
   /** Which of these wallets are blocked from wagering (compliance); without it, none. */
@@ -164,16 +175,25 @@ export class ReadService {
   readonly publicBaseUrl: string;
   private settingsCache: { at: number; value: Settings | null; config: ConfigTable | null } | null = null;
   private embedCache = new Map<string, { at: number; rows: PoolRows | null; aggregate?: PoolAggregate }>();
-  private anonCache = new Map<string, { at: number; value: unknown }>();
-  private slotSeen: { at: number; slot: number } | null = null;
+  private readonly cache: ReadCache;
+  private readonly engine: "sqlite" | "postgres";
 
   /** Compliance flags for canTake; createApp sets it from custody when the options did not. */
   blockedWallets: (wallets: string[]) => Promise<Set<string>>;
+  /** Moves when blockedWallets' answers may have changed (custody's read cache version): per-caller results key on it. */
+  blockedVersion: () => number = () => 0;
 
   constructor(private readonly o: ReadServiceOptions) {
     this.db = o.db;
     this.blockedWallets = o.blockedWallets ?? (async () => new Set());
     this.publicBaseUrl = (o.publicBaseUrl ?? "http://127.0.0.1:8080").replace(/\/$/, "");
+    this.engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
+    this.cache = new ReadCache({ indexedSlot: () => this.indexedSlot(), changes: o.changes, pollMs: o.slotPollMs });
+  }
+
+  /** Stops hearing the store writer. */
+  close(): void {
+    this.cache.close();
   }
 
   private clock: { at: number; value: number } | null = null;
@@ -186,26 +206,35 @@ export class ReadService {
 
   /**
    * Reads that do not depend on the caller are shared between callers for up to anonymousTtlMs,
-   * keyed by their parameters. The indexed slot is checked at most every 100 ms; when it moved,
-   * every entry goes, so a change is visible within ~100 ms of being indexed.
+   * keyed by their parameters, until the indexer applies a write (./read-cache.ts).
    */
   async anonymous<T>(key: string, load: () => Promise<T>): Promise<T> {
     const ttl = this.o.anonymousTtlMs ?? 1_000;
     if (ttl <= 0) return load();
-    const t = Date.now();
-    if (!this.slotSeen || t - this.slotSeen.at > 100) {
-      const slot = await this.indexedSlot();
-      if (this.slotSeen && slot !== this.slotSeen.slot) this.anonCache.clear();
-      this.slotSeen = { at: t, slot };
-    }
     // Derived fields (canTake, open contracts) depend on chain time, a second-resolution clock.
-    key = `${await this.now()}:${key}`;
-    const hit = this.anonCache.get(key);
-    if (hit && t - hit.at <= ttl) return hit.value as T;
-    const value = await load();
-    this.anonCache.set(key, { at: t, value });
-    if (this.anonCache.size > 5_000) this.anonCache.delete(this.anonCache.keys().next().value!);
-    return value;
+    return this.cache.get(`a:${await this.now()}:${key}`, ttl, load);
+  }
+
+  /**
+   * One caller's own reads (`mine`, the caller's positions on a page), kept for that caller like
+   * the anonymous ones; for the HTTP layer too (a per-caller response cache).
+   */
+  forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
+    const ttl = this.o.viewerTtlMs ?? this.o.anonymousTtlMs ?? 1_000;
+    if (ttl <= 0) return load();
+    return this.now().then((now) => this.cache.get(`v:${wallet}:${now}:${key}`, ttl, load));
+  }
+
+  /**
+   * A list's total, counted once per filter while the indexer applies no write, for at most
+   * countTtlMs (catalog edits do not come through the indexer): a full count on every request
+   * would cost more than the page itself.
+   */
+  private async total(key: string, base: SelectQueryBuilder<Database, "offers", object>): Promise<number> {
+    return this.cache.get(`n:${key}`, this.o.countTtlMs ?? 5_000, async () => {
+      const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
+      return Number(n);
+    });
   }
 
   // ---- settings and contracts ---------------------------------------------------------------
@@ -274,44 +303,118 @@ export class ReadService {
 
   // ---- offers -------------------------------------------------------------------------------
 
-  private offerFilter(p: Partial<BrowseParams>) {
-    let q = this.db
-      .selectFrom("offers")
-      .innerJoin("contracts", "contracts.address", "offers.contract")
-      .innerJoin("contract_catalog", "contract_catalog.contract", "offers.contract");
-    if (p.status) q = q.where("offers.status", "=", p.status);
-    if (p.view === "browse") q = q.where("offers.status", "=", "Open");
-    if (p.view === "results") q = q.where("offers.status", "in", ["Closed", "Settled"]);
+  /**
+   * The contracts whose offers are listed (those with a catalog row), narrowed by sport and text
+   * search: a small set, so the offers side of a list runs on the offers' own indexes in list
+   * order, and a deep page skips index entries instead of joined rows.
+   */
+  private listedContracts(p: Partial<BrowseParams>) {
+    let q = this.db.selectFrom("contract_catalog").innerJoin("contracts", "contracts.address", "contract_catalog.contract").select("contract_catalog.contract");
     if (p.sport) q = q.where(sql`lower(${sql.ref("contract_catalog.sport")})`, "=", p.sport.toLowerCase());
-    if (p.query) {
-      const like = `%${p.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) =>
-        eb.or(
-          ["title", "event", "competition", "side_a_label", "side_b_label"].map((c) =>
-            eb(sql`lower(${sql.ref(`contract_catalog.${c}`)})`, "like", sql`${like} escape '\\'`),
-          ),
-        ),
-      );
-    }
+    if (p.query) q = q.where(searchCondition(this.engine, p.query));
     return q;
   }
 
-  /** Browse: newest first; `view` browse = Open, results = Closed or Settled. */
+  /**
+   * The offers of a list (no joins: see listedContracts); pages and totals select from it.
+   * `plan`: "all" leaves out the listed-contracts test (every offer's contract is listed and no
+   * sport or text narrows it, so it filters nothing); "order" makes SQLite walk the list-order
+   * index and test each entry (the list is large), where it would otherwise fetch every offer of
+   * the listed contracts and sort them all; "any" lets the planner choose (a small list).
+   */
+  private offerFilter(p: Partial<BrowseParams>, plan: "all" | "order" | "any" = "any") {
+    let q = this.db.selectFrom("offers");
+    // SQLite: a unary + on the column keeps the planner off the index on offers.contract.
+    const contract = plan === "order" && this.engine === "sqlite" ? sql<string>`+${sql.ref("offers.contract")}` : sql.ref("offers.contract");
+    if (plan !== "all") q = q.where(contract, "in", this.listedContracts(p));
+    if (p.status) q = q.where("offers.status", "=", p.status);
+    if (p.view === "browse") q = q.where("offers.status", "=", "Open");
+    if (p.view === "results") q = q.where("offers.status", "in", ["Closed", "Settled"]);
+    return q;
+  }
+
+  /**
+   * offerFilter as each engine runs it best. PostgreSQL gets the listed contracts as one array
+   * parameter (kept like a total), which it tests with a hash per offer; as a subquery, its
+   * estimate of a text search's matches is far off and it picked nested loops or sorts of every
+   * matching offer.
+   */
+  private async listFilter(p: Partial<BrowseParams>, plan: "all" | "order" | "any" = "any") {
+    if (this.engine !== "postgres" || plan === "all") return this.offerFilter(p, plan);
+    const contracts = await this.cache.get(`lc:${filterKey(p)}`, this.o.countTtlMs ?? 5_000, async () =>
+      (await this.listedContracts(p).execute()).map((r) => r.contract),
+    );
+    return this.offerFilter(p, "all").where(sql<boolean>`${sql.ref("offers.contract")} = any(${contracts}::text[])`);
+  }
+
+  /**
+   * Browse: newest first; `view` browse = Open, results = Closed or Settled. A signed-in caller
+   * gets the anonymous page (shared) with only the viewer blocks derived for them.
+   */
   async browse(p: BrowseParams, viewerWallet: string | null): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    if (viewerWallet === null) return this.anonymous(`browse:${JSON.stringify(p)}`, () => this.browseUncached(p, null));
-    return this.browseUncached(p, viewerWallet);
+    const key = `browse:${filterKey(p)}:${p.pageSize}:${offsetOf(p)}`;
+    const page = await this.anonymous(key, () => this.browsePage(p));
+    if (viewerWallet === null) return { offers: page.offers, pagination: page.pagination };
+    return { offers: await this.withViewer(page, viewerWallet, key), pagination: page.pagination };
   }
 
-  private async browseUncached(p: BrowseParams, viewerWallet: string | null): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    const base = this.offerFilter(p);
-    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
-    const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
-    return { offers: await this.shapeOffers(rows, viewerWallet), pagination: pagination(p, Number(n)) };
+  private async browsePage(p: BrowseParams): Promise<SharedPage> {
+    const n = await this.total(`browse:${filterKey(p)}`, await this.listFilter(p));
+    const rows = await this.pageRows(await this.listFilter(p, await this.planFor(p, n)), p);
+    return { rows, offers: await this.shapeOffers(rows, null), pagination: pagination(p, n) };
   }
 
-  /** The offer columns plus its contract and catalog columns (prefixed k_), in the same query. */
-  private withContract(q: ReturnType<ReadService["offerFilter"]>) {
-    return q
+  /** How a list's page is best found (offerFilter), from its total and whether every offer is listed. */
+  private async planFor(p: Partial<BrowseParams>, total: number): Promise<"all" | "order" | "any"> {
+    if (!p.sport && !p.query) {
+      const [all, listed] = await Promise.all([
+        this.total("offers", this.db.selectFrom("offers")),
+        this.listFilter({}).then((q) => this.total(`browse:${filterKey({})}`, q)),
+      ]);
+      if (all === listed) return "all";
+    }
+    return total > SMALL_LIST ? "order" : "any";
+  }
+
+  /** A page of a list: its addresses in list order (index order, no joins), then their rows with contracts. */
+  private async pageRows(base: ReturnType<ReadService["offerFilter"]>, p: PageParams) {
+    const keys = await base
+      .select("offers.address")
+      .orderBy("offers.created_at", "desc")
+      .orderBy("offers.address")
+      .limit(p.pageSize)
+      .offset(offsetOf(p))
+      .execute();
+    if (keys.length === 0) return [];
+    const rows = await this.withContract()
+      .where(
+        "offers.address",
+        "in",
+        keys.map((k) => k.address),
+      )
+      .execute();
+    const byAddress = new Map(rows.map((r) => [r.address, r]));
+    return keys.map((k) => byAddress.get(k.address)).filter((r) => r !== undefined);
+  }
+
+  /** Offers with their contract and catalog columns (prefixed k_), in the same query. */
+  private withContract() {
+    // Built once (kysely builders are immutable): parsing this select list was a large part of a page's cost.
+    return (this.withContractQuery ??= this.buildWithContract());
+  }
+
+  private withContractQuery: ReturnType<ReadService["buildWithContract"]> | undefined;
+
+  /** withContract over the offers a filter selects (the filter's addresses as a subquery). */
+  private withContractIn(base: ReturnType<ReadService["offerFilter"]>) {
+    return this.withContract().where("offers.address", "in", base.select("offers.address"));
+  }
+
+  private buildWithContract() {
+    return this.db
+      .selectFrom("offers")
+      .innerJoin("contracts", "contracts.address", "offers.contract")
+      .innerJoin("contract_catalog", "contract_catalog.contract", "offers.contract")
       .selectAll("offers")
       .select([
         "contracts.template_id as k_template_id",
@@ -337,10 +440,17 @@ export class ReadService {
    * the two. Each carries the viewer block of its role (settlement summary or position).
    */
   async mine(p: BrowseParams & { role?: "creator" | "taker" }, wallet: string): Promise<{ offers: Offer[]; pagination: Pagination }> {
-    const base = this.mineScope(this.offerFilter(p), wallet, p.role);
-    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
-    const rows = await this.withContract(base).orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p)).execute();
-    return { offers: await this.shapeOffers(rows, wallet), pagination: pagination(p, Number(n)) };
+    // The caller's offers as a set of addresses from the two indexes (creator, taker), not an OR over every offer.
+    const created = this.db.selectFrom("offers as own").select("own.address").where("own.creator", "=", wallet);
+    const took = this.db.selectFrom("positions").select("positions.offer as address").where("positions.taker", "=", wallet);
+    const base = (await this.listFilter(p)).where("offers.address", "in", p.role === "creator" ? created : p.role === "taker" ? took : created.union(took));
+    const key = `${filterKey(p)}:${p.role ?? ""}`;
+    const pageKey = `mine:${key}:${p.pageSize}:${offsetOf(p)}`;
+    const page = await this.forViewer(wallet, pageKey, async (): Promise<SharedPage> => {
+      const [n, rows] = await Promise.all([this.total(`mine:${wallet}:${key}`, base), this.pageRows(base, p)]);
+      return { rows, offers: await this.shapeOffers(rows, null), pagination: pagination(p, n) };
+    });
+    return { offers: await this.withViewer(page, wallet, pageKey), pagination: page.pagination };
   }
 
   /** The offers `wallet` created (role creator), took (taker) or either. */
@@ -354,15 +464,18 @@ export class ReadService {
     });
   }
 
+  /** One offer; signed in, the shared anonymous offer with the caller's viewer block. */
   async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
-    if (viewerWallet === null) return this.anonymous(`offer:${address}`, () => this.offerUncached(address, null));
-    return this.offerUncached(address, viewerWallet);
+    const page = await this.anonymous(`offer:${address}`, () => this.offerPage(address));
+    if (!page) return null;
+    if (viewerWallet === null) return page.offers[0];
+    return (await this.withViewer(page, viewerWallet, `offer:${address}`))[0];
   }
 
-  private async offerUncached(address: string, viewerWallet: string | null): Promise<Offer | null> {
-    const row = await this.withContract(this.offerFilter({})).where("offers.address", "=", address).executeTakeFirst();
+  private async offerPage(address: string): Promise<SharedPage | null> {
+    const row = await this.withContract().where("offers.address", "=", address).executeTakeFirst();
     if (!row) return null;
-    return (await this.shapeOffers([row], viewerWallet))[0];
+    return { rows: [row], offers: await this.shapeOffers([row], null), pagination: pagination({ page: 1, pageSize: 1 }, 1) };
   }
 
   async fills(address: string, p: PageParams): Promise<{ fills: DerivedFill[]; pagination: Pagination }> {
@@ -383,7 +496,7 @@ export class ReadService {
    */
   async offersAmong(addresses: readonly string[], p: Partial<BrowseParams>, viewerWallet: string | null): Promise<Offer[]> {
     if (addresses.length === 0) return [];
-    const rows = await this.withContract(this.offerFilter(p))
+    const rows = await this.withContractIn(this.offerFilter(p))
       .where("offers.address", "in", [...new Set(addresses)])
       .orderBy("offers.created_at", "desc")
       .orderBy("offers.address")
@@ -423,47 +536,79 @@ export class ReadService {
     return { address: o.address, text, url, offer: o };
   }
 
-  /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
-  async shapeOffers(rows: (OffersTable & JoinedContract)[], viewerWallet: string | null): Promise<Offer[]> {
-    if (rows.length === 0) return [];
-    const config = await this.configRow();
-    const contracts = new Map(rows.map((r) => [r.contract, toContract(unprefix(r))]));
-    const [profiles, positions, creatorPositions, blocked] = await Promise.all([
-      this.db
-        .selectFrom("profiles")
-        .selectAll()
-        .where("wallet", "in", [...new Set(rows.map((r) => r.creator))])
-        .execute(),
-      viewerWallet
-        ? this.db
+  /**
+   * The shared offers of a page with the viewer blocks of `wallet`: the caller's positions on the
+   * page's offers (one query) and, on the offers the caller created, their positions (one more),
+   * kept for the caller (`key`); the blocks derived from them are kept under the version of the
+   * blocked set too, so a compliance block (custody's cache) shows at once.
+   */
+  private async withViewer(page: SharedPage, wallet: string, key: string): Promise<Offer[]> {
+    return this.forViewer(wallet, `offers:${this.blockedVersion()}:${key}`, async () => {
+      const held = await this.forViewer(wallet, `held:${key}`, () => this.viewerPositions(page.rows, wallet));
+      const viewers = await this.viewers(page.rows, wallet, held);
+      return page.offers.map((o, i) => ({ ...o, viewer: viewers[i] }));
+    });
+  }
+
+  private async viewerPositions(rows: (OffersTable & JoinedContract)[], wallet: string | null): Promise<HeldPositions> {
+    const own = wallet === null ? [] : rows.filter((r) => r.creator === wallet).map((r) => r.address);
+    const [positions, creatorPositions] = await Promise.all([
+      wallet === null || rows.length === 0
+        ? ([] as PositionsTable[])
+        : this.db
             .selectFrom("positions")
             .selectAll()
-            .where("taker", "=", viewerWallet)
+            .where("taker", "=", wallet)
             .where(
               "offer",
               "in",
               rows.map((r) => r.address),
             )
-            .execute()
-        : Promise.resolve([] as PositionsTable[]),
-      viewerWallet && rows.some((r) => r.creator === viewerWallet)
-        ? this.db
-            .selectFrom("positions")
-            .selectAll()
-            .where(
-              "offer",
-              "in",
-              rows.filter((r) => r.creator === viewerWallet).map((r) => r.address),
-            )
-            .execute()
-        : Promise.resolve([] as PositionsTable[]),
-      this.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(viewerWallet ? [viewerWallet] : [])])]),
+            .execute(),
+      own.length === 0 ? ([] as PositionsTable[]) : this.db.selectFrom("positions").selectAll().where("offer", "in", own).execute(),
+    ]);
+    return { positionOf: new Map(positions.map((p) => [p.offer, p])), creatorPositions };
+  }
+
+  private async viewers(rows: (OffersTable & JoinedContract)[], wallet: string | null, held?: HeldPositions): Promise<Viewer[]> {
+    if (rows.length === 0) return [];
+    const [config, now, { positionOf, creatorPositions }, blocked] = await Promise.all([
+      this.configRow(),
+      this.now(),
+      held ?? this.viewerPositions(rows, wallet),
+      this.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(wallet ? [wallet] : [])])]),
+    ]);
+    return rows.map((r) =>
+      viewerOf({
+        offer: r,
+        wallet,
+        position: positionOf.get(r.address) ?? null,
+        creatorPositions: creatorPositions.filter((p) => p.offer === r.address),
+        contract: { status: r.k_status, cutoffAt: r.k_cutoff_at },
+        result: RESULTS.includes(r.k_result) ? (r.k_result as ContractResult) : null,
+        now,
+        config,
+        callerBlocked: wallet !== null && blocked.has(wallet),
+        creatorBlocked: blocked.has(r.creator),
+      }),
+    );
+  }
+
+  /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
+  async shapeOffers(rows: (OffersTable & JoinedContract)[], viewerWallet: string | null): Promise<Offer[]> {
+    if (rows.length === 0) return [];
+    const config = await this.configRow();
+    const contracts = new Map(rows.map((r) => [r.contract, toContract(unprefix(r))]));
+    const [profiles, viewers] = await Promise.all([
+      this.db
+        .selectFrom("profiles")
+        .selectAll()
+        .where("wallet", "in", [...new Set(rows.map((r) => r.creator))])
+        .execute(),
+      this.viewers(rows, viewerWallet),
     ]);
     const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
-
-    const positionOf = new Map(positions.map((p) => [p.offer, p]));
-    const now = await this.now();
-    return rows.map((r) => {
+    return rows.map((r, i) => {
       const d = deriveOffer(r, config);
       const contract = contracts.get(r.contract)!;
       const labels = sideLabels(d.creatorOutcome, { side_a_label: contract.outcomes[0].label, side_b_label: contract.outcomes[1].label });
@@ -475,18 +620,7 @@ export class ReadService {
         contract,
         creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
         ...labels,
-        viewer: viewerOf({
-          offer: r,
-          wallet: viewerWallet,
-          position: positionOf.get(r.address) ?? null,
-          creatorPositions: creatorPositions.filter((p) => p.offer === r.address),
-          contract: { status: r.k_status, cutoffAt: r.k_cutoff_at },
-          result: contract.result,
-          now,
-          config,
-          callerBlocked: viewerWallet !== null && blocked.has(viewerWallet),
-          creatorBlocked: blocked.has(r.creator),
-        }) satisfies Viewer,
+        viewer: viewers[i],
       } as Offer;
     });
   }
@@ -552,7 +686,7 @@ export class ReadService {
     let base = this.offerFilter(p);
     if (opts.mineOf) base = this.mineScope(base, opts.mineOf, p.role);
     const k = page.key;
-    let q = this.withContract(base);
+    let q = this.withContractIn(base);
     if (k)
       q = q.where((eb) =>
         eb.or([
@@ -604,7 +738,7 @@ export class ReadService {
   /** Offers by address in one query (absent ones left out), with the viewer block. */
   async offersByAddress(addresses: readonly string[], viewerWallet: string | null): Promise<Map<string, Offer>> {
     if (addresses.length === 0) return new Map();
-    const rows = await this.withContract(this.offerFilter({}))
+    const rows = await this.withContractIn(this.offerFilter({}))
       .where("offers.address", "in", [...new Set(addresses)])
       .execute();
     return new Map((await this.shapeOffers(rows, viewerWallet)).map((o) => [o.address, o]));
@@ -640,8 +774,7 @@ export class ReadService {
    * say), and the settings when the Config changed. Wired by stack/service-parts.ts.
    */
   onChange(change: ChangeSet): void {
-    this.anonCache.clear();
-    this.slotSeen = change.everything ? null : { at: Date.now(), slot: Math.max(change.slot, this.slotSeen?.slot ?? 0) };
+    this.cache.drop();
     if (change.config || change.everything) this.settingsCache = null;
     if (change.everything) this.embedCache.clear();
     else if (change.pools.length) {
@@ -675,6 +808,25 @@ export interface FillKey {
 }
 
 type PoolRows = Omit<Parameters<typeof derivePoolAggregate>[0], "nowUnix" | "canonicalBase">;
+
+/** The caller's positions on a page's offers, and every position of the offers the caller created. */
+interface HeldPositions {
+  positionOf: Map<string, PositionsTable>;
+  creatorPositions: PositionsTable[];
+}
+
+/** Lists up to this long are fetched whole and sorted; longer ones are walked in list order. */
+const SMALL_LIST = 2_000;
+
+/** A page as shared between callers: its rows (for viewer blocks), its anonymous offers, its pagination. */
+interface SharedPage {
+  rows: (OffersTable & JoinedContract)[];
+  offers: Offer[];
+  pagination: Pagination;
+}
+
+/** The filter part of browse parameters, as a cache key. */
+const filterKey = (p: Partial<BrowseParams>) => JSON.stringify([p.status ?? "", p.view ?? "", p.sport ?? "", p.query ?? ""]);
 
 const offsetOf = (p: PageParams) => p.offset ?? (p.page - 1) * p.pageSize;
 

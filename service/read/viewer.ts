@@ -16,7 +16,7 @@ export async function resolveViewer(custody: Custody | null, authorization: stri
   if (authorization === null || authorization === undefined || authorization === "") return null;
   const token = bearerToken(authorization);
   if (!token || !custody) throw new ApiError(401, "malformed Authorization header; use: Bearer <token>");
-  const p = await custody.authenticate(token);
+  const p = await custody.authenticateRead(token);
   if (!p) throw new ApiError(401, "invalid, revoked or expired token");
   return { wallet: p.user.wallet.toBase58(), userId: p.user.id };
 }

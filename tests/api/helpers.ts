@@ -2,6 +2,7 @@
 import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
 import { createApp } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
+import { writerChanges } from "../../service/read/read-cache";
 
 export interface ApiStack extends LocalStack {
   read: ReadService;
@@ -19,6 +20,7 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
         settingsTtlMs: opts.settingsTtlMs ?? 0,
         embedTtlMs: opts.embedTtlMs,
         clockCacheMs: 0,
+        changes: writerChanges(parts.writer),
       });
       return createApp({
         read,
