@@ -65,14 +65,14 @@ export class ReadCache {
   }
 
   /** The value under `key` if younger than ttlMs and of this generation, else `load`'s (kept unless a write came in meanwhile). */
-  async get<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+  async get<T>(key: string, ttlMs: number, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     if (ttlMs <= 0) return load();
     const gen = await this.sync();
     const t = Date.now();
     const hit = this.entries.get(key);
     if (hit && t - hit.at <= ttlMs) return hit.value as T;
     const value = await load();
-    if (gen === this.generation) {
+    if (gen === this.generation && keep(value)) {
       this.entries.delete(key);
       this.entries.set(key, { at: t, value });
       if (this.entries.size > (this.o.maxEntries ?? 20_000)) this.entries.delete(this.entries.keys().next().value!);

@@ -208,11 +208,11 @@ export class ReadService {
    * Reads that do not depend on the caller are shared between callers for up to anonymousTtlMs,
    * keyed by their parameters, until the indexer applies a write (./read-cache.ts).
    */
-  async anonymous<T>(key: string, load: () => Promise<T>): Promise<T> {
+  async anonymous<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
     const ttl = this.o.anonymousTtlMs ?? 1_000;
     if (ttl <= 0) return load();
     // Derived fields (canTake, open contracts) depend on chain time, a second-resolution clock.
-    return this.cache.get(`a:${await this.now()}:${key}`, ttl, load);
+    return this.cache.get(`a:${await this.now()}:${key}`, ttl, load, keep);
   }
 
   /**
@@ -466,7 +466,12 @@ export class ReadService {
 
   /** One offer; signed in, the shared anonymous offer with the caller's viewer block. */
   async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
-    const page = await this.anonymous(`offer:${address}`, () => this.offerPage(address));
+    // A miss is not kept: an address asked for just before its offer is indexed must not stay 404.
+    const page = await this.anonymous(
+      `offer:${address}`,
+      () => this.offerPage(address),
+      (p) => p !== null,
+    );
     if (!page) return null;
     if (viewerWallet === null) return page.offers[0];
     return (await this.withViewer(page, viewerWallet, `offer:${address}`))[0];

@@ -2,7 +2,6 @@
 import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
 import { createApp } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
-import { writerChanges } from "../../service/read/read-cache";
 
 export interface ApiStack extends LocalStack {
   read: ReadService;
@@ -20,7 +19,7 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
         settingsTtlMs: opts.settingsTtlMs ?? 0,
         embedTtlMs: opts.embedTtlMs,
         clockCacheMs: 0,
-        changes: writerChanges(parts.writer),
+        changes: parts.changes,
       });
       return createApp({
         read,
