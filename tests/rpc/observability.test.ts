@@ -65,7 +65,10 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
   });
 
   it("answers 503 naming the indexer once the source stops and the chain moves on", async () => {
-    await s.source.stop();
+    // The RPC source under the indexer duty stops (as a dead connection would), not the duty: a
+    // stopped duty is a standby, which has no lag of its own (stack/roles.ts).
+    const duty = s.source as { source?: { stop(): Promise<void> } | null; stop(): Promise<void> };
+    await (duty.source ?? duty).stop();
     const r = await eventually(
       async () => {
         const r = await readyz();
