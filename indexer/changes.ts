@@ -31,6 +31,27 @@ export interface ChangeSet {
   everything?: boolean;
 }
 
+/**
+ * Union of two change sets (the later slot): what a consumer that fell behind, or a notification
+ * still in flight, must treat as changed.
+ */
+export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {
+  const u = (x: string[], y: string[]) => [...new Set([...x, ...y])];
+  const fills = new Map(a.fills.map((f) => [`${f.offer}:${f.revision}`, f]));
+  for (const f of b.fills) fills.set(`${f.offer}:${f.revision}`, f);
+  return {
+    slot: Math.max(a.slot, b.slot),
+    offers: u(a.offers, b.offers),
+    positions: u(a.positions, b.positions),
+    fills: [...fills.values()],
+    wallets: u(a.wallets, b.wallets),
+    pools: u(a.pools, b.pools),
+    contracts: u(a.contracts, b.contracts),
+    config: a.config || b.config,
+    ...(a.everything || b.everything ? { everything: true } : {}),
+  };
+}
+
 export type ChangeListener = (change: ChangeSet) => void;
 
 /** Where changes are announced and heard: in-process here; a shared implementation spans processes. */

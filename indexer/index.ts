@@ -3,7 +3,7 @@ export * from "./store/schema";
 export { openStore, dropPostgresSchema, isPostgresUrl, type Store, type StoreDialect } from "./store/db";
 export { migrateToLatest } from "./store/migrations";
 export { StoreWriter, type WriterStats } from "./store/writer";
-export { LocalChangeFeed, changeSetOf, type ChangeFeed, type ChangeListener, type ChangeSet } from "./changes";
+export { LocalChangeFeed, changeSetOf, mergeChanges, type ChangeFeed, type ChangeListener, type ChangeSet } from "./changes";
 export * from "./derive";
 export type { AccountSource, AccountUpdate, Batch, Checkpoint, TxEvent } from "./sources/types";
 export * from "./store/catalog";

@@ -16,7 +16,7 @@
  *   sets are merged into one (union of lists, highest slot): under a fast indexer the feed sends one
  *   notification per round trip, whatever the batch rate, and never holds the writer up.
  */
-import { LocalChangeFeed, type ChangeFeed, type ChangeListener, type ChangeSet } from "../../indexer/changes";
+import { LocalChangeFeed, mergeChanges, type ChangeFeed, type ChangeListener, type ChangeSet } from "../../indexer/changes";
 import { openSession, pgTarget, sleep, type Session, type SessionOptions } from "../pg/session";
 
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit, with room for the envelope. */
@@ -83,24 +83,6 @@ export function decodeChange(payload: string): ChangeSet {
     contracts: w.c ?? [],
     config: w.g === 1,
     ...(w.e === 1 ? { everything: true } : {}),
-  };
-}
-
-/** Union of two change sets (the later slot). */
-export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {
-  const u = (x: string[], y: string[]) => [...new Set([...x, ...y])];
-  const fills = new Map(a.fills.map((f) => [`${f.offer}:${f.revision}`, f]));
-  for (const f of b.fills) fills.set(`${f.offer}:${f.revision}`, f);
-  return {
-    slot: Math.max(a.slot, b.slot),
-    offers: u(a.offers, b.offers),
-    positions: u(a.positions, b.positions),
-    fills: [...fills.values()],
-    wallets: u(a.wallets, b.wallets),
-    pools: u(a.pools, b.pools),
-    contracts: u(a.contracts, b.contracts),
-    config: a.config || b.config,
-    ...(a.everything || b.everything ? { everything: true } : {}),
   };
 }
 

@@ -11,7 +11,7 @@
  * made with a token ends (UNAUTHENTICATED) within `authRecheckMs` of the token being revoked or
  * expiring.
  */
-import type { ChangeFeed, ChangeSet } from "../../indexer/changes";
+import { mergeChanges, type ChangeFeed, type ChangeSet } from "../../indexer/changes";
 import type { DerivedFill, PoolAggregate } from "../../indexer";
 import type { Custody } from "../custody/custody";
 import { ApiError } from "../api-error";
@@ -339,23 +339,6 @@ export class LiveUpdates {
       }
     }
   }
-}
-
-/** Changes that waited while another was dispatched, as one. */
-export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {
-  const u = (x: string[], y: string[]) => [...new Set([...x, ...y])];
-  const fills = new Map([...a.fills, ...b.fills].map((f) => [`${f.offer}:${f.revision}`, f]));
-  return {
-    slot: Math.max(a.slot, b.slot),
-    offers: u(a.offers, b.offers),
-    positions: u(a.positions, b.positions),
-    fills: [...fills.values()],
-    wallets: u(a.wallets, b.wallets),
-    pools: u(a.pools, b.pools),
-    contracts: u(a.contracts, b.contracts),
-    config: a.config || b.config,
-    ...(a.everything || b.everything ? { everything: true } : {}),
-  };
 }
 
 const SETTLED_KEYS_KEPT = 1_000;
