@@ -46,6 +46,14 @@ export type AdminCommand =
   | { op: "worker-failures"; kind?: string; limit?: number }
   | { op: "worker-retry"; item: string };
 
+/**
+ * A command this process must not carry out in its present state (e.g. `run-worker` where the
+ * settlement worker does not act): answered 409 with the reason, unlike a bad command (400).
+ */
+export class AdminConflict extends Error {
+  readonly status = 409;
+}
+
 const userView = (u: User) => ({
   id: u.id,
   name: u.name,
@@ -60,7 +68,11 @@ const userView = (u: User) => ({
 export async function runAdminCommand(
   ops: AdminOps,
   cmd: AdminCommand,
-  extra: { advance?: (s: bigint) => Promise<void>; runWorker?: () => Promise<unknown> } = {},
+  extra: {
+    advance?: (s: bigint) => Promise<void>;
+    /** One settlement worker pass now; throws AdminConflict where this process's worker does not act (stack/roles.ts operatorRunWorker). */
+    runWorker?: () => Promise<unknown>;
+  } = {},
 ): Promise<unknown> {
   switch (cmd.op) {
     case "create-user":
@@ -150,7 +162,7 @@ export function adminApp(ops: AdminOps, adminToken: string, extra: Parameters<ty
       const cmd = (await c.req.json()) as AdminCommand;
       return c.json({ result: await runAdminCommand(ops, cmd, extra) });
     } catch (e) {
-      return c.json({ error: adminErrorMessage(e) }, 400);
+      return c.json({ error: adminErrorMessage(e) }, e instanceof AdminConflict ? e.status : 400);
     }
   });
   return app;

@@ -3,18 +3,22 @@
  * after the data under it moved, nor to another caller.
  *
  * - Key: the document, variables and operation name, the session (the caller's wallet; none for
- *   anonymous callers, who share one entry), the indexer's position (checkpoint slot and write
+ *   anonymous callers, who share one entry), the version of the blocked set (a compliance block
+ *   changes canTake without an indexed write), the indexer's position (checkpoint slot and write
  *   version) and the chain second. Any committed indexer write makes a new key, so lists gain new offers at once too, which
  *   invalidation by entity cannot see (a new offer is in no cached answer yet); the chain second
  *   because viewer fields (canTake, open contracts) depend on chain time.
- * - The position is read from the store at most every 100 ms; with a change feed, each announced
- *   write moves it at once and drops the entries that hold a changed offer, position, pool or
- *   contract (entity invalidation by the global ids the plugin records).
+ * - With a change feed, each announced write moves the position at once (the store is not read)
+ *   and drops the entries that hold a changed offer, position, pool or contract (entity
+ *   invalidation by the global ids the plugin records); without one, the position is read from
+ *   the store at most every 100 ms.
  * - Entries live `ttlMs` (default 1 s). Mutations are never cached; answers with errors are never
  *   cached (the plugin's defaults). A cached answer carries an ETag; a client sending it back in
  *   If-None-Match gets 304 while it is current.
  */
-import { createInMemoryCache, hashSHA256, useResponseCache } from "@graphql-yoga/plugin-response-cache";
+import { createHash } from "node:crypto";
+import { createInMemoryCache, useResponseCache } from "@graphql-yoga/plugin-response-cache";
+import { getOperationAST, parse } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { ChangeFeed } from "../indexer";
 import type { ReadService } from "../service/read/read-service";
@@ -31,7 +35,11 @@ class IndexedPosition {
   private reading: Promise<string> | null = null;
   private announced = 0;
 
-  constructor(private readonly read: ReadService) {}
+  /** `heard`: a change feed announces every write, so the count of announcements is the position. */
+  constructor(
+    private readonly read: ReadService,
+    private readonly heard: boolean,
+  ) {}
 
   moved(): void {
     this.announced++;
@@ -39,6 +47,7 @@ class IndexedPosition {
   }
 
   async current(): Promise<string> {
+    if (this.heard) return String(this.announced);
     if (this.seen && Date.now() - this.seen.at <= SLOT_POLL_MS) return this.seen.value;
     this.reading ??= this.read.db
       .selectFrom("checkpoints")
@@ -63,7 +72,7 @@ export interface ResponseCacheOptions {
 }
 
 export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin; close(): void } {
-  const indexed = new IndexedPosition(o.read);
+  const indexed = new IndexedPosition(o.read, !!o.changes);
   const cache = createInMemoryCache({ max: 10_000 });
   const unsubscribe = o.changes?.subscribe((c) => {
     indexed.moved();
@@ -78,6 +87,7 @@ export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin;
     ];
     if (entities.length) void cache.invalidate(entities);
   });
+  const keys = new WeakMap<Request, string>();
   const plugin = useResponseCache<{ viewer?: Promise<ReadViewer | null> }>({
     cache,
     ttl: o.ttlMs,
@@ -87,10 +97,128 @@ export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin;
       const v = await ctx.viewer;
       return v ? `wallet:${v.wallet}` : null;
     },
-    buildResponseCacheKey: async (p) =>
-      hashSHA256(
-        JSON.stringify([p.documentString, p.variableValues ?? null, p.operationName ?? null, p.sessionId ?? null, await indexed.current(), await o.read.now()]),
-      ),
+    // node's hash, synchronous: the plugin's own (WebCrypto) costs a promise round per request.
+    buildResponseCacheKey: async (p) => {
+      const key = createHash("sha256")
+        .update(
+          JSON.stringify([
+            p.documentString,
+            p.variableValues ?? null,
+            p.operationName ?? null,
+            p.sessionId ?? null,
+            // Compliance blocks change canTake without an indexed write (REST keys on it too).
+            o.read.blockedVersion(),
+            await indexed.current(),
+            await o.read.now(),
+          ]),
+        )
+        .digest("hex");
+      keys.set(p.request, key);
+      return key;
+    },
   });
-  return { plugin, close: () => unsubscribe?.() };
+  const enabled = o.ttlMs > 0;
+  return {
+    plugin: {
+      onPluginInit: ({ addPlugin }) => {
+        addPlugin(plugin);
+        if (enabled) addPlugin(shareMisses(keys, (key) => cache.get(key) as unknown));
+        addPlugin(serializeHitsOnce());
+      },
+    },
+    close: () => unsubscribe?.(),
+  };
+}
+
+/** How long a request waits for another's identical query before running it itself. */
+const SHARED_MISS_WAIT_MS = 5_000;
+
+/**
+ * Queries that miss the cache under the same key while that key's answer is being computed wait
+ * for it instead of executing again: when an answer expires under load, the requests already
+ * queued would otherwise each execute the same document (50 offers with viewer fields) in a row.
+ * Only queries (never mutations or subscriptions); an answer with errors, or none within
+ * SHARED_MISS_WAIT_MS, lets the waiters run their own.
+ */
+function shareMisses(keys: WeakMap<Request, string>, cached: (key: string) => unknown): Plugin {
+  type Answer = Record<string | symbol, unknown> | null;
+  const running = new Map<string, Promise<Answer>>();
+  const leaders = new WeakMap<Request, (answer: Answer) => void>();
+  return {
+    onParams({ params, request, setResult }) {
+      const key = keys.get(request);
+      if (key === undefined || !params.query || cached(key) || !isQuery(params.query, params.operationName ?? undefined)) return;
+      const pending = running.get(key);
+      if (pending)
+        return pending.then((answer) => {
+          if (answer) setResult({ ...answer, [SERVED_FROM_CACHE]: true } as never);
+        });
+      let settle!: (answer: Answer) => void;
+      const answer = new Promise<Answer>((resolve) => (settle = resolve));
+      const timer = setTimeout(() => finish(null), SHARED_MISS_WAIT_MS).unref();
+      const finish = (a: Answer) => {
+        clearTimeout(timer);
+        if (running.get(key) === answer) running.delete(key);
+        leaders.delete(request);
+        settle(a);
+      };
+      running.set(key, answer);
+      leaders.set(request, finish);
+    },
+    onResultProcess({ request, result }) {
+      const finish = leaders.get(request);
+      if (!finish) return;
+      const r = result as Answer;
+      finish(!Array.isArray(r) && r && typeof r === "object" && !r.errors && r.data ? r : null);
+    },
+  };
+}
+
+/**
+ * Whether a document's operation is a query, parsed once per document (kept by digest, a bounded
+ * number). This runs before yoga's parse and the armor's limits, so it sets its own: the armor's
+ * token limit, and no sharing for a document longer than any the armor lets through.
+ */
+const operationKinds = new Map<string, string | null>();
+const MAX_SHARED_DOCUMENT = 16_384;
+function isQuery(document: string, operationName: string | undefined): boolean {
+  if (document.length > MAX_SHARED_DOCUMENT) return false;
+  const k = createHash("sha256")
+    .update(`${operationName ?? ""}\u0000${document}`)
+    .digest("base64");
+  let kind = operationKinds.get(k);
+  if (kind === undefined) {
+    try {
+      kind = getOperationAST(parse(document, { maxTokens: 2_000, noLocation: true }), operationName)?.operation ?? null;
+    } catch {
+      kind = null;
+    }
+    if (operationKinds.size >= 1_000) operationKinds.delete(operationKinds.keys().next().value!);
+    operationKinds.set(k, kind);
+  }
+  return kind === "query";
+}
+
+const SERVED_FROM_CACHE = Symbol.for("servedFromResponseCache");
+
+/**
+ * A cached answer is serialised once: every hit hands yoga a copy of the same stored result, whose
+ * `data` object is the one kept, and yoga's JSON processor stringifies a result through its own
+ * `stringify` when it has one (a page of 50 offers costs more to stringify than the rest of a hit).
+ */
+function serializeHitsOnce(): Plugin {
+  const bodies = new WeakMap<object, string>();
+  return {
+    onResultProcess({ result }) {
+      if (Array.isArray(result) || !result || typeof result !== "object" || !(SERVED_FROM_CACHE in result)) return;
+      const hit = result as { data?: unknown; errors?: unknown; stringify?: (r: unknown) => string };
+      const data = hit.data;
+      if (!data || typeof data !== "object" || hit.errors) return;
+      hit.stringify = (sanitized) => {
+        let body = bodies.get(data);
+        if (body === undefined) bodies.set(data, (body = JSON.stringify(sanitized)));
+        return body;
+      };
+    },
+  };
 }

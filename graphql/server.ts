@@ -9,7 +9,7 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -34,6 +34,8 @@ import type { WriteService } from "../service/writes/write-service";
 import { LiveUpdates, liveLimitsFromEnv, type LiveLimits } from "../service/read/live-updates";
 import { addSubscriptions } from "./schema/subscription-schema";
 import { registerLive, serveLive } from "./live-ws";
+import { useSharedSubscriptionEvents } from "./shared-subscription-events";
+import { useSseEvents } from "./sse-events";
 
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
@@ -145,10 +147,18 @@ export function createApp(deps: AppDeps): Hono {
   // Before any route reads a body: a declared length over the limit is refused unread, a
   // streamed one as soon as it passes the limit (hono's bodyLimit buffers at most maxSize).
   const maxBody = d.maxBodyBytes ?? MAX_BODY_BYTES;
-  app.use(
-    "*",
-    bodyLimit({ maxSize: maxBody, onError: (c) => c.json({ error: `request body too large: at most ${maxBody} bytes` }, 413, { connection: "close" }) }),
-  );
+  const tooLarge = (c: Context) => c.json({ error: `request body too large: at most ${maxBody} bytes` }, 413, { connection: "close" });
+  const limitBody = bodyLimit({ maxSize: maxBody, onError: tooLarge });
+  // A declared length is judged from the headers alone (node:http never delivers more than it
+  // declares): hono's limit asks for the request's body first, which on node-server builds a full
+  // fetch Request and a web stream, and takes the route off node-server's direct body read. A
+  // streamed body goes through the limit; on GET and HEAD, where no body is read, it is refused.
+  // HTTP/1.1 only (listen serves nothing else): there, a request with neither header has no body.
+  app.use("*", async (c, next) => {
+    const length = c.req.header("content-length");
+    if (c.req.header("transfer-encoding") === undefined) return length !== undefined && !(Number(length) <= maxBody) ? tooLarge(c) : next();
+    return c.req.method === "GET" || c.req.method === "HEAD" ? tooLarge(c) : limitBody(c, next);
+  });
   app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
@@ -175,6 +185,8 @@ export function createApp(deps: AppDeps): Hono {
         blockFieldSuggestion: { enabled: process.env.NODE_ENV === "production" },
       }),
       responseCache.plugin,
+      // Subscribers of one offer share each event's execution and JSON (last: it sets the subscribe function yoga runs).
+      ...(live ? [useSharedSubscriptionEvents(live.events), useSseEvents()] : []),
     ],
     context: ({ request, viewer }) => ({ request, viewer }),
   });

@@ -38,7 +38,7 @@ async function freePortBase(span: number): Promise<number> {
   throw new Error("no free port range on loopback");
 }
 
-function portFree(port: number): Promise<boolean> {
+export function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createServer();
     s.once("error", () => resolve(false));

@@ -10,13 +10,14 @@
  * lookups (token digest -> user, the page, its count, the caller's positions on the page, the
  * blocked flags), in the same run.
  *
- *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--only browse,offer,mine,gql,embed]
+ *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--only browse,offer,mine,gql,embed] [--profile dir]
  */
 import { Command } from "commander";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -35,8 +36,9 @@ const o = new Command()
   .option("--duration <s>", "seconds per run", "10")
   .option("--connections <n>", "concurrent connections", "10")
   .option("--only <names>", "comma-separated cases: browse, offer, mine, gql, embed", "browse,offer,mine,gql,embed")
+  .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run with the caches on")
   .parse()
-  .opts<{ offers: string; duration: string; connections: string; only: string }>();
+  .opts<{ offers: string; duration: string; connections: string; only: string; profile?: string }>();
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
@@ -58,6 +60,23 @@ async function load(url: string, opts: { post?: string; token?: string } = {}): 
   const r = { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx };
   if (r.errors || r.non2xx) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`);
   return r;
+}
+
+/** `run` under the V8 profiler, written to `<dir>/<name>.cpuprofile` (open in Chrome's DevTools or speedscope). */
+async function profiled<T>(dir: string | undefined, name: string, run: () => Promise<T>): Promise<T> {
+  if (!dir) return run();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await run();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 async function main() {
@@ -307,7 +326,9 @@ async function main() {
     ] as const) {
       if (label === "shared part only" && !c.signedIn) continue;
       const anon = c.anonymous && label !== "shared part only" ? await load(c.path(base), { post: c.post }) : null;
-      const signed = c.signedIn ? await load(c.path(base), { post: c.post, token: aliceToken }) : null;
+      const signed = c.signedIn
+        ? await profiled(label === "on" ? o.profile : undefined, `${c.key}-signed-in`, () => load(c.path(base), { post: c.post, token: aliceToken }))
+        : null;
       const mine = signed ?? anon!;
       const ratio = mine.rps / bareResult.rps;
       const t = c.target;

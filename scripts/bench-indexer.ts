@@ -10,12 +10,17 @@
  * - visibility latency on the local stack: chain processed a take -> the row readable (p50/p99);
  * - on PostgreSQL, ingestion with change notifications on (every applied batch announced through
  *   NOTIFY, service/changes/pg-change-feed.ts, and heard by a listening session) versus off, in the
- *   same run, alternating (--notify-runs pairs, fresh schema each), best of each and their ratio;
+ *   same run: one warm-up pair not counted, then --notify-runs pairs in alternating order (off-on,
+ *   on-off, ...; fresh schema each); best and median of each, their ratios, each pair's ratio, the
+ *   runs' spread (the noise), and the CPU time per update off and on of this process and of the
+ *   run's PostgreSQL backends (from /proc, when the server runs on this machine): far less
+ *   disturbed by other work than the rates;
  *   --notify-batch sets the batch size of these runs (default --batch), --notify-only skips the rest.
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import pg from "pg";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PublicKey } from "@solana/web3.js";
@@ -34,7 +39,7 @@ const opts = new Command()
   .option("--pg <url>", "PostgreSQL URL", "postgres://postgres@127.0.0.1:5432/test")
   .option("--no-pg", "skip PostgreSQL")
   .option("--latency <n>", "takes for the visibility measurement", "300")
-  .option("--notify-runs <n>", "PostgreSQL: pairs of runs with change notifications off and on", "3")
+  .option("--notify-runs <n>", "PostgreSQL: pairs of runs with change notifications off and on (after one warm-up pair)", "5")
   .option("--notify-batch <n>", "PostgreSQL: updates per batch in the notification runs (default --batch)")
   .option("--notify-only", "only the notifications on/off comparison")
   .parse(process.argv)
@@ -85,9 +90,37 @@ async function indexerRun(url: string, batches: Batch[]) {
   return { apply, stale };
 }
 
-/** Ingestion on a fresh schema with the change feed on or off; with it on, until the last notification was heard too. */
-async function notifyRun(base: string, batches: Batch[], notify: boolean) {
-  const url = `${base}?schema=bench_n_${randomBytes(4).toString("hex")}`;
+/**
+ * Ingestion on a fresh schema with the change feed on or off; with it on, until the last
+ * notification was heard too. Also this process's CPU time per update (user + system): the
+ * notification path's own cost on the client side (encoding, and the listener's decoding, which
+ * in a deployment runs in the API processes), far less disturbed by other work than wall time.
+ */
+/**
+ * CPU seconds of the PostgreSQL backends serving one run (every connection of a run carries the
+ * run's application_name: the writer's pool, the publishing and the listening session), read from
+ * /proc on this machine; null when the server is elsewhere.
+ */
+async function backendCpu(admin: pg.Client, app: string): Promise<Map<number, number> | null> {
+  const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [app]);
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      return null;
+    }
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    out.set(pid, (Number(f[11]) + Number(f[12])) / CLK_TCK); // utime, stime (fields 14, 15)
+  }
+  return out;
+}
+const CLK_TCK = 100;
+
+async function notifyRun(base: string, batches: Batch[], notify: boolean, admin: pg.Client) {
+  const app = `bench_n_${randomBytes(4).toString("hex")}`;
+  const url = `${base}?schema=${app}&application_name=${app}`;
   const store = await openStore(url);
   const w = await StoreWriter.open(store, "bench");
   const feed = notify ? new PgChangeFeed({ storeUrl: url }) : null;
@@ -98,11 +131,25 @@ async function notifyRun(base: string, batches: Batch[], notify: boolean) {
   if (feed) w.onApplied((c) => void feed.publish(c));
   try {
     const last = batches[batches.length - 1].slot;
+    const pg0 = await backendCpu(admin, app);
+    const cpu0 = process.cpuUsage();
     const t = performance.now();
     for (const b of batches) await w.apply(b);
     if (listener) while (lastHeard < last) await new Promise((r) => setTimeout(r, 1));
     const rate = N / ((performance.now() - t) / 1000);
-    return { rate, sent: feed?.counts.sent ?? 0, heard: listener?.counts.heard ?? 0 };
+    const cpu = process.cpuUsage(cpu0);
+    const pg1 = await backendCpu(admin, app);
+    // Backends that started during the run count from zero.
+    const pgSeconds = pg0 && pg1 ? [...pg1].reduce((sum, [pid, sec]) => sum + sec - (pg0.get(pid) ?? 0), 0) : NaN;
+    await feed?.close();
+    await listener?.close();
+    return {
+      rate,
+      cpuUsPerUpdate: (cpu.user + cpu.system) / N,
+      pgUsPerUpdate: (pgSeconds * 1e6) / N,
+      sent: feed?.counts.sent ?? 0,
+      heard: listener?.counts.heard ?? 0,
+    };
   } finally {
     await feed?.close();
     await listener?.close();
@@ -110,6 +157,11 @@ async function notifyRun(base: string, batches: Batch[], notify: boolean) {
     await dropPostgresSchema(url);
   }
 }
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 async function plainLoop(path: string, batches: Batch[]) {
   const store = await openStore(path);
@@ -242,17 +294,36 @@ if (opts.pg && !opts.notifyOnly) {
 if (opts.pg) {
   const nb = Number(opts.notifyBatch ?? B);
   const nbatches = nb === B ? batches : makeBatches(samples, 1_000, nb);
-  const off: number[] = [];
-  const on: { rate: number; sent: number; heard: number }[] = [];
+  type Run = Awaited<ReturnType<typeof notifyRun>>;
+  const off: Run[] = [];
+  const on: Run[] = [];
+  const admin = new pg.Client({ connectionString: opts.pg });
+  await admin.connect();
+  // One pair first, not counted: the JIT, PostgreSQL's caches and the notification queue warmed.
+  await notifyRun(opts.pg, nbatches, false, admin);
+  await notifyRun(opts.pg, nbatches, true, admin);
+  // Pairs in alternating order (off-on, on-off, ...): a drift in the machine's load hits both alike.
   for (let i = 0; i < Number(opts.notifyRuns); i++) {
-    off.push((await notifyRun(opts.pg, nbatches, false)).rate);
-    on.push(await notifyRun(opts.pg, nbatches, true));
+    for (const notify of i % 2 ? [true, false] : [false, true]) (notify ? on : off).push(await notifyRun(opts.pg, nbatches, notify, admin));
   }
-  const bestOff = Math.max(...off);
+  await admin.end();
+  const rates = (rs: Run[]) => rs.map((r) => r.rate);
+  const bestOff = Math.max(...rates(off));
   const bestOn = on.reduce((a, b) => (b.rate > a.rate ? b : a));
+  const pairs = on.map((r, i) => r.rate / off[i].rate);
+  const cpu = (rs: Run[]) => median(rs.map((r) => r.cpuUsPerUpdate));
+  const pgCpu = (rs: Run[]) => median(rs.map((r) => r.pgUsPerUpdate));
+  const both = (rs: Run[]) => cpu(rs) + pgCpu(rs);
+  const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs) - 1;
   console.log(
-    `Postgres ingestion, batch ${nb}, change notifications off: ${off.map(fmt).join(" / ")} updates/s; on: ${on.map((r) => fmt(r.rate)).join(" / ")} updates/s ` +
-      `(best run: ${bestOn.sent} NOTIFYs for ${nbatches.length} batches, ${bestOn.heard} heard); on/off (best of ${off.length}) = ${(bestOn.rate / bestOff).toFixed(2)}`,
+    `Postgres ingestion, batch ${nb}, change notifications off: ${rates(off).map(fmt).join(" / ")} updates/s; on: ${rates(on).map(fmt).join(" / ")} updates/s ` +
+      `(best run: ${bestOn.sent} NOTIFYs for ${nbatches.length} batches, ${bestOn.heard} heard)\n` +
+      `  on/off: best of ${off.length} ${(bestOn.rate / bestOff).toFixed(2)}, medians ${(median(rates(on)) / median(rates(off))).toFixed(2)}, ` +
+      `pairs ${pairs.map((x) => x.toFixed(2)).join(" / ")} (median ${median(pairs).toFixed(2)})\n` +
+      `  noise: spread of the off runs ${(spread(rates(off)) * 100).toFixed(0)}%, of the on runs ${(spread(rates(on)) * 100).toFixed(0)}%\n` +
+      `  this process's CPU per update (median): off ${cpu(off).toFixed(1)} us, on ${cpu(on).toFixed(1)} us (notifications: +${(cpu(on) - cpu(off)).toFixed(1)} us, ${((cpu(on) / cpu(off) - 1) * 100).toFixed(0)}%)\n` +
+      `  PostgreSQL backends' CPU per update (median): off ${pgCpu(off).toFixed(1)} us, on ${pgCpu(on).toFixed(1)} us; ` +
+      `both: off ${both(off).toFixed(1)} us, on ${both(on).toFixed(1)} us, off/on = ${(both(off) / both(on)).toFixed(2)} (what on/off of the rates comes to where CPU is the bound)`,
   );
 }
 if (!opts.notifyOnly) {

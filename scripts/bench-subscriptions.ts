@@ -17,12 +17,13 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { startLocalStack } from "../stack/local-stack";
 import { workedExampleCreate } from "../harness/api-requests";
+import { liveOf } from "../graphql/live-ws";
 
 process.env.LOG_LEVEL ??= "silent";
 const UNIT = 1_000_000n;
 const OFFERS = "/api/bets-usdc/offers";
 /** What a frontend showing one offer follows. */
-const QUERY = `subscription($a: String!) { offer(address: $a) { address revision status takerFilledMicros remainingTakerMicros fillCount } }`;
+const QUERY = `subscription($a: Address!) { offer(address: $a) { address revision status takerFilledMicros remainingTakerMicros fillCount } }`;
 
 const wallNow = () => performance.timeOrigin + performance.now();
 
@@ -59,6 +60,11 @@ async function subscribers(url: string, offer: string, n: number): Promise<void>
             const block = buf.slice(0, i);
             buf = buf.slice(i + 2);
             if (!block.startsWith("event: next")) continue;
+            // An answer with errors (a refused document, a limit) is a subscriber that never started.
+            if (block.includes('"errors"')) {
+              failed++;
+              return resolve();
+            }
             if (++events === 1) {
               ready++;
               resolve();
@@ -130,9 +136,15 @@ async function main(): Promise<void> {
   while ((await fetch(`${s.url}${OFFERS}/${offer}`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
 
   // When the indexer applied the write that carries the take (the change that names the offer's fill).
+  // Also the server's CPU time from then until every subscriber has it: the work of the fan-out,
+  // a figure that load from other processes on the machine shifts less than the latency.
   let applied: number | null = null;
+  let cpuAtApplied: NodeJS.CpuUsage | null = null;
   s.writer.onApplied((c) => {
-    if (applied === null && c.fills.some((f) => f.offer === offer)) applied = wallNow();
+    if (applied === null && c.fills.some((f) => f.offer === offer)) {
+      applied = wallNow();
+      cpuAtApplied = process.cpuUsage();
+    }
   });
 
   await new Promise((r) => setTimeout(r, 500));
@@ -145,11 +157,16 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1_000));
   const connected = settledMemory();
 
+  const live = liveOf(s.app)!;
+  const statsBefore = live.stats();
   await post(s.url, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: "bench-subscriptions-take" }, tokens[1]);
   const done = fromChild();
   child.send("report");
   const { received, failed } = (await done) as { received: number[]; failed: number };
+  const cpu = process.cpuUsage(cpuAtApplied ?? undefined);
+  const statsAfter = live.stats();
   if (applied === null) throw new Error("the take was never applied");
+  if (received.length === 0) throw new Error(`no subscriber received the take (${ready} connected, ${failed} failed)`);
   const lat = received.map((t) => t - applied!).sort((a, b) => a - b);
   const figures = {
     subscribers: n,
@@ -157,9 +174,15 @@ async function main(): Promise<void> {
     failedToConnect: failed,
     received: received.length,
     connectAllMs: connectMs,
+    firstMs: +lat[0].toFixed(1),
     p50Ms: +percentile(lat, 50).toFixed(1),
     p99Ms: +percentile(lat, 99).toFixed(1),
     maxMs: +lat[lat.length - 1].toFixed(1),
+    serverCpuMsAfterApplied: +((cpu.user + cpu.system) / 1000).toFixed(1),
+    // Store reads and document executions the take cost the live updates, and answers reused.
+    takeReads: statsAfter.reads - statsBefore.reads,
+    takeExecutions: statsAfter.executions - statsBefore.executions,
+    takeSharedExecutions: statsAfter.sharedExecutions - statsBefore.sharedExecutions,
     rssPerSubscriberKiB: +((connected.rss - before.rss) / ready / 1024).toFixed(1),
     heapPerSubscriberKiB: +((connected.heapUsed - before.heapUsed) / ready / 1024).toFixed(1),
     serverRssMiB: +(connected.rss / 2 ** 20).toFixed(1),

@@ -55,8 +55,7 @@ import type { AppParts, ServiceParts } from "../stack/service-parts";
 import type { EngineName } from "../harness/engines";
 import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { parseCorsOrigins } from "../graphql/cors";
-import { followChanges } from "../stack/service-parts";
-import { parseRole, runs } from "../stack/roles";
+import { operatorRunWorker, parseRole, runs } from "../stack/roles";
 import { ReadService } from "../service/read/read-service";
 import { seed } from "./seed";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
@@ -176,15 +175,12 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 /** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
 function serverApp(parts: AppParts) {
   // The feed is this process's indexer or, on PostgreSQL, any process's: the read caches drop on it.
-  const read = followChanges(
-    new ReadService({
-      db: parts.db,
-      now: async () => Number(await parts.chain.gateway.now()),
-      publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
-      changes: parts.changes,
-    }),
-    parts.changes,
-  );
+  const read = new ReadService({
+    db: parts.db,
+    now: async () => Number(await parts.chain.gateway.now()),
+    publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
+    changes: parts.changes,
+  });
   limiter = new RequestLimiter(parts.db, requestLimits);
   return createApp({
     read,
@@ -249,7 +245,9 @@ async function mainRpc(rpc: string) {
   });
   // The worker runs under its leadership (cluster-stack), the pruning where the API runs.
   const stopBackground = runs(role, "api") ? background(s, null) : () => undefined;
-  const operator = runs(role, "api") ? operatorEndpoint(data, s.url, s.admin, { runWorker: () => s.worker.drain() }) : null;
+  // run-worker: only where this process's worker acts (an `api` process, a standby: 409).
+  const runWorker = operatorRunWorker({ role, worker: s.worker, leadership: s.leaders.worker, store: s.store });
+  const operator = runs(role, "api") ? operatorEndpoint(data, s.url, s.admin, { runWorker }) : null;
   const api = runs(role, "api")
     ? `
   REST      ${s.url}${OFFERS_BASE}

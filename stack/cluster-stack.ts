@@ -97,6 +97,8 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
             known: writer.knownAccounts(),
             reconcileMs: opts.reconcileMs,
             onError: (e) => obs.log.error({ err: e }, "rpc source"),
+            onGap: (missed) =>
+              obs.log.warn({ missed: missed.length, signatures: missed.slice(0, 5) }, "rpc source: transactions the live stream did not deliver, reconciling"),
           }),
         (writer) => obs.indexerSink(writer),
         (writer) => writer.onApplied((c) => void changes.publish(c)),
@@ -134,7 +136,10 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       ...opts,
       worker: workerOpts,
       obs,
-      headSlot: indexer ? () => gateway.connection.getSlot(commitment) : null,
+      // A process serving the API without an acting indexer reads the lag of the indexer behind it
+      // from the store (readiness): always in an `api` process, while it stands by in an `all` one.
+      headSlot: indexer || runs(role, "api") ? () => gateway.connection.getSlot(commitment) : null,
+      lagFrom: !indexer ? "store" : role === "all" ? "source-or-store" : "source",
       app: app as never,
       beforeStoreClose: async () => {
         await working?.stop();

@@ -17,7 +17,9 @@ import { isPostgresUrl, openStore, type Store } from "../indexer/store/db";
 import { StoreWriter } from "../indexer/store/writer";
 import type { BatchSink, Checkpoint } from "../indexer/sources/types";
 import { PgChangeFeed } from "../service/changes/pg-change-feed";
-import { Leadership, type Duty, type LeaderRole, type LeadershipOptions } from "../service/leadership/leadership";
+import { CompiledQuery } from "kysely";
+import { Leadership, leaderPid, type Duty, type LeaderRole, type LeadershipOptions } from "../service/leadership/leadership";
+import { AdminConflict } from "../graphql/admin-http";
 import type { ServiceChain } from "../service/chain/local-chain";
 import type { ServiceKey } from "../service/custody/crypto";
 import { assembleStack, observabilityOf, type AppBuilder, type AppParts, type ServicePartsOptions } from "./service-parts";
@@ -62,6 +64,40 @@ export function leadOrRun(
   if (store.engine !== "postgres") return { leadership: null, start: () => duty.start(), stop: () => duty.stop() };
   const leadership = new Leadership({ ...o, storeUrl: store.url, role }, duty);
   return { leadership, start: async () => leadership.start(), stop: () => leadership.stop() };
+}
+
+/**
+ * The operator endpoint's `run-worker` (graphql/admin-http.ts) in a process of `role`: a pass of
+ * this process's settlement worker, only where that worker acts. An `api` process has no worker of
+ * its own, and a standby's pass would run beside the leader's; both are refused (AdminConflict,
+ * 409) with the reason and, for a standby, which session leads (the `sessionPid` of the leader's
+ * "leadership: acquired, acting" log line). Leadership is checked again by the pass itself: an
+ * item it is about to send after losing the lead stops it (stack/cluster-stack.ts).
+ */
+export function operatorRunWorker(o: {
+  role: Role;
+  worker: { drain(): Promise<unknown> };
+  /** The worker's campaign (null on SQLite, where the one process runs it). */
+  leadership: Leadership | null;
+  store: Store;
+}): () => Promise<unknown> {
+  return async () => {
+    if (!runs(o.role, "worker"))
+      throw new AdminConflict(
+        `run-worker: this process runs role ${o.role}, without the settlement worker; the acting worker (role worker or all) runs its passes by itself`,
+      );
+    if (o.leadership && !o.leadership.active) {
+      const pid = await leaderPid((q, p) => o.store.db.executeQuery<{ pid: number }>(CompiledQuery.raw(q, p)), o.store.url, "worker").catch(() => null);
+      throw new AdminConflict(
+        `run-worker: this process's settlement worker stands by (not the leader); ${
+          pid === null
+            ? "no worker leads at the moment (a takeover is under way)"
+            : `the acting worker is the process whose leadership session is server pid ${pid}`
+        }, and it runs its passes by itself`,
+      );
+    }
+    return o.worker.drain();
+  };
 }
 
 /** What the runner needs of an indexer source. */
@@ -118,7 +154,15 @@ export class IndexerRunner<S extends RunnableSource> implements Duty {
     await s?.stop();
   }
 
-  /** A standby has no lag of its own (readiness of an `all` standby must not fail for it): the active indexer's /readyz reports the lag. */
+  /** Whether this runner indexes now (it leads), rather than standing by. */
+  acting(): boolean {
+    return this.source !== null;
+  }
+
+  /**
+   * A standby has no lag of its own: the active indexer's /readyz reports the lag (and an `all`
+   * standby, which serves the API, reads it from the store: stack/service-parts.ts `lagFrom`).
+   */
   async caughtUpTo(slot: number): Promise<boolean> {
     if (!this.source) return true;
     return (await this.source.caughtUpTo?.(slot)) ?? false;
@@ -129,10 +173,19 @@ export class IndexerRunner<S extends RunnableSource> implements Duty {
   }
 }
 
+/** A gateway's head slot reader, when it has one: the local engine's clock, or an RPC gateway's getSlot at its commitment. */
+function headSlotOf(gateway: object): (() => Promise<number>) | null {
+  const g = gateway as { getSlot?: () => Promise<bigint | number>; connection?: { getSlot(c?: string): Promise<number> }; commitment?: string };
+  if (typeof g.getSlot === "function") return async () => Number(await g.getSlot!());
+  if (g.connection) return () => g.connection!.getSlot(g.commitment);
+  return null;
+}
+
 /**
  * An `api` process on a chain the caller already has (the local stack's, in tests; the cluster
  * stack builds its own the same way): the service parts and HTTP app over the PostgreSQL store at
- * `storeUrl`, no indexer, its read caches following the store's NOTIFY feed.
+ * `storeUrl`, no indexer, its read caches following the store's NOTIFY feed, its readiness the
+ * lag the acting indexer recorded in the store against this chain's head.
  */
 export async function startApiReplica<C extends ServiceChain>(
   o: Omit<ServicePartsOptions, "observability"> & {
@@ -142,6 +195,8 @@ export async function startApiReplica<C extends ServiceChain>(
     observability?: ServicePartsOptions["observability"];
     app?: AppBuilder<AppParts & { store: Store }>;
     port?: number;
+    /** The chain's head slot for the readiness lag (default: the gateway's `getSlot`, where it has one). */
+    headSlot?: () => Promise<number>;
   },
 ) {
   if (!isPostgresUrl(o.storeUrl)) throw new Error("an API replica needs a PostgreSQL store");
@@ -149,5 +204,9 @@ export async function startApiReplica<C extends ServiceChain>(
   const store = await openStore(o.storeUrl);
   const changes = await changeFeedFor(store, { listen: true, publish: false, shared: true, log: obs.log });
   const idle = { stop: async () => undefined, caughtUpTo: async () => true, checkpoint: async () => null };
-  return assembleStack({ chain: o.chain, store, source: idle, writer: idle, changes }, { ...o, obs, headSlot: null, app: o.app as never });
+  // Readiness: the lag of the indexer behind it, from the progress the acting indexer records in the store.
+  return assembleStack(
+    { chain: o.chain, store, source: idle, writer: idle, changes },
+    { ...o, obs, headSlot: o.headSlot ?? headSlotOf(o.chain.gateway), lagFrom: "store", app: o.app as never },
+  );
 }

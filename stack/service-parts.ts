@@ -25,6 +25,7 @@ import { createApp, listen as listenHttp } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { SettlementWorker, type WorkerDeps } from "../service/worker/worker";
 import { Observability, type ObservabilityOptions } from "../service/observability/observability";
+import { readProgress, recordProgress } from "../service/observability/indexer-progress";
 import type { Checkpoint } from "../indexer/sources/types";
 
 export interface ServiceParts {
@@ -105,7 +106,12 @@ export async function serviceParts(
 }
 
 /** What the stack's lag watch and stop need of its indexer (an RpcSource, a BankrunSource, or the role's runner). */
-export type SourceLike = { stop(): Promise<void>; caughtUpTo(slot: number): Promise<boolean> };
+export type SourceLike = {
+  stop(): Promise<void>;
+  caughtUpTo(slot: number): Promise<boolean>;
+  /** Whether this process's indexer acts now (a role's runner under leadership); absent: always. */
+  acting?(): boolean;
+};
 
 /** What both stacks bring: a chain, a store with its writer, and an indexer source feeding it. */
 export interface StackBase<C extends ServiceChain, S extends SourceLike, W extends { checkpoint(): Promise<Checkpoint | null> } = StoreWriter> {
@@ -141,8 +147,16 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
   o: Omit<ServicePartsOptions, "observability"> & {
     obs: Observability;
     serviceKey: ServiceKey;
-    /** The chain's head slot for the lag watch; null: no lag watch (a process without an indexer). */
+    /** The chain's head slot for the lag watch; null: no lag watch (and no chain check). */
     headSlot: (() => Promise<number>) | null;
+    /**
+     * Where the lag comes from: "source" (default), this process's indexer, which on PostgreSQL
+     * also records its progress in the store while it acts; "store", the progress the acting
+     * indexer of another process recorded there (an `api` process: service/observability/indexer-progress.ts);
+     * "source-or-store", the source while it acts, else the store (an `all` process on PostgreSQL,
+     * whose indexer may stand by while its API serves).
+     */
+    lagFrom?: "source" | "store" | "source-or-store";
     app?: AppBuilder<StackBase<C, S, W> & ServiceParts>;
     port?: number;
     /** Runs at stop after the server closed, before the source and the store (leaderships, the feed). */
@@ -168,10 +182,22 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
       changes: base.changes,
     })),
   };
-  if (o.headSlot)
+  const record = store.engine === "postgres";
+  const recordedProgress = () => readProgress(store.db as Kysely<unknown>);
+  if (o.headSlot && o.lagFrom === "store") o.obs.watchChain({ headSlot: o.headSlot, recordedProgress });
+  else if (o.headSlot)
     o.obs.watchChain({
       headSlot: o.headSlot,
-      caughtUpTo: (slot) => source.caughtUpTo(slot),
+      ...(o.lagFrom === "source-or-store" && record && source.acting ? { recordedProgress, acting: () => source.acting!() } : {}),
+      caughtUpTo: async (slot) => {
+        // Recorded only when the indexer acted both before and after the answer: a standby's
+        // "caught up" (it has no lag of its own) must never reach the store.
+        const before = source.acting?.() ?? true;
+        const ok = await source.caughtUpTo(slot);
+        if (record && before && (source.acting?.() ?? true))
+          await recordProgress(store.db as Kysely<unknown>, slot, ok).catch((e) => o.obs.log.warn({ err: e }, "indexer progress not recorded"));
+        return ok;
+      },
       checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
     });
   const app = o.app ? await o.app(parts) : defaultApp(parts);
@@ -195,17 +221,8 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
 
 /** The whole server without GraphiQL, settings read fresh on every request (tests). */
 export function defaultApp(p: AppParts): Hono {
-  const read = followChanges(
-    new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0, changes: p.changes }),
-    p.changes,
-  );
+  const read = new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0, changes: p.changes });
   return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs, changes: p.changes });
-}
-
-/** The read service's caches follow the change feed (another process's indexer included). */
-export function followChanges(read: ReadService, changes: ChangeFeed): ReadService {
-  changes.subscribe((c) => read.onChange(c));
-  return read;
 }
 
 /** Serves `app` on loopback (`port` 0: any free one), GraphQL over WebSocket included. */

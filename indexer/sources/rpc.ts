@@ -17,6 +17,15 @@
  * stream did not deliver, so a healthy stream costs one getSignaturesForAddress per program. The
  * cursor is stored with the checkpoint as JSON (`{"<program>": "<signature>"}`).
  *
+ * Gap check: a node may confirm a slot without notifying its subscribers of it (no reconnect,
+ * nothing said), and a subscription is not in effect the moment it is asked for (a source
+ * starting, a standby taking over): events and account changes of such a slot would wait for the
+ * periodic reconcile, a minute. Every `gapCheckMs` the source lists each program's signatures
+ * after its cursor (one getSignaturesForAddress per program, as caughtUpTo does): one the live
+ * stream has not delivered by the next check was missed, and a reconcile (events and accounts)
+ * runs at once. Otherwise the cursor moves past the signatures the stream did deliver, so the
+ * list stays short.
+ *
  * Write versions: RPC notifications carry a slot but no write version; the source numbers
  * live updates with an arrival counter seeded from the checkpoint (so it keeps rising across
  * restarts), and gives snapshot rows write version 0 at the snapshot's slot: a live update of
@@ -45,6 +54,13 @@ export interface RpcSourceOptions {
   reconcileMs?: number;
   /** The second reconcile after a reconnect, once the resubscription has surely taken effect. */
   settleMs?: number;
+  /**
+   * Gap check interval (see the header); 0 disables it. A transaction listed after the history
+   * cursor and still not delivered live one check later makes a reconcile run at once.
+   */
+  gapCheckMs?: number;
+  /** Told the signatures a gap check found missed (before the reconcile it runs): for the log. */
+  onGap?: (missed: string[]) => void;
   connection?: Connection;
   onError?: (e: unknown) => void;
 }
@@ -79,6 +95,9 @@ export class RpcSource implements AccountSource {
   private queueAccounts: AccountUpdate[] = [];
   private queueTxs: TxEvent[] = [];
   private closeChecks: CloseCheck[] = [];
+  /** Signatures a gap check listed that the live stream had not delivered yet (see the header). */
+  private suspects = new Set<string>();
+  private gapInFlight = false;
   private accountSubs: number[] = [];
   private logSubs: number[] = [];
   private timers: NodeJS.Timeout[] = [];
@@ -235,6 +254,8 @@ export class RpcSource implements AccountSource {
     });
     this.timers.push(setInterval(() => void this.flush(), this.opts.flushMs ?? 50));
     if ((this.opts.reconcileMs ?? 60_000) > 0) this.timers.push(setInterval(() => void this.reconcile(), this.opts.reconcileMs ?? 60_000));
+    if ((this.opts.gapCheckMs ?? 2_000) > 0)
+      this.timers.push(setInterval(() => void this.gapCheck().catch((e) => this.opts.onError?.(e)), this.opts.gapCheckMs ?? 2_000));
     await this.reconcile();
   }
 
@@ -320,11 +341,73 @@ export class RpcSource implements AccountSource {
   /** Reconciling snapshot: the transactions since the history cursors, then the accounts as of now. */
   reconcile(): Promise<void> {
     return this.run(async () => {
-      if (!this.sink) return;
-      const sink = this.sink;
-      await this.deliverHistory(sink, await this.history(this.opts.historyLimit ?? 10_000), this.wv);
-      await this.snapshotInto(sink, undefined, false);
+      if (this.sink) await this.reconcileNow(this.sink);
     });
+  }
+
+  private async reconcileNow(sink: BatchSink): Promise<void> {
+    await this.deliverHistory(sink, await this.history(this.opts.historyLimit ?? 10_000), this.wv);
+    await this.snapshotInto(sink, undefined, false);
+  }
+
+  /**
+   * The gap check (see the header): a reconcile now when a signature listed by the previous check
+   * is still undelivered; otherwise each program's cursor moves to the newest signature that has
+   * no undelivered one before it.
+   */
+  async gapCheck(): Promise<void> {
+    if (!this.sink || this.stopped || this.gapInFlight) return;
+    this.gapInFlight = true;
+    try {
+      // Listed outside the delivery chain, so the live flushes never wait for these round trips.
+      const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
+      const lists: { id: string; from: string | undefined; listed: ConfirmedSignatureInfo[] }[] = [];
+      for (const program of this.programs) {
+        const id = program.toBase58();
+        const from = this.cursors.get(id);
+        lists.push({ id, from, listed: await this.connection.getSignaturesForAddress(program, { until: from, limit: 1000 }, finality) });
+      }
+      await this.run(async () => {
+        if (!this.sink || this.stopped) return;
+        const undelivered = new Set<string>();
+        const moves = new Map<string, ConfirmedSignatureInfo>();
+        // Whether every program listing something moves its cursor (then seenLive can be pruned).
+        let allMove = true;
+        for (const { id, from, listed } of lists) {
+          // A reconcile moved this cursor meanwhile: this list is stale, the next check reads anew.
+          if (this.cursors.get(id) !== from) {
+            allMove = false;
+            continue;
+          }
+          // Newest first: the cursor may move to the one just older than the oldest undelivered;
+          // not past a full page (older signatures beyond it were not looked at).
+          let oldest = -1;
+          listed.forEach((x, i) => {
+            if (this.seenLive.has(x.signature)) return;
+            undelivered.add(x.signature);
+            oldest = i;
+          });
+          if (oldest + 1 < listed.length && listed.length < 1000) moves.set(id, listed[oldest + 1]);
+          else if (listed.length) allMove = false;
+        }
+        const missed = [...undelivered].filter((x) => this.suspects.has(x));
+        this.suspects = missed.length ? new Set() : undelivered;
+        if (missed.length) {
+          this.opts.onGap?.(missed);
+          await this.reconcileNow(this.sink);
+          return;
+        }
+        for (const [id, x] of moves) this.cursors.set(id, x.signature);
+        // Delivered signatures below every moved cursor's slot cannot be listed again.
+        if (allMove && moves.size) {
+          const floor = Math.min(...[...moves.values()].map((x) => x.slot));
+          for (const [sig, slot] of this.seenLive) if (slot < floor) this.seenLive.delete(sig);
+        }
+        // A failure here is reported by run() itself.
+      }).catch(() => undefined);
+    } finally {
+      this.gapInFlight = false;
+    }
   }
 
   /**

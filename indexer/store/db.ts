@@ -66,11 +66,41 @@ export async function openStore(url: string, opts: { migrate?: boolean } = {}): 
     handle.pragma("cache_size = -65536"); // 64 MiB page cache: random-key upserts touch many pages
     handle.pragma("temp_store = MEMORY");
     handle.defaultSafeIntegers(false);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(handle) }) });
     store = { db, engine: "sqlite", url, sqlite: handle, close: () => db.destroy() };
   }
   if (opts.migrate !== false) await migrateToLatest(store.db as Kysely<unknown>, { schema: store.schema });
   return store;
+}
+
+/**
+ * The connection as kysely's SQLite driver sees it, with each SQL text prepared once: the driver
+ * prepares on every query, and preparing (parsing and planning) cost more than running a page's
+ * indexed lookups. Safe to share because the driver runs a statement to completion synchronously
+ * (`all`/`run`; nothing here streams with `iterate`), and SQLite re-prepares a statement itself
+ * when a migration changes the schema. Bounded: texts with IN-lists of many lengths come and go.
+ */
+function cachedStatements(handle: BetterSqlite3.Database, max = 1_000): BetterSqlite3.Database {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return new Proxy(handle, {
+    get(target, prop, receiver) {
+      if (prop !== "prepare") {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      }
+      return (source: string) => {
+        let stmt = statements.get(source);
+        if (stmt) {
+          statements.delete(source); // most recently used last
+        } else {
+          stmt = target.prepare(source);
+          if (statements.size >= max) statements.delete(statements.keys().next().value!);
+        }
+        statements.set(source, stmt);
+        return stmt;
+      };
+    },
+  });
 }
 
 /** Drops a PostgreSQL schema (test cleanup). */

@@ -12,9 +12,14 @@
  * - Payload: NOTIFY carries at most 8000 bytes. A change set is sent in a compact JSON form; a large
  *   one is split into several, each a valid ChangeSet of the same slot (lists divided, never cut);
  *   one that would need more than MAX_PARTS goes as its slot with `everything: true`.
- * - Publishing: over one dedicated session, in order. While a NOTIFY is in flight, further change
- *   sets are merged into one (union of lists, highest slot): under a fast indexer the feed sends one
- *   notification per round trip, whatever the batch rate, and never holds the writer up.
+ * - Publishing: after the batch's commit (StoreWriter.onApplied), over one dedicated session, in
+ *   order, with `synchronous_commit` off on that session (no WAL flush per NOTIFY). While a NOTIFY
+ *   is in flight, further change sets are merged into one (union of lists, highest slot): under a
+ *   fast indexer the feed sends one notification per round trip, whatever the batch rate, and never
+ *   holds the writer up. Not inside the batch's transaction, though that would save the round trip:
+ *   PostgreSQL refuses a commit whose NOTIFY finds its queue full (a listener that stopped reading
+ *   holds the queue's tail), so the indexer would stop for a stuck API replica; here that NOTIFY
+ *   fails alone and is logged.
  */
 import { LocalChangeFeed, mergeChanges, type ChangeFeed, type ChangeListener, type ChangeSet } from "../../indexer/changes";
 import { openSession, pgTarget, sleep, type Session, type SessionOptions } from "../pg/session";
@@ -36,38 +41,70 @@ interface Wire {
   e?: 1;
 }
 
+const NOTIFY_SQL = "SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i";
+
 export function changeChannel(storeUrl: string): string {
   return `offers_changes_${pgTarget(storeUrl).schema}`;
 }
 
 const empty = (slot: number): ChangeSet => ({ slot, offers: [], positions: [], fills: [], wallets: [], pools: [], contracts: [], config: false });
 
-/** The change set's notification payloads, each at most `max` bytes (one unless it is large). */
+/** The address lists in wire order, fills (tuples) between positions and wallets. */
+const LISTS = [
+  ["o", "offers"],
+  ["p", "positions"],
+  ["f", "fills"],
+  ["w", "wallets"],
+  ["l", "pools"],
+  ["c", "contracts"],
+] as const;
+
+/**
+ * The change set's notification payloads, each at most `max` bytes (one unless it is large).
+ * Sizes are counted, not serialised: every value is a base58 address (JSON needs no escapes for it),
+ * so an element costs its length plus quotes and comma. A part takes whole runs of a list (sliced,
+ * no per-element property writes: the feed runs this once per batch, mostly before the JIT has
+ * optimised it); only the finished parts are stringified, and a part that still came out too long
+ * (a value that is not plain ASCII) makes the whole set "everything".
+ */
 export function encodeChange(c: ChangeSet, max = MAX_PAYLOAD, maxParts = MAX_PARTS): string[] {
+  const everything = () => [JSON.stringify({ s: c.slot, e: 1 } satisfies Wire)];
   const parts: Wire[] = [];
-  let cur: Wire = { s: c.slot };
-  let size = 16;
-  const add = <K extends "o" | "p" | "w" | "l" | "c" | "f">(k: K, v: NonNullable<Wire[K]>[number]) => {
-    const n = JSON.stringify(v).length + 6;
-    if (size + n > max) {
-      parts.push(cur);
-      cur = { s: c.slot };
-      size = 16;
-    }
-    ((cur[k] ??= [] as never) as unknown[]).push(v);
-    size += n;
-  };
+  const fresh = (): Wire => ({ s: c.slot });
+  let cur: Wire = fresh();
   if (c.config) cur.g = 1;
   if (c.everything) cur.e = 1;
-  for (const v of c.offers) add("o", v);
-  for (const v of c.positions) add("p", v);
-  for (const f of c.fills) add("f", [f.offer, f.taker, f.revision]);
-  for (const v of c.wallets) add("w", v);
-  for (const v of c.pools) add("l", v);
-  for (const v of c.contracts) add("c", v);
+  let size = 16;
+  for (const [k, field] of LISTS) {
+    const vs: (string | [string, string, number])[] = field === "fills" ? c.fills.map((f) => [f.offer, f.taker, f.revision]) : c[field];
+    let i = 0;
+    while (i < vs.length) {
+      // 6: quotes, comma, and the key of a list this element may be the first of; a fill's tuple 22 more.
+      let j = i;
+      let add = 6;
+      for (; j < vs.length; j++) {
+        const v = vs[j];
+        const n = typeof v === "string" ? v.length + 6 : v[0].length + v[1].length + 22;
+        if (size + add + n > max) break;
+        add += n;
+      }
+      if (j === i) {
+        // Not even one more fits: the part is full (or a single value is larger than any part).
+        if (size === 16) return everything();
+        parts.push(cur);
+        cur = fresh();
+        size = 16;
+        continue;
+      }
+      (cur as unknown as Record<string, unknown[]>)[k] = ((cur[k] as unknown[] | undefined) ?? []).concat(vs.slice(i, j));
+      size += add;
+      i = j;
+    }
+  }
   parts.push(cur);
-  if (parts.length > maxParts) return [JSON.stringify({ s: c.slot, e: 1 } satisfies Wire)];
-  return parts.map((p) => JSON.stringify(p));
+  if (parts.length > maxParts) return everything();
+  const out = parts.map((p) => JSON.stringify(p));
+  return out.some((p) => p.length > max || Buffer.byteLength(p) > max) ? everything() : out;
 }
 
 export function decodeChange(payload: string): ChangeSet {
@@ -180,12 +217,21 @@ export class PgChangeFeed implements ChangeFeed {
       this.pending = null;
       try {
         if (!this.publisher) {
-          this.publisher = await openSession(this.o.storeUrl, this.o);
-          void this.publisher.ended.then(() => (this.publisher = null));
+          const s = await openSession(this.o.storeUrl, this.o);
+          // A NOTIFY is a transaction with an id, so its commit would wait for a WAL flush (an
+          // fsync per notification). Nothing here needs to survive a crash: the data it announces
+          // committed, and was flushed, before publish was called; and the notification is
+          // delivered at this commit either way.
+          await s.client.query("SET synchronous_commit TO off");
+          this.publisher = s;
+          void s.ended.then(() => {
+            if (this.publisher === s) this.publisher = null;
+          });
         }
         // All parts in one statement: one round trip, delivered together at its commit.
         const parts = encodeChange(c);
-        await this.publisher.client.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i", [this.channel, parts]);
+        // A named statement: parsed and planned once per session, not per notification.
+        await this.publisher.client.query({ name: "offers_notify", text: NOTIFY_SQL, values: [this.channel, parts] });
         this.counts.sent += parts.length;
       } catch (e) {
         // Listeners whose session survived keep their caches until their own TTLs and slot checks

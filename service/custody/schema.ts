@@ -1,8 +1,9 @@
 /**
  * The service's own tables (not chain data): users with their custodial wallets, Personal
  * Access Tokens, the idempotency records of writes, the per-user write rate buckets
- * (service/writes/wallet-guard.ts) and the settlement worker's failing items
- * (service/worker/failures.ts). They live in the same database as the
+ * (service/writes/wallet-guard.ts), the settlement worker's failing items
+ * (service/worker/failures.ts) and the acting indexer's progress
+ * (service/observability/indexer-progress.ts). They live in the same database as the
  * indexer's store, migrated by their own kysely Migrator (tables `custody_migration*`), so the
  * indexer's migrations and these never interleave.
  *
@@ -126,6 +127,20 @@ export interface AuthEpochTable {
   epoch: number;
 }
 
+/**
+ * How far the acting indexer has got (service/observability/indexer-progress.ts): written by it at
+ * every lag sample, read by the processes without an indexer (role `api`) for their readiness.
+ * One row (`source` "indexer"), whichever process acts. Slots are the chain's; `updated_at` is unix ms.
+ */
+export interface IndexerProgressTable {
+  source: string;
+  /** The last head slot up to which every program transaction was applied to the store. */
+  synced_slot: number;
+  /** The chain's head at the last sample (informative). */
+  head_slot: number;
+  updated_at: number;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
@@ -135,6 +150,7 @@ export interface CustodyDatabase {
   request_rate: RequestRateTable;
   service_key: ServiceKeyTable;
   auth_epoch: AuthEpochTable;
+  indexer_progress: IndexerProgressTable;
 }
 
 const m0001: Migration = {
@@ -242,9 +258,28 @@ const m0005: Migration = {
   },
 };
 
+const m0006: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("indexer_progress")
+      .addColumn("source", "text", (c) => c.primaryKey())
+      .addColumn("synced_slot", "bigint", (c) => c.notNull())
+      .addColumn("head_slot", "bigint", (c) => c.notNull())
+      .addColumn("updated_at", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
-    return { "0001_custody": m0001, "0002_worker_failures_write_rate": m0002, "0003_request_rate": m0003, "0004_service_key": m0004, "0005_auth_epoch": m0005 };
+    return {
+      "0001_custody": m0001,
+      "0002_worker_failures_write_rate": m0002,
+      "0003_request_rate": m0003,
+      "0004_service_key": m0004,
+      "0005_auth_epoch": m0005,
+      "0006_indexer_progress": m0006,
+    };
   }
 }
 

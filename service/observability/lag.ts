@@ -6,6 +6,10 @@
  * alone would not do: it moves only when a program account changes, so on a quiet chain it falls
  * behind the head by the minute while the indexer is perfectly current.
  *
+ * A process without the indexer (role `api`), or whose indexer stands by while it serves the API
+ * (role `all` on PostgreSQL), reads the synced slot the acting indexer recorded in the store
+ * instead (./indexer-progress.ts), against its own head.
+ *
  * Sampled every `sampleMs` (2 s by default) and on every readiness probe; concurrent samples
  * share one.
  */
@@ -14,8 +18,12 @@ import type { ServiceMetrics } from "./metrics";
 export interface ChainWatch {
   /** The chain's latest slot (bankrun: the engine's clock; RPC: getSlot at the indexer's commitment). */
   headSlot(): Promise<number>;
-  /** Whether the indexer has applied every transaction of the programs up to `slot`. */
-  caughtUpTo(slot: number): Promise<boolean>;
+  /** Whether the indexer has applied every transaction of the programs up to `slot` (this process's indexer). */
+  caughtUpTo?(slot: number): Promise<boolean>;
+  /** Without an indexer here: the synced slot the acting indexer recorded in the store (null: none recorded yet). */
+  recordedProgress?(): Promise<{ syncedSlot: number; updatedAt: number } | null>;
+  /** With both: whether this process's indexer acts now; while it stands by, the recorded progress counts. */
+  acting?(): boolean;
   /** The stored checkpoint's slot (for the gauge only). */
   checkpointSlot?(): Promise<number>;
 }
@@ -24,6 +32,8 @@ export interface LagSample {
   headSlot: number;
   syncedSlot: number;
   lagSlots: number;
+  /** Read from the store (recordedProgress): unix ms of the indexer's last record, null when there is none. */
+  recordedAt?: number | null;
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -55,7 +65,15 @@ export class LagMonitor {
   private async read(): Promise<LagSample> {
     const head = await withTimeout(this.watch.headSlot(), this.timeoutMs, "chain head slot");
     this.metrics.headSlot.set(head);
-    if (await withTimeout(this.watch.caughtUpTo(head), this.timeoutMs, "indexer sync check").catch(() => false)) this.synced = Math.max(this.synced, head);
+    let recordedAt: number | null | undefined;
+    const w = this.watch;
+    if (w.recordedProgress && (!w.caughtUpTo || w.acting?.() === false)) {
+      // A store that does not answer fails the store check; the lag then stays as last read.
+      const r = await withTimeout(w.recordedProgress(), this.timeoutMs, "indexer progress").catch(() => undefined);
+      if (r) this.synced = Math.max(this.synced, r.syncedSlot);
+      if (r !== undefined) recordedAt = r?.updatedAt ?? null;
+    } else if (w.caughtUpTo && (await withTimeout(w.caughtUpTo(head), this.timeoutMs, "indexer sync check").catch(() => false)))
+      this.synced = Math.max(this.synced, head);
     const lag = Math.max(0, head - this.synced);
     this.metrics.syncedSlot.set(this.synced);
     this.metrics.lagSlots.set(lag);
@@ -64,7 +82,7 @@ export class LagMonitor {
         (s) => this.metrics.checkpointSlot.set(s),
         () => undefined,
       );
-    return { headSlot: head, syncedSlot: this.synced, lagSlots: lag };
+    return { headSlot: head, syncedSlot: this.synced, lagSlots: lag, ...(recordedAt !== undefined ? { recordedAt } : {}) };
   }
 
   start(everyMs = 2_000): void {

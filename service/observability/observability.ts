@@ -157,17 +157,23 @@ export class Observability {
     }
     if (this.lag) {
       if (lag.status === "fulfilled" && lag.value) {
-        const { headSlot, syncedSlot, lagSlots } = lag.value;
+        const { headSlot, syncedSlot, lagSlots, recordedAt } = lag.value;
         checks.chain = { ok: true, headSlot };
+        // A process without the indexer read its progress from the store: say so, and since when.
+        const via = recordedAt !== undefined ? { from: "store", recordedAt: recordedAt === null ? null : new Date(recordedAt).toISOString() } : {};
         checks.indexer =
           lagSlots <= this.maxLagSlots
-            ? { ok: true, lagSlots, syncedSlot, maxLagSlots: this.maxLagSlots }
+            ? { ok: true, lagSlots, syncedSlot, maxLagSlots: this.maxLagSlots, ...via }
             : {
                 ok: false,
-                error: `the indexer is ${lagSlots} slots behind the chain (at most ${this.maxLagSlots})`,
+                error:
+                  recordedAt === null
+                    ? "no indexer has recorded its progress in the store (none has acted yet)"
+                    : `the indexer is ${lagSlots} slots behind the chain (at most ${this.maxLagSlots})`,
                 lagSlots,
                 syncedSlot,
                 maxLagSlots: this.maxLagSlots,
+                ...via,
               };
       } else {
         checks.chain = { ok: false, error: "the chain did not answer" };

@@ -2,7 +2,8 @@
  * Live updates: what each subscription (GraphQL over SSE or WebSocket) is sent, fed by the
  * indexer's ChangeFeed. The store is read again, through ReadService, only for subscriptions a
  * ChangeSet concerns, and once per distinct read per change however many subscribers share it
- * (2,000 anonymous subscribers of one offer cost one read).
+ * (2,000 anonymous subscribers of one offer cost one read; the GraphQL layer then executes and
+ * serialises that value once for them, graphql/shared-subscription-events.ts).
  *
  * Bounds: subscriptions per connection and per process; each subscriber holds at most
  * `queueLimit` undelivered values, coalesced by key (a state such as an offer keeps only its
@@ -186,6 +187,13 @@ export class LiveUpdates {
   private readonly stopFeed: () => void;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  /** Store reads run for subscriptions (one per distinct read per change, however many subscribers share it). */
+  private reads = 0;
+  /**
+   * Executions of subscription documents over the values sent, and answers reused instead: the
+   * GraphQL layer counts them here (graphql/shared-subscription-events.ts).
+   */
+  readonly events = { executions: 0, shared: 0 };
 
   constructor(private readonly o: LiveUpdatesOptions) {
     this.limits = { ...LIVE_LIMITS, ...o.limits };
@@ -245,8 +253,11 @@ export class LiveUpdates {
     return sub;
   }
 
-  /** Subscriptions open now, values waiting in their queues, values dropped so far by the open ones. */
-  stats(): { subscriptions: number; queued: number; maxQueued: number; dropped: number } {
+  /**
+   * Subscriptions open now, values waiting in their queues, values dropped so far by the open ones;
+   * since start: store reads run, documents executed over values sent, answers reused.
+   */
+  stats(): { subscriptions: number; queued: number; maxQueued: number; dropped: number; reads: number; executions: number; sharedExecutions: number } {
     let queued = 0,
       maxQueued = 0,
       dropped = 0;
@@ -255,7 +266,15 @@ export class LiveUpdates {
       maxQueued = Math.max(maxQueued, s.queued);
       dropped += s.dropped;
     }
-    return { subscriptions: this.subs.size, queued, maxQueued, dropped };
+    return {
+      subscriptions: this.subs.size,
+      queued,
+      maxQueued,
+      dropped,
+      reads: this.reads,
+      executions: this.events.executions,
+      sharedExecutions: this.events.shared,
+    };
   }
 
   /** Ends every subscription (their streams complete) and stops listening to the feed. */
@@ -297,7 +316,10 @@ export class LiveUpdates {
       const memo = new Map<string, Promise<unknown>>();
       const reader: Reader = <T>(key: string, load: (read: ReadService) => Promise<T>) => {
         let p = memo.get(key) as Promise<T> | undefined;
-        if (!p) memo.set(key, (p = load(this.fresh)));
+        if (!p) {
+          this.reads++;
+          memo.set(key, (p = load(this.fresh)));
+        }
         return p;
       };
       const change = this.pending;

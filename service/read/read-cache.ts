@@ -2,8 +2,8 @@
  * What ReadService keeps between requests, and when it lets go. Everything held belongs to one
  * "generation" of the store: a write the indexer applies starts a new one and drops it all.
  *
- * - With `changes` (the store writer's announcements, in this process or relayed from another):
- *   each applied write drops everything at once, exactly when it commits.
+ * - When writes are heard (ReadService given the store writer's announcements, in this process or
+ *   relayed from another): each applied write drops everything at once, exactly when it commits.
  * - Without (the writer runs elsewhere and nothing relays it): the indexed slot is read at most
  *   every `pollMs` (default 100 ms) and a new slot drops everything, so a change is seen within
  *   that bound.
@@ -22,7 +22,8 @@ export interface StoreChanges {
 
 export interface ReadCacheOptions {
   indexedSlot: () => Promise<number>;
-  changes?: StoreChanges;
+  /** Writes are heard (the owner calls drop() on each): no slot polling. */
+  heard: boolean;
   pollMs?: number;
   maxEntries?: number;
 }
@@ -36,16 +37,8 @@ export class ReadCache {
   private generation = 0;
   private readonly entries = new Map<string, Entry>();
   private slotSeen: { at: number; slot: number } | null = null;
-  private readonly unsubscribe: (() => void) | null;
 
-  constructor(private readonly o: ReadCacheOptions) {
-    this.unsubscribe = o.changes ? o.changes.subscribe(() => this.drop()) : null;
-  }
-
-  /** Stops hearing the writer (the cache then polls the slot). */
-  close(): void {
-    this.unsubscribe?.();
-  }
+  constructor(private readonly o: ReadCacheOptions) {}
 
   drop(): void {
     this.generation++;
@@ -54,7 +47,7 @@ export class ReadCache {
 
   /** Brings the generation up to date: nothing to do when writes are heard, else a slot read at most every pollMs. */
   async sync(): Promise<number> {
-    if (this.o.changes) return this.generation;
+    if (this.o.heard) return this.generation;
     const t = Date.now();
     if (!this.slotSeen || t - this.slotSeen.at > (this.o.pollMs ?? 100)) {
       const slot = await this.o.indexedSlot();
@@ -64,21 +57,36 @@ export class ReadCache {
     return this.generation;
   }
 
-  /** The value under `key` if younger than ttlMs and of this generation, else `load`'s (kept unless a write came in meanwhile). */
+  /**
+   * The value under `key` if younger than ttlMs and of this generation, else `load`'s (kept unless
+   * a write came in meanwhile). Callers that miss the same key in the same generation share one
+   * load: ten requests arriving as a page expires would otherwise each run its queries, one after
+   * another on the one thread, and the last would wait for all of them.
+   */
   async get<T>(key: string, ttlMs: number, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     if (ttlMs <= 0) return load();
     const gen = await this.sync();
     const t = Date.now();
     const hit = this.entries.get(key);
     if (hit && t - hit.at <= ttlMs) return hit.value as T;
-    const value = await load();
-    if (gen === this.generation && keep(value)) {
-      this.entries.delete(key);
-      this.entries.set(key, { at: t, value });
-      if (this.entries.size > (this.o.maxEntries ?? 20_000)) this.entries.delete(this.entries.keys().next().value!);
+    const running = this.loading.get(key);
+    if (running && running.generation === gen) return running.value as Promise<T>;
+    const value = load();
+    this.loading.set(key, { generation: gen, value });
+    try {
+      const v = await value;
+      if (gen === this.generation && keep(v)) {
+        this.entries.delete(key);
+        this.entries.set(key, { at: t, value: v });
+        if (this.entries.size > (this.o.maxEntries ?? 20_000)) this.entries.delete(this.entries.keys().next().value!);
+      }
+      return v;
+    } finally {
+      if (this.loading.get(key)?.value === value) this.loading.delete(key);
     }
-    return value;
   }
+
+  private readonly loading = new Map<string, { generation: number; value: Promise<unknown> }>();
 }
 
 /** A store writer's announcements (StoreWriter.onApplied) as StoreChanges. */

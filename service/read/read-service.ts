@@ -188,12 +188,15 @@ export class ReadService {
     this.blockedWallets = o.blockedWallets ?? (async () => new Set());
     this.publicBaseUrl = (o.publicBaseUrl ?? "http://127.0.0.1:8080").replace(/\/$/, "");
     this.engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
-    this.cache = new ReadCache({ indexedSlot: () => this.indexedSlot(), changes: o.changes, pollMs: o.slotPollMs });
+    this.cache = new ReadCache({ indexedSlot: () => this.indexedSlot(), heard: !!o.changes, pollMs: o.slotPollMs });
+    this.unsubscribe = o.changes?.subscribe((c) => this.onChange(c)) ?? null;
   }
+
+  private readonly unsubscribe: (() => void) | null;
 
   /** Stops hearing the store writer. */
   close(): void {
-    this.cache.close();
+    this.unsubscribe?.();
   }
 
   private clock: { at: number; value: number } | null = null;
@@ -354,8 +357,19 @@ export class ReadService {
   async browse(p: BrowseParams, viewerWallet: string | null): Promise<{ offers: Offer[]; pagination: Pagination }> {
     const key = `browse:${filterKey(p)}:${p.pageSize}:${offsetOf(p)}`;
     const page = await this.anonymous(key, () => this.browsePage(p));
-    if (viewerWallet === null) return { offers: page.offers, pagination: page.pagination };
-    return { offers: await this.withViewer(page, viewerWallet, key), pagination: page.pagination };
+    return this.listResponse(viewerWallet === null ? page.offers : await this.withViewer(page, viewerWallet, key), page.pagination);
+  }
+
+  private readonly listResponses = new WeakMap<Offer[], { offers: Offer[]; pagination: Pagination }>();
+
+  /**
+   * A list's response, the same object for as long as its offers are kept (the shared page, or a
+   * caller's viewer overlay): the HTTP layer serialises each such object once (read-routes.ts).
+   */
+  private listResponse(offers: Offer[], pagination: Pagination): { offers: Offer[]; pagination: Pagination } {
+    let r = this.listResponses.get(offers);
+    if (!r || r.pagination !== pagination) this.listResponses.set(offers, (r = { offers, pagination }));
+    return r;
   }
 
   private async browsePage(p: BrowseParams): Promise<SharedPage> {
@@ -450,7 +464,7 @@ export class ReadService {
       const [n, rows] = await Promise.all([this.total(`mine:${wallet}:${key}`, base), this.pageRows(base, p)]);
       return { rows, offers: await this.shapeOffers(rows, null), pagination: pagination(p, n) };
     });
-    return { offers: await this.withViewer(page, wallet, pageKey), pagination: page.pagination };
+    return this.listResponse(await this.withViewer(page, wallet, pageKey), page.pagination);
   }
 
   /** The offers `wallet` created (role creator), took (taker) or either. */
@@ -776,9 +790,9 @@ export class ReadService {
   /**
    * A change the indexer announced (through the change feed, possibly from another process): the
    * shared anonymous responses go at once, pool embeds of the pools it names (all, when it does not
-   * say), and the settings when the Config changed. Wired by stack/service-parts.ts.
+   * say), and the settings when the Config changed. Heard through the `changes` option.
    */
-  onChange(change: ChangeSet): void {
+  private onChange(change: ChangeSet): void {
     this.cache.drop();
     if (change.config || change.everything) this.settingsCache = null;
     if (change.everything) this.embedCache.clear();

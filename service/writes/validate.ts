@@ -24,12 +24,24 @@ export const U64_MAX = 18_446_744_073_709_551_615n;
 const DIGITS = /^(0|[1-9][0-9]{0,19})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
+/**
+ * Addresses recently found canonical: every read of an offer checks its address, and decoding
+ * then re-encoding base58 cost more than the rest of a cached read. Only good answers are kept,
+ * at most CANONICAL_KEPT (oldest out first).
+ */
+const canonical = new Set<string>();
+const CANONICAL_KEPT = 10_000;
+
 function canonicalAddress(v: string): boolean {
+  if (canonical.has(v)) return true;
   try {
-    return new PublicKey(v).toBase58() === v;
+    if (new PublicKey(v).toBase58() !== v) return false;
   } catch {
     return false;
   }
+  if (canonical.size >= CANONICAL_KEPT) canonical.delete(canonical.values().next().value!);
+  canonical.add(v);
+  return true;
 }
 
 /** One schema per field name: built once, reused by every request. */

@@ -77,12 +77,12 @@ describe("pool aggregate", () => {
     expect(JSON.stringify(r.body)).not.toContain(users[0].user.wallet.toBase58()); // never participants
   });
 
-  it("serves repeated calls from cache, then refreshes; equal content gives an equal revision", async () => {
+  it("serves repeated calls from cache, then refreshes once a pick is indexed; equal content gives an equal revision", async () => {
     const first = (await getJson(s, `${EMBED}/who-wins`)).body.data;
     expect((await getJson(s, `${EMBED}/who-wins`)).body.data.revision).toBe(first.revision);
+    // The stack's change feed drops a pool's cached aggregate when the indexer applies a change to
+    // it (ReadService hears the feed), so the pick shows as soon as it is indexed, not after the TTL.
     await ops.pick(users[2].name, pool, 0, 20n * UNIT);
-    const cached = (await getJson(s, `${EMBED}/who-wins`)).body.data;
-    expect(cached.totalOiMicros).toBe(first.totalOiMicros); // within the TTL: the cached copy
     const fresh = await until(async () => {
       const x = (await getJson(s, `${EMBED}/who-wins`)).body.data;
       return x.totalOiMicros === "50000000" ? x : null;

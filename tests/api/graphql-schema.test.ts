@@ -220,6 +220,22 @@ describe("response cache", () => {
     expect((await gql(s, Q, { a: offer }, stranger.token)).body.data.offer.creator.displayName).toBe("Announced");
   });
 
+  it("keeps each viewer's answer to that viewer when identical queries arrive together", async () => {
+    const Q = `query($a: Address!) { offer(address: $a) { viewer { role position { address } } } }`;
+    // A new write first, so no answer is cached and each caller's identical queries miss together
+    // (they share one execution per caller: shareMisses in graphql/response-cache.ts).
+    await createOffer(creator);
+    const callers = [creator.token, taker.token, stranger.token, undefined];
+    const answers = await Promise.all(callers.flatMap((t) => Array.from({ length: 6 }, () => gql(s, Q, { a: offer }, t).then((r) => ({ t, r })))));
+    for (const { t, r } of answers) {
+      expect(r.body.errors).toBeUndefined();
+      const v = r.body.data.offer.viewer;
+      if (t === creator.token) expect(v).toEqual({ role: "creator", position: null });
+      else if (t === taker.token) expect(v.role).toBe("taker");
+      else expect(v).toEqual({ role: "none", position: null });
+    }
+  });
+
   it("keeps each viewer's answer to that viewer", async () => {
     const Q = `query($a: Address!) { offer(address: $a) { viewer { role position { address } } } }`;
     const roles = async () => [

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { PublicKey } from "@solana/web3.js";
 import { randomBytes, randomUUID } from "node:crypto";
-import { apiStack, getJson, type ApiStack } from "./helpers";
+import { apiStack, getJson, gql, type ApiStack } from "./helpers";
 import { makeUser, contract as makeContract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
 import { openStore, type Store } from "../../indexer/store/db";
 import { Custody } from "../../service/custody/custody";
@@ -88,6 +88,18 @@ describe("signed-in reads on the shared page", () => {
     expect((await getJson(s, `${BASE}/?pageSize=5`, { token: u.token })).status).toBe(200);
     await s.custody.revokeAllTokens(u.user.id);
     expect((await getJson(s, `${BASE}/mine`, { token: u.token })).status).toBe(401);
+  });
+
+  it("shows a block on the next GraphQL read too, although the answer is cached per caller", async () => {
+    const u = await makeUser(s);
+    const Q = `query($a: Address!) { offer(address: $a) { viewer { canTake } } }`;
+    const canTake = async () => (await gql(s, Q, { a: offer }, u.token)).body.data.offer.viewer.canTake;
+    expect(await canTake()).toBe(true);
+    expect(await canTake()).toBe(true); // now an answer of the response cache
+    await s.custody.setBlocked(u.user.id, true, "review");
+    expect(await canTake()).toBe(false);
+    await s.custody.setBlocked(u.user.id, false);
+    expect(await canTake()).toBe(true);
   });
 });
 

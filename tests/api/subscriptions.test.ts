@@ -90,6 +90,36 @@ describe.each(["sse", "ws"] as const)("over %s", (t) => {
     await closeAll();
   });
 
+  it("offer: subscribers share each change's read and execution by viewer; each viewer still gets its own viewer block", async () => {
+    const o = await newOffer();
+    const q = `subscription($a: Address!) { offer(address: $a) { ${OFFER} } }`;
+    const anon = [];
+    for (let i = 0; i < 4; i++) anon.push(await sub(t, q, { a: o }));
+    const [asTaker, asTakerAgain, asCreator] = [
+      await sub(t, q, { a: o }, taker.token),
+      await sub(t, q, { a: o }, taker.token),
+      await sub(t, q, { a: o }, creator.token),
+    ];
+    const everyone = [...anon, asTaker, asTakerAgain, asCreator];
+    for (const st of everyone) expect((await st.next()).data.offer.revision).toBe("1");
+    const before = live.stats();
+    await take(o, "1");
+    const [a0, ...aRest] = await Promise.all(anon.map(async (st) => (await st.next()).data.offer));
+    const [tv, tv2, cv] = [(await asTaker.next()).data.offer, (await asTakerAgain.next()).data.offer, (await asCreator.next()).data.offer];
+    const after = live.stats();
+    // One read and one execution for the anonymous subscribers, one each for the taker's token (two subscribers) and the creator's.
+    expect(after.reads - before.reads).toBe(3);
+    expect(after.executions - before.executions).toBe(3);
+    expect(after.sharedExecutions - before.sharedExecutions).toBe(everyone.length - 3);
+    expect(a0).toMatchObject({ revision: "2", fillCount: 1, viewer: { role: "none", position: null, settlement: null } });
+    for (const a of aRest) expect(a).toEqual(a0);
+    expect(tv).toMatchObject({ revision: "2", viewer: { role: "taker", position: { takerAmountMicros: String(5n * UNIT) }, settlement: null } });
+    expect(tv2).toEqual(tv);
+    expect(cv).toMatchObject({ revision: "2", viewer: { role: "creator", position: null } });
+    expect(cv.viewer.settlement).not.toBeNull();
+    await closeAll();
+  });
+
   it("offer: an unknown offer is NOT_FOUND, a malformed address refused at validation, as in the query", async () => {
     const unknown = await sub(t, `subscription { offer(address: "11111111111111111111111111111112") { address } }`);
     const [e] = await unknown.ended();

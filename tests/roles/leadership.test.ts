@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Leadership, leaderPid, type Duty } from "../../service/leadership/leadership";
-import { PgChangeFeed, decodeChange, encodeChange } from "../../service/changes/pg-change-feed";
+import { MAX_PAYLOAD, PgChangeFeed, decodeChange, encodeChange } from "../../service/changes/pg-change-feed";
 import { mergeChanges } from "../../indexer/changes";
 import { pgTarget } from "../../service/pg/session";
 import { openStore } from "../../indexer/store/db";
@@ -165,13 +165,17 @@ describe("leadership and the change feed on PostgreSQL", () => {
     const big = change(7, 100);
     const parts = encodeChange(big);
     expect(parts.length).toBeGreaterThan(1);
-    for (const p of parts) expect(Buffer.byteLength(p)).toBeLessThan(8000);
+    for (const p of parts) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(MAX_PAYLOAD);
     const back = parts.map(decodeChange).reduce(mergeChanges);
     expect(back).toEqual(big);
     expect(encodeChange(change(8))).toHaveLength(1);
     // Too large to list (a reconcile's worth): the slot, and "everything changed".
     const huge = encodeChange(change(9, 2_000));
     expect(huge.map(decodeChange)).toEqual([{ ...change(9, 0), wallets: [], everything: true }]);
+    // Sizes are counted for addresses, not serialised: values JSON escapes, or multi-byte ones, go as
+    // "everything changed" rather than as a NOTIFY over the limit (which would fail).
+    const odd = encodeChange({ ...change(12, 0), offers: Array.from({ length: 100 }, () => 'é"'.repeat(22)) });
+    expect(odd.map(decodeChange)).toEqual([{ ...change(12, 0), wallets: [], everything: true }]);
   });
 
   it("delivers change sets to every listener, and after a lost session reconnects and announces everything", async () => {

@@ -13,7 +13,7 @@ import { ReadService } from "../../service/read/read-service";
 import type { ChangeSet } from "../../indexer/changes";
 import { PgChangeFeed } from "../../service/changes/pg-change-feed";
 import { startApiReplica } from "../../stack/roles";
-import { followChanges, type AppParts } from "../../stack/service-parts";
+import type { AppParts } from "../../stack/service-parts";
 import type { LocalStack } from "../../stack/local-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, stack, type AnyStack } from "../writes/helpers";
@@ -22,7 +22,7 @@ import { until } from "../harness/wait";
 /** The production app (scripts/start.ts serverApp): the read service's own cache lifetimes, following the feed. */
 const productionApp = (p: AppParts): Hono =>
   createApp({
-    read: followChanges(new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()) }), p.changes),
+    read: new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), changes: p.changes }),
     custody: p.custody,
     writes: p.writes,
     obs: p.obs,

@@ -69,17 +69,19 @@ describe.skipIf(!binary)("observability on solana-test-validator", () => {
     // stopped duty is a standby, which has no lag of its own (stack/roles.ts).
     const duty = s.source as { source?: { stop(): Promise<void> } | null; stop(): Promise<void> };
     await (duty.source ?? duty).stop();
+    // 21 slots must pass: 8 s on an idle validator, far longer when a CI run starves it of CPU
+    // (one CI run saw fewer than 21 slots in 30 s).
     const r = await eventually(
       async () => {
         const r = await readyz();
-        expect(r.status).toBe(503);
+        expect(r.status, JSON.stringify(r.body)).toBe(503);
         return r;
       },
-      30_000,
+      150_000,
       500,
     );
     expect(r.body.failing).toEqual(["indexer"]);
     expect(r.body.checks.indexer.lagSlots).toBeGreaterThan(20);
     expect(gauge(await metrics(), "offers_indexer_lag_slots")).toBeGreaterThan(20);
-  });
+  }, 180_000);
 });

@@ -56,6 +56,8 @@ async function startIndexer(store: Store, o: { name: string; rpcUrl: string; wsU
     name: o.name,
     known: writer.knownAccounts(),
     reconcileMs: 0,
+    // Off here: "nothing arrives while the socket is down" is asserted; tests/rpc/rpc-gap.test.ts shows the gap check.
+    gapCheckMs: 0,
     flushMs: 50,
     onError: (e) => errors.push(e),
   });
