@@ -93,8 +93,9 @@ export interface WrittenRow {
   row: Record<string, unknown> | null;
 }
 
-export function changeSetOf(last: Batch, written: WrittenRow[], events: DecodedEvents): ChangeSet {
-  const offers = new Set<string>();
+export function changeSetOf(last: Batch, written: WrittenRow[], events: DecodedEvents, retractedOffers: string[] = []): ChangeSet {
+  // Offers whose event rows a retraction removed (indexer/store/writer.ts) changed too.
+  const offers = new Set<string>(retractedOffers);
   const positions = new Set<string>();
   const wallets = new Set<string>();
   const pools = new Set<string>();

@@ -26,6 +26,17 @@
  * runs at once. Otherwise the cursor moves past the signatures the stream did deliver, so the
  * list stays short.
  *
+ * Forks: a live notification names the bank that ran the transaction, and a validator may run one
+ * transaction in two banks of two forks (seen on solana-test-validator under load, at "confirmed":
+ * a settlement notified at slot 170 whose chain history says 171, with the event's time one second
+ * apart). So a live delivery counts as delivered only at the slot the chain's history lists it at:
+ * at another slot the gap check treats it as missed, the reconcile reads it back from history, and
+ * its rows (TxEvent.fromHistory) replace those of the same signature. A live transaction no listing
+ * confirms is looked up once its slot is `orphanSlots` behind the live stream (past any blockhash's
+ * life, so it can no longer land): not on the chain at that slot, it is retracted (its rows
+ * deleted), the history cursors rewind to before it and a reconcile reads the chain's version of
+ * that stretch (rows another transaction of the chain has under the same keys included).
+ *
  * Write versions: RPC notifications carry a slot but no write version; the source numbers
  * live updates with an arrival counter seeded from the checkpoint (so it keeps rising across
  * restarts), and gives snapshot rows write version 0 at the snapshot's slot: a live update of
@@ -61,6 +72,13 @@ export interface RpcSourceOptions {
   gapCheckMs?: number;
   /** Told the signatures a gap check found missed (before the reconcile it runs): for the log. */
   onGap?: (missed: string[]) => void;
+  /**
+   * Slots a live transaction no listing confirmed may lag the live stream before it is looked up
+   * (see "Forks" in the header); default 160, past the 150 blocks a blockhash lives.
+   */
+  orphanSlots?: number;
+  /** Told the live transactions found not on the chain (retracted), for the log. */
+  onRetract?: (signatures: string[]) => void;
   connection?: Connection;
   onError?: (e: unknown) => void;
 }
@@ -77,9 +95,17 @@ interface CloseCheck {
 /** A history read: events to deliver, and where each program's cursor moves once they are. */
 interface History {
   events: TxEvent[];
-  newest: Map<string, string>;
+  newest: Map<string, ConfirmedSignatureInfo>;
   floor: number;
 }
+
+/** A live delivery not on the chain at its slot: signature, live slot, the chain's slot if any. */
+type Orphan = [string, number, number | undefined];
+
+/** Cursor positions remembered per program, so a retraction can rewind to before a slot. */
+const CURSOR_LOG = 64;
+/** Live transactions awaiting a listing's confirmation, at most (the oldest are dropped). */
+const UNVERIFIED_MAX = 100_000;
 
 export class RpcSource implements AccountSource {
   readonly name: string;
@@ -92,6 +118,12 @@ export class RpcSource implements AccountSource {
   private cursors = new Map<string, string>();
   /** Signatures the live stream delivered, with their slot, so a reconcile skips them. */
   private seenLive = new Map<string, number>();
+  /** Live deliveries no listing has shown at their slot yet (see "Forks" in the header). */
+  private unverified = new Map<string, number>();
+  /** Per program, the cursor's recent positions with their slots, oldest first. */
+  private cursorLog = new Map<string, { signature: string; slot: number }[]>();
+  /** The newest slot a live notification named. */
+  private liveSlot = 0;
   private queueAccounts: AccountUpdate[] = [];
   private queueTxs: TxEvent[] = [];
   private closeChecks: CloseCheck[] = [];
@@ -166,6 +198,82 @@ export class RpcSource implements AccountSource {
 
   private restoreCursor(c: string): void {
     this.cursors = new Map(c ? Object.entries(JSON.parse(c) as Record<string, string>) : []);
+    // Their slots are not known: a retraction before a listing moves them re-reads from the start.
+    this.cursorLog.clear();
+  }
+
+  private moveCursor(program: string, to: ConfirmedSignatureInfo): void {
+    this.cursors.set(program, to.signature);
+    const log = this.cursorLog.get(program) ?? [];
+    log.push({ signature: to.signature, slot: to.slot });
+    if (log.length > CURSOR_LOG) log.shift();
+    this.cursorLog.set(program, log);
+  }
+
+  /**
+   * Retracts live deliveries found not on the chain: one batch removes their rows, with every
+   * cursor moved back to a position older than the oldest of them (or dropped: the next history
+   * read then starts over, up to historyLimit); then the live deliveries from there on are
+   * forgotten, so the reconcile that follows reads that stretch from the chain.
+   */
+  private async retract(sink: BatchSink, gone: Orphan[]): Promise<void> {
+    const before = Math.min(...gone.map(([, slot, chainSlot]) => Math.min(slot, chainSlot ?? slot)));
+    const cursors = new Map(this.cursors);
+    const logs = new Map<string, { signature: string; slot: number }[]>();
+    let from = before;
+    for (const program of this.programs) {
+      const id = program.toBase58();
+      const log = (this.cursorLog.get(id) ?? []).filter((x) => x.slot < before);
+      logs.set(id, log);
+      const to = log[log.length - 1];
+      if (to) cursors.set(id, to.signature);
+      else cursors.delete(id);
+      from = Math.min(from, to ? to.slot : 0);
+    }
+    this.opts.onRetract?.(gone.map(([sig]) => sig));
+    const transactions = gone.map(([signature, slot]) => ({ signature, slot, writeVersion: 0, err: null, logs: [], retracted: true }));
+    await sink({
+      slot: Math.max(...gone.map(([, slot]) => slot)),
+      writeVersion: this.wv,
+      accounts: [],
+      transactions,
+      cursor: JSON.stringify(Object.fromEntries(cursors)),
+    });
+    this.cursors = cursors;
+    this.cursorLog = logs;
+    for (const [sig] of gone) this.unverified.delete(sig);
+    for (const [sig, slot] of this.seenLive) if (slot >= from) this.seenLive.delete(sig);
+    await this.reconcileNow(sink);
+  }
+
+  /**
+   * Live deliveries no listing confirmed whose slot is `orphanSlots` behind the live stream, looked
+   * up by signature: those the chain does not have at that slot (see "Forks" in the header), with
+   * the slot the chain has them at, if any.
+   */
+  private async orphans(): Promise<Orphan[]> {
+    const due = [...this.unverified].filter(([, slot]) => slot + (this.opts.orphanSlots ?? 160) < this.liveSlot);
+    const out: Orphan[] = [];
+    for (let i = 0; i < due.length; i += 256) {
+      const chunk = due.slice(i, i + 256);
+      const st = await this.connection.getSignatureStatuses(
+        chunk.map(([sig]) => sig),
+        { searchTransactionHistory: true },
+      );
+      chunk.forEach(([sig, slot], j) => {
+        const x = st.value[j];
+        if (x && x.slot === slot) this.unverified.delete(sig);
+        else out.push([sig, slot, x?.slot]);
+      });
+    }
+    return out;
+  }
+
+  /** Whether the live stream delivered a listed transaction at the slot the chain lists it at. */
+  private delivered(x: ConfirmedSignatureInfo): boolean {
+    const at = this.seenLive.get(x.signature);
+    if (at === x.slot) this.unverified.delete(x.signature);
+    return at === x.slot;
   }
 
   /**
@@ -177,9 +285,10 @@ export class RpcSource implements AccountSource {
     for (let i = 0; i < h.events.length; i += SNAPSHOT_CHUNK) {
       const txs = h.events.slice(i, i + SNAPSHOT_CHUNK);
       const last = i + SNAPSHOT_CHUNK >= h.events.length;
-      await sink({ slot: txs[txs.length - 1].slot, writeVersion, accounts: [], transactions: txs, cursor: this.cursor(last ? h.newest : undefined) });
+      const moved = new Map([...h.newest].map(([k, v]) => [k, v.signature]));
+      await sink({ slot: txs[txs.length - 1].slot, writeVersion, accounts: [], transactions: txs, cursor: this.cursor(last ? moved : undefined) });
     }
-    for (const [k, v] of h.newest) this.cursors.set(k, v);
+    for (const [k, v] of h.newest) this.moveCursor(k, v);
     // Signatures below the newest listed slot cannot be listed again.
     for (const [sig, slot] of this.seenLive) if (slot < h.floor) this.seenLive.delete(sig);
   }
@@ -192,7 +301,7 @@ export class RpcSource implements AccountSource {
   private async history(limit: number): Promise<History> {
     const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     const listed = new Map<string, ConfirmedSignatureInfo>();
-    const newest = new Map<string, string>();
+    const newest = new Map<string, ConfirmedSignatureInfo>();
     for (const program of this.programs) {
       const id = program.toBase58();
       const until = this.cursors.get(id);
@@ -208,14 +317,14 @@ export class RpcSource implements AccountSource {
         before = page[page.length - 1].signature;
       }
       const all = pages.flat();
-      if (all.length) newest.set(id, all[0].signature);
+      if (all.length) newest.set(id, all[0]);
       // Newest first from the node: reversed, so the order within a slot is kept when sorted.
       for (const s of all.reverse()) if (!listed.has(s.signature)) listed.set(s.signature, s);
     }
     const ordered = [...listed.values()].sort((a, b) => a.slot - b.slot);
     const out: TxEvent[] = [];
     for (const s of ordered) {
-      if (this.seenLive.has(s.signature)) continue;
+      if (this.delivered(s)) continue;
       let tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
       // Listed but not yet readable happens for a moment on some nodes.
       for (let i = 0; !tx && i < 10; i++) {
@@ -229,7 +338,10 @@ export class RpcSource implements AccountSource {
         writeVersion: 0,
         err: tx.meta?.err ? JSON.stringify(tx.meta.err) : null,
         logs: tx.meta?.logMessages ?? [],
+        fromHistory: true,
       });
+      // Read back from the chain: its rows replace a live delivery's of another slot.
+      this.unverified.delete(s.signature);
     }
     return { events: out, newest, floor: ordered.length ? ordered[ordered.length - 1].slot : 0 };
   }
@@ -260,6 +372,7 @@ export class RpcSource implements AccountSource {
   }
 
   private onAccount(a: KeyedAccountInfo, ctx: Context): void {
+    this.liveSlot = Math.max(this.liveSlot, ctx.slot);
     const pubkey = a.accountId.toBase58();
     const owner = a.accountInfo.owner.toBase58();
     const ours = this.programs.some((p) => p.toBase58() === owner) && a.accountInfo.lamports > 0;
@@ -270,6 +383,7 @@ export class RpcSource implements AccountSource {
   }
 
   private onLogs(l: Logs, ctx: Context): void {
+    this.liveSlot = Math.max(this.liveSlot, ctx.slot);
     this.queueTxs.push({ signature: l.signature, slot: ctx.slot, writeVersion: ++this.wv, err: l.err ? JSON.stringify(l.err) : null, logs: l.logs });
     // Rent reclaims close accounts and log no event; a closed account belongs to the system
     // program afterwards, so programSubscribe never reports it. Check such transactions' accounts.
@@ -334,8 +448,15 @@ export class RpcSource implements AccountSource {
     if (accounts.length === 0 && transactions.length === 0) return;
     const slot = Math.max(0, ...accounts.map((a) => a.slot), ...transactions.map((t) => t.slot));
     await sink({ slot, writeVersion: this.wv, accounts, transactions, cursor: this.cursor() });
-    // Delivered: a reconcile's history read need not fetch these again.
-    for (const t of transactions) this.seenLive.set(t.signature, t.slot);
+    // Delivered: a reconcile's history read need not fetch these again (at the same slot).
+    for (const t of transactions) {
+      this.seenLive.set(t.signature, t.slot);
+      // Only the gap check confirms (or retracts) them; without it nothing would empty this map.
+      if ((this.opts.gapCheckMs ?? 2_000) > 0) {
+        this.unverified.set(t.signature, t.slot);
+        if (this.unverified.size > UNVERIFIED_MAX) this.unverified.delete(this.unverified.keys().next().value as string);
+      }
+    }
   }
 
   /** Reconciling snapshot: the transactions since the history cursors, then the accounts as of now. */
@@ -367,8 +488,19 @@ export class RpcSource implements AccountSource {
         const from = this.cursors.get(id);
         lists.push({ id, from, listed: await this.connection.getSignaturesForAddress(program, { until: from, limit: 1000 }, finality) });
       }
+      // What these lists show delivered at its slot is confirmed; for what is left, the node's slot
+      // says whether it is old enough to look up (live notifications alone stop with the activity).
+      for (const { listed } of lists) for (const x of listed) this.delivered(x);
+      if (this.unverified.size) this.liveSlot = Math.max(this.liveSlot, await this.connection.getSlot(this.commitment));
+      const orphans = await this.orphans();
       await this.run(async () => {
         if (!this.sink || this.stopped) return;
+        // Still unconfirmed (a reconcile meanwhile may have read them back from history).
+        const gone = orphans.filter(([sig, slot]) => this.unverified.get(sig) === slot);
+        if (gone.length) {
+          await this.retract(this.sink, gone);
+          return;
+        }
         const undelivered = new Set<string>();
         const moves = new Map<string, ConfirmedSignatureInfo>();
         // Whether every program listing something moves its cursor (then seenLive can be pruned).
@@ -383,7 +515,7 @@ export class RpcSource implements AccountSource {
           // not past a full page (older signatures beyond it were not looked at).
           let oldest = -1;
           listed.forEach((x, i) => {
-            if (this.seenLive.has(x.signature)) return;
+            if (this.delivered(x)) return;
             undelivered.add(x.signature);
             oldest = i;
           });
@@ -397,7 +529,7 @@ export class RpcSource implements AccountSource {
           await this.reconcileNow(this.sink);
           return;
         }
-        for (const [id, x] of moves) this.cursors.set(id, x.signature);
+        for (const [id, x] of moves) this.moveCursor(id, x);
         // Delivered signatures below every moved cursor's slot cannot be listed again.
         if (allMove && moves.size) {
           const floor = Math.min(...[...moves.values()].map((x) => x.slot));
@@ -426,7 +558,7 @@ export class RpcSource implements AccountSource {
         finality,
       );
       if (listed.length === 1000) return false;
-      if (listed.some((s) => s.slot <= slot && !this.seenLive.has(s.signature))) return false;
+      if (listed.some((s) => s.slot <= slot && this.seenLive.get(s.signature) !== s.slot)) return false;
     }
     return true;
   }

@@ -23,6 +23,18 @@ export interface TxEvent {
   /** Failed transactions are delivered with err set; their events are ignored. */
   err: string | null;
   logs: string[];
+  /**
+   * Read back from the node's transaction history (getTransaction at the source's finality), not
+   * from a live notification: the authority on the transaction's slot and events. Its event rows
+   * replace rows of the same signature (a live notification can name the bank of another fork;
+   * see indexer/sources/rpc.ts, "Forks").
+   */
+  fromHistory?: boolean;
+  /**
+   * A transaction delivered live that never reached the chain (an abandoned fork): its event rows
+   * are removed. Carries no logs.
+   */
+  retracted?: boolean;
 }
 
 export interface Batch {

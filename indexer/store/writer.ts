@@ -6,7 +6,9 @@
  *   commit) rejects stale updates before any decoding or SQL; the upsert's WHERE clause repeats
  *   the rule in SQL, so the store never regresses even if the map were wrong.
  * - Idempotency: event rows are keyed (fills by offer+revision, closes by offer, settlements by
- *   position, pool cancels by pool) and inserted with ON CONFLICT DO NOTHING.
+ *   position, pool cancels by pool) and inserted with ON CONFLICT DO NOTHING; a row read back from
+ *   the node's history (TxEvent.fromHistory) replaces a row of the same signature, and a retracted
+ *   transaction's rows are deleted (both for forks: indexer/sources/rpc.ts).
  * - Atomicity: rows of the batches and the checkpoint go in one database transaction.
  * - Single writer per store: run one Indexer per database.
  */
@@ -14,7 +16,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database, AccountTable, PoolOutcomesTable } from "./schema";
 import { ACCOUNT_TABLES } from "./schema";
 import type { Store } from "./db";
-import { decodeAccount, decodeEvents, type AccountRow } from "../decode";
+import { decodeAccount, decodeEvents, type AccountRow, type DecodedEvents } from "../decode";
 import { newer, type AccountUpdate, type Batch, type Checkpoint } from "../sources/types";
 import { changeSetOf, type ChangeListener, type WrittenRow } from "../changes";
 
@@ -163,7 +165,12 @@ export class StoreWriter {
       accepted.push([u.pubkey, { slot: u.slot, wv: u.writeVersion, table: d.table }]);
       written.push({ table: d.table, address: u.pubkey, row: d.row as Record<string, unknown> });
     }
-    const events = decodeEvents(list.flatMap((b) => b.transactions));
+    const txs = list.flatMap((b) => b.transactions);
+    const retracted = txs.filter((t) => t.retracted).map((t) => t.signature);
+    const liveEvents = decodeEvents(txs.filter((t) => !t.fromHistory && !t.retracted));
+    const historyEvents = decodeEvents(txs.filter((t) => t.fromHistory && !t.retracted));
+    const events = mergeEvents(liveEvents, historyEvents);
+    const retractedOffers = new Set<string>();
     const last = list[list.length - 1];
 
     // 3. One transaction: rows, children, events, checkpoint.
@@ -189,33 +196,24 @@ export class StoreWriter {
             .execute();
         }
       }
-      for (let i = 0; i < events.fills.length; i += CHUNK) {
-        await trx
-          .insertInto("fills")
-          .values(events.fills.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.columns(["offer", "revision"]).doNothing())
-          .execute();
+      // Rows of transactions delivered live that never reached the chain go first, so the
+      // history read that follows a retraction can insert the chain's rows under the same keys.
+      for (const sig of retracted) {
+        for (const t of ["fills", "offer_closes", "settlements"] as const) {
+          for (const r of await trx.deleteFrom(t).where("signature", "=", sig).returning("offer").execute()) retractedOffers.add(r.offer);
+        }
+        await trx.deleteFrom("pool_cancels").where("signature", "=", sig).execute();
       }
-      for (let i = 0; i < events.closes.length; i += CHUNK) {
-        await trx
-          .insertInto("offer_closes")
-          .values(events.closes.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.column("offer").doNothing())
-          .execute();
-      }
-      for (let i = 0; i < events.settlements.length; i += CHUNK) {
-        await trx
-          .insertInto("settlements")
-          .values(events.settlements.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.column("position").doNothing())
-          .execute();
-      }
-      for (let i = 0; i < events.poolCancels.length; i += CHUNK) {
-        await trx
-          .insertInto("pool_cancels")
-          .values(events.poolCancels.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.column("pool").doNothing())
-          .execute();
+      // Live rows: the first row of a key stays. History rows: the first row of a key stays too,
+      // but a row of the same transaction is replaced (its slot and time are the chain's).
+      for (const [rows, fromHistory] of [
+        [liveEvents, false],
+        [historyEvents, true],
+      ] as const) {
+        await insertEvents(trx, "fills", ["offer", "revision"], rows.fills, fromHistory);
+        await insertEvents(trx, "offer_closes", ["offer"], rows.closes, fromHistory);
+        await insertEvents(trx, "settlements", ["position"], rows.settlements, fromHistory);
+        await insertEvents(trx, "pool_cancels", ["pool"], rows.poolCancels, fromHistory);
       }
       await writeCheckpoint(trx, { source: this.source, slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor ?? "" });
     });
@@ -225,7 +223,7 @@ export class StoreWriter {
     this.stats.applied += accepted.length;
     this.stats.events += events.fills.length + events.closes.length + events.settlements.length + events.poolCancels.length;
     if (this.listeners.size) {
-      const change = changeSetOf(last, written, events);
+      const change = changeSetOf(last, written, events, [...retractedOffers]);
       for (const l of this.listeners) {
         try {
           l(change);
@@ -235,6 +233,46 @@ export class StoreWriter {
       }
     }
   }
+}
+
+type EventTable = "fills" | "offer_closes" | "settlements" | "pool_cancels";
+
+/**
+ * Inserts event rows keyed by `key`: a key already stored keeps its row, except that a row read
+ * back from history replaces a stored row of the same transaction (a live notification that named
+ * another fork's bank recorded that bank's slot and time).
+ */
+async function insertEvents<T extends EventTable>(
+  trx: Transaction<Database>,
+  table: T,
+  key: string[],
+  rows: readonly object[],
+  fromHistory: boolean,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const cols = Object.keys(chunk[0]).filter((c) => !key.includes(c));
+    await trx
+      .insertInto(table)
+      .values(chunk as never)
+      .onConflict((oc) => {
+        const target = oc.columns(key as never);
+        if (!fromHistory) return target.doNothing();
+        return target
+          .doUpdateSet(Object.fromEntries(cols.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
+          .where(sql.ref(`${table}.signature`), "=", sql.ref("excluded.signature"));
+      })
+      .execute();
+  }
+}
+
+function mergeEvents(a: DecodedEvents, b: DecodedEvents): DecodedEvents {
+  return {
+    fills: [...a.fills, ...b.fills],
+    closes: [...a.closes, ...b.closes],
+    settlements: [...a.settlements, ...b.settlements],
+    poolCancels: [...a.poolCancels, ...b.poolCancels],
+  };
 }
 
 /** The same upsert as upsertNewer, for one row: SQL compiled by kysely, prepared once. */
