@@ -4,14 +4,15 @@
  *
  * - Key: the document, variables and operation name, the session (the caller's wallet; none for
  *   anonymous callers, who share one entry), the version of the blocked set (a compliance block
- *   changes canTake without an indexed write), the indexer's position (checkpoint slot and write
+ *   changes canTake without an indexed write), the store's generation as ReadService knows it
+ *   (ReadService.generation(): every write heard, or a polled move of the checkpoint slot and write
  *   version) and the chain second. Any committed indexer write makes a new key, so lists gain new offers at once too, which
  *   invalidation by entity cannot see (a new offer is in no cached answer yet); the chain second
  *   because viewer fields (canTake, open contracts) depend on chain time.
- * - With a change feed, each announced write moves the position at once (the store is not read)
+ * - With a change feed, each announced write moves the generation at once (the store is not read)
  *   and drops the entries that hold a changed offer, position, pool or contract (entity
- *   invalidation by the global ids the plugin records); without one, the position is read from
- *   the store at most every 100 ms.
+ *   invalidation by the global ids the plugin records); without one, ReadService reads the
+ *   position from the store at most every 100 ms.
  * - Entries live `ttlMs` (default 1 s). Mutations are never cached; answers with errors are never
  *   cached (the plugin's defaults). A cached answer carries an ETag; a client sending it back in
  *   If-None-Match gets 304 while it is current.
@@ -24,45 +25,6 @@ import type { ChangeFeed } from "../indexer";
 import type { ReadService } from "../service/read/read-service";
 import type { ReadViewer } from "../service/read/viewer";
 
-const SLOT_POLL_MS = 100;
-
-/**
- * Where the indexer is: the highest checkpoint slot and write version (a local chain may apply
- * many writes in one slot), read at most every SLOT_POLL_MS, plus the writes a change feed announced.
- */
-class IndexedPosition {
-  private seen: { at: number; value: string } | null = null;
-  private reading: Promise<string> | null = null;
-  private announced = 0;
-
-  /** `heard`: a change feed announces every write, so the count of announcements is the position. */
-  constructor(
-    private readonly read: ReadService,
-    private readonly heard: boolean,
-  ) {}
-
-  moved(): void {
-    this.announced++;
-    this.seen = null;
-  }
-
-  async current(): Promise<string> {
-    if (this.heard) return String(this.announced);
-    if (this.seen && Date.now() - this.seen.at <= SLOT_POLL_MS) return this.seen.value;
-    this.reading ??= this.read.db
-      .selectFrom("checkpoints")
-      .select((eb) => [eb.fn.max<number>("slot").as("slot"), eb.fn.max<number>("write_version").as("wv")])
-      .executeTakeFirst()
-      .then((r) => {
-        const value = `${r?.slot ?? 0}.${r?.wv ?? 0}.${this.announced}`;
-        this.seen = { at: Date.now(), value };
-        return value;
-      })
-      .finally(() => (this.reading = null));
-    return this.reading;
-  }
-}
-
 export interface ResponseCacheOptions {
   read: ReadService;
   ttlMs: number;
@@ -72,10 +34,8 @@ export interface ResponseCacheOptions {
 }
 
 export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin; close(): void } {
-  const indexed = new IndexedPosition(o.read, !!o.changes);
   const cache = createInMemoryCache({ max: 10_000 });
   const unsubscribe = o.changes?.subscribe((c) => {
-    indexed.moved();
     const entities = [
       ...c.offers.flatMap((a) => [
         { typename: "Offer", id: o.globalId("Offer", a) },
@@ -108,7 +68,8 @@ export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin;
             p.sessionId ?? null,
             // Compliance blocks change canTake without an indexed write (REST keys on it too).
             o.read.blockedVersion(),
-            await indexed.current(),
+            // The store's generation, the one REST's caches keep to (ReadService.generation()).
+            await o.read.generation(),
             await o.read.now(),
           ]),
         )

@@ -4,9 +4,13 @@
  *
  * - When writes are heard (ReadService given the store writer's announcements, in this process or
  *   relayed from another): each applied write drops everything at once, exactly when it commits.
- * - Without (the writer runs elsewhere and nothing relays it): the indexed slot is read at most
- *   every `pollMs` (default 100 ms) and a new slot drops everything, so a change is seen within
+ * - Without (the writer runs elsewhere and nothing relays it): the indexer's position (highest
+ *   checkpoint slot and write version: a local chain may apply many writes in one slot) is read at
+ *   most every `pollMs` (default 100 ms) and a new one drops everything, so a change is seen within
  *   that bound.
+ *
+ * The generation is also the position other response caches of the process key on (the GraphQL
+ * one: graphql/response-cache.ts), through ReadService.generation().
  *
  * A load that began in an older generation is answered but not kept, so a value read before a
  * write never outlives it. Entries also expire after their TTL (values derived with the chain
@@ -21,8 +25,9 @@ export interface StoreChanges {
 }
 
 export interface ReadCacheOptions {
-  indexedSlot: () => Promise<number>;
-  /** Writes are heard (the owner calls drop() on each): no slot polling. */
+  /** The indexer's position as a comparable string (slot and write version). */
+  indexedPosition: () => Promise<string>;
+  /** Writes are heard (the owner calls drop() on each): no polling. */
   heard: boolean;
   pollMs?: number;
   maxEntries?: number;
@@ -36,7 +41,8 @@ interface Entry {
 export class ReadCache {
   private generation = 0;
   private readonly entries = new Map<string, Entry>();
-  private slotSeen: { at: number; slot: number } | null = null;
+  private seen: { at: number; position: string } | null = null;
+  private reading: Promise<string> | null = null;
 
   constructor(private readonly o: ReadCacheOptions) {}
 
@@ -45,14 +51,22 @@ export class ReadCache {
     this.entries.clear();
   }
 
-  /** Brings the generation up to date: nothing to do when writes are heard, else a slot read at most every pollMs. */
+  /**
+   * Brings the generation up to date: nothing to do when writes are heard, else a position read at
+   * most every pollMs (callers arriving during one share it).
+   */
   async sync(): Promise<number> {
     if (this.o.heard) return this.generation;
-    const t = Date.now();
-    if (!this.slotSeen || t - this.slotSeen.at > (this.o.pollMs ?? 100)) {
-      const slot = await this.o.indexedSlot();
-      if (this.slotSeen && slot !== this.slotSeen.slot) this.drop();
-      this.slotSeen = { at: t, slot };
+    if (!this.seen || Date.now() - this.seen.at > (this.o.pollMs ?? 100)) {
+      this.reading ??= this.o
+        .indexedPosition()
+        .then((position) => {
+          if (this.seen && position !== this.seen.position) this.drop();
+          this.seen = { at: Date.now(), position };
+          return position;
+        })
+        .finally(() => (this.reading = null));
+      await this.reading;
     }
     return this.generation;
   }

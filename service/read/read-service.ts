@@ -188,7 +188,7 @@ export class ReadService {
     this.blockedWallets = o.blockedWallets ?? (async () => new Set());
     this.publicBaseUrl = (o.publicBaseUrl ?? "http://127.0.0.1:8080").replace(/\/$/, "");
     this.engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
-    this.cache = new ReadCache({ indexedSlot: () => this.indexedSlot(), heard: !!o.changes, pollMs: o.slotPollMs });
+    this.cache = new ReadCache({ indexedPosition: () => this.indexedPosition(), heard: !!o.changes, pollMs: o.slotPollMs });
     this.unsubscribe = o.changes?.subscribe((c) => this.onChange(c)) ?? null;
   }
 
@@ -776,6 +776,23 @@ export class ReadService {
     if (!row || row.taker !== viewerWallet) return null;
     const position = (await this.offer(row.offer, viewerWallet))?.viewer.position ?? null;
     return position ? { offer: row.offer, position } : null;
+  }
+
+  /**
+   * The store's generation as this process knows it (./read-cache.ts): it moves with every write
+   * heard, or when the polled indexer position moves. Other response caches key on it.
+   */
+  generation(): Promise<number> {
+    return this.cache.sync();
+  }
+
+  /** The highest checkpoint slot and write version, as "slot.writeVersion". */
+  private async indexedPosition(): Promise<string> {
+    const r = await this.db
+      .selectFrom("checkpoints")
+      .select((eb) => [eb.fn.max<number>("slot").as("slot"), eb.fn.max<number>("write_version").as("wv")])
+      .executeTakeFirst();
+    return `${r?.slot ?? 0}.${r?.wv ?? 0}`;
   }
 
   /** The highest slot the indexer has applied (freshness for clients). */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ReadCache } from "../../service/read/read-cache";
 
-const heard = () => new ReadCache({ indexedSlot: async () => 0, heard: true });
+const heard = () => new ReadCache({ indexedPosition: async () => "0.0", heard: true });
 
 describe("ReadCache loads", () => {
   it("runs one load for ten callers missing the same key, then serves the kept value", async () => {
@@ -52,5 +52,29 @@ describe("ReadCache loads", () => {
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
     expect(loads).toBe(1);
     expect(await c.get("k", 1_000, async () => "back")).toBe("back");
+  });
+
+  it("unheard: a write in the same slot (a higher write version) drops what was kept; callers of one poll share one position read", async () => {
+    let position = "5.1";
+    let reads = 0;
+    const c = new ReadCache({
+      indexedPosition: async () => {
+        reads++;
+        await new Promise((r) => setTimeout(r, 5));
+        return position;
+      },
+      heard: false,
+      pollMs: 10,
+    });
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await c.get("k", 10_000, load)).toBe(1);
+    expect(await c.get("k", 10_000, load)).toBe(1);
+    position = "5.2";
+    await new Promise((r) => setTimeout(r, 20));
+    reads = 0;
+    const got = await Promise.all(Array.from({ length: 10 }, () => c.get("k", 10_000, load)));
+    expect(got).toEqual(Array(10).fill(2));
+    expect(reads).toBe(1);
   });
 });
