@@ -93,12 +93,19 @@ export interface WrittenRow {
   row: Record<string, unknown> | null;
 }
 
-export function changeSetOf(last: Batch, written: WrittenRow[], events: DecodedEvents, retractedOffers: string[] = []): ChangeSet {
-  // Offers whose event rows a retraction removed (indexer/store/writer.ts) changed too.
-  const offers = new Set<string>(retractedOffers);
-  const positions = new Set<string>();
-  const wallets = new Set<string>();
-  const pools = new Set<string>();
+/** What the event rows a retraction deleted named (indexer/store/writer.ts): changed too. */
+export interface Retracted {
+  offers: Iterable<string>;
+  wallets: Iterable<string>;
+  positions: Iterable<string>;
+  pools: Iterable<string>;
+}
+
+export function changeSetOf(last: Batch, written: WrittenRow[], events: DecodedEvents, retracted?: Retracted): ChangeSet {
+  const offers = new Set<string>(retracted?.offers);
+  const positions = new Set<string>(retracted?.positions);
+  const wallets = new Set<string>(retracted?.wallets);
+  const pools = new Set<string>(retracted?.pools);
   const contracts = new Set<string>();
   let config = false;
   const str = (v: unknown) => (typeof v === "string" && v ? v : null);

@@ -27,15 +27,18 @@
  * list stays short.
  *
  * Forks: a live notification names the bank that ran the transaction, and a validator may run one
- * transaction in two banks of two forks (seen on solana-test-validator under load, at "confirmed":
- * a settlement notified at slot 170 whose chain history says 171, with the event's time one second
- * apart). So a live delivery counts as delivered only at the slot the chain's history lists it at:
- * at another slot the gap check treats it as missed, the reconcile reads it back from history, and
- * its rows (TxEvent.fromHistory) replace those of the same signature. A live transaction no listing
- * confirms is looked up once its slot is `orphanSlots` behind the live stream (past any blockhash's
- * life, so it can no longer land): not on the chain at that slot, it is retracted (its rows
- * deleted), the history cursors rewind to before it and a reconcile reads the chain's version of
- * that stretch (rows another transaction of the chain has under the same keys included).
+ * transaction in banks of two forks and notify both, or only the abandoned one (seen on
+ * solana-test-validator under load, at "confirmed": a settlement notified at slot 170 whose chain
+ * history says 171, its event's time one second apart). So a live delivery counts only at the slot
+ * the chain's listing shows, and only if it was notified at one slot. A transaction the chain lists
+ * at another slot than the live stream's, or that the chain does not have at all (looked up by
+ * signature once its slot is `orphanSlots` behind the node, past any blockhash's life, when no
+ * listing showed it), is retracted: its rows are deleted, the cursors rewind to the newest signature
+ * of each program before the slot concerned, the live deliveries from there on are forgotten, and
+ * the stretch is read from history; the retraction and the read go in the same batch, so a reader
+ * never sees the chain's rows missing, and a row another transaction of the chain holds under a key
+ * the fork's version took is read again too. A live delivery awaiting its listing for longer than one
+ * check is kept in the checkpoint's cursor (`_unconfirmed`), so a restart does not forget it.
  *
  * Write versions: RPC notifications carry a slot but no write version; the source numbers
  * live updates with an arrival counter seeded from the checkpoint (so it keeps rising across
@@ -95,15 +98,19 @@ interface CloseCheck {
 /** A history read: events to deliver, and where each program's cursor moves once they are. */
 interface History {
   events: TxEvent[];
-  newest: Map<string, ConfirmedSignatureInfo>;
+  newest: Map<string, string>;
   floor: number;
+  /** Listed transactions the live stream delivered at another slot, or at two (see "Forks"). */
+  forked: Orphan[];
 }
 
 /** A live delivery not on the chain at its slot: signature, live slot, the chain's slot if any. */
 type Orphan = [string, number, number | undefined];
 
-/** Cursor positions remembered per program, so a retraction can rewind to before a slot. */
-const CURSOR_LOG = 64;
+/** Rewinds and re-reads one reconcile makes at most for forks found while reading (see "Forks"). */
+const FORK_ROUNDS = 3;
+/** Unconfirmed live deliveries kept in the checkpoint's cursor, at most. */
+const UNCONFIRMED_KEPT = 1_000;
 /** Live transactions awaiting a listing's confirmation, at most (the oldest are dropped). */
 const UNVERIFIED_MAX = 100_000;
 
@@ -118,10 +125,10 @@ export class RpcSource implements AccountSource {
   private cursors = new Map<string, string>();
   /** Signatures the live stream delivered, with their slot, so a reconcile skips them. */
   private seenLive = new Map<string, number>();
-  /** Live deliveries no listing has shown at their slot yet (see "Forks" in the header). */
-  private unverified = new Map<string, number>();
-  /** Per program, the cursor's recent positions with their slots, oldest first. */
-  private cursorLog = new Map<string, { signature: string; slot: number }[]>();
+  /** Live deliveries notified at two slots: the lower one (see "Forks" in the header). */
+  private forkedLive = new Map<string, number>();
+  /** Live deliveries no listing has shown at their slot yet, with the gap checks they survived. */
+  private unverified = new Map<string, { slot: number; checks: number }>();
   /** The newest slot a live notification named. */
   private liveSlot = 0;
   private queueAccounts: AccountUpdate[] = [];
@@ -191,68 +198,71 @@ export class RpcSource implements AccountSource {
     for (const k of seen) this.known.add(k);
   }
 
-  /** The checkpoint's cursor: every program's history cursor, with `moved` ones replaced. */
+  /**
+   * The checkpoint's cursor: every program's history cursor, with `moved` ones replaced, and the
+   * live deliveries that have waited for their listing longer than one gap check.
+   */
   private cursor(moved?: Map<string, string>): string {
-    return JSON.stringify(Object.fromEntries(moved ? new Map([...this.cursors, ...moved]) : this.cursors));
+    const out: Record<string, unknown> = Object.fromEntries(moved ? new Map([...this.cursors, ...moved]) : this.cursors);
+    const waiting: [string, number][] = [];
+    for (const [sig, u] of this.unverified) {
+      if (u.checks < 1) continue;
+      waiting.push([sig, u.slot]);
+      if (waiting.length >= UNCONFIRMED_KEPT) break;
+    }
+    if (waiting.length) out._unconfirmed = waiting;
+    return JSON.stringify(out);
   }
 
   private restoreCursor(c: string): void {
-    this.cursors = new Map(c ? Object.entries(JSON.parse(c) as Record<string, string>) : []);
-    // Their slots are not known: a retraction before a listing moves them re-reads from the start.
-    this.cursorLog.clear();
-  }
-
-  private moveCursor(program: string, to: ConfirmedSignatureInfo): void {
-    this.cursors.set(program, to.signature);
-    const log = this.cursorLog.get(program) ?? [];
-    log.push({ signature: to.signature, slot: to.slot });
-    if (log.length > CURSOR_LOG) log.shift();
-    this.cursorLog.set(program, log);
+    const parsed = (c ? JSON.parse(c) : {}) as Record<string, unknown>;
+    this.cursors = new Map(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
+    const waiting = (parsed._unconfirmed ?? []) as [string, number][];
+    for (const [sig, slot] of waiting) this.unverified.set(sig, { slot, checks: 1 });
   }
 
   /**
-   * Retracts live deliveries found not on the chain: one batch removes their rows, with every
-   * cursor moved back to a position older than the oldest of them (or dropped: the next history
-   * read then starts over, up to historyLimit); then the live deliveries from there on are
-   * forgotten, so the reconcile that follows reads that stretch from the chain.
+   * Moves each program's cursor back to its newest signature older than `slot`, unless the cursor
+   * is older already (none older: no cursor, the next read starts over, up to historyLimit), and
+   * forgets the live deliveries from `slot` on, so the next history read fetches them again.
    */
-  private async retract(sink: BatchSink, gone: Orphan[]): Promise<void> {
-    const before = Math.min(...gone.map(([, slot, chainSlot]) => Math.min(slot, chainSlot ?? slot)));
-    const cursors = new Map(this.cursors);
-    const logs = new Map<string, { signature: string; slot: number }[]>();
-    let from = before;
+  private async rewindBefore(slot: number): Promise<void> {
+    const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     for (const program of this.programs) {
       const id = program.toBase58();
-      const log = (this.cursorLog.get(id) ?? []).filter((x) => x.slot < before);
-      logs.set(id, log);
-      const to = log[log.length - 1];
-      if (to) cursors.set(id, to.signature);
-      else cursors.delete(id);
-      from = Math.min(from, to ? to.slot : 0);
+      const cur = this.cursors.get(id);
+      let before: string | undefined;
+      let passed = cur === undefined;
+      let to: string | null = null;
+      for (;;) {
+        const page = await this.connection.getSignaturesForAddress(program, { before, limit: 1000 }, finality);
+        for (const x of page) {
+          if (x.signature === cur) passed = true;
+          if (x.slot < slot) {
+            to = x.signature;
+            break;
+          }
+        }
+        if (to !== null || page.length < 1000) break;
+        before = page[page.length - 1].signature;
+      }
+      if (to === null) this.cursors.delete(id);
+      else if (passed) this.cursors.set(id, to);
     }
-    this.opts.onRetract?.(gone.map(([sig]) => sig));
-    const transactions = gone.map(([signature, slot]) => ({ signature, slot, writeVersion: 0, err: null, logs: [], retracted: true }));
-    await sink({
-      slot: Math.max(...gone.map(([, slot]) => slot)),
-      writeVersion: this.wv,
-      accounts: [],
-      transactions,
-      cursor: JSON.stringify(Object.fromEntries(cursors)),
-    });
-    this.cursors = cursors;
-    this.cursorLog = logs;
-    for (const [sig] of gone) this.unverified.delete(sig);
-    for (const [sig, slot] of this.seenLive) if (slot >= from) this.seenLive.delete(sig);
-    await this.reconcileNow(sink);
+    for (const [sig, s] of this.seenLive) {
+      if (s < slot) continue;
+      this.seenLive.delete(sig);
+      this.forkedLive.delete(sig);
+    }
   }
 
   /**
-   * Live deliveries no listing confirmed whose slot is `orphanSlots` behind the live stream, looked
-   * up by signature: those the chain does not have at that slot (see "Forks" in the header), with
-   * the slot the chain has them at, if any.
+   * Live deliveries no listing confirmed whose slot is `orphanSlots` behind the node, looked up by
+   * signature: those the chain does not have at that slot (see "Forks" in the header), with the
+   * slot the chain has them at, if any.
    */
   private async orphans(): Promise<Orphan[]> {
-    const due = [...this.unverified].filter(([, slot]) => slot + (this.opts.orphanSlots ?? 160) < this.liveSlot);
+    const due = [...this.unverified].filter(([, u]) => u.slot + (this.opts.orphanSlots ?? 160) < this.liveSlot);
     const out: Orphan[] = [];
     for (let i = 0; i < due.length; i += 256) {
       const chunk = due.slice(i, i + 256);
@@ -260,20 +270,30 @@ export class RpcSource implements AccountSource {
         chunk.map(([sig]) => sig),
         { searchTransactionHistory: true },
       );
-      chunk.forEach(([sig, slot], j) => {
+      chunk.forEach(([sig, u], j) => {
         const x = st.value[j];
-        if (x && x.slot === slot) this.unverified.delete(sig);
-        else out.push([sig, slot, x?.slot]);
+        if (x && x.slot === u.slot && !this.forkedLive.has(sig)) this.unverified.delete(sig);
+        else out.push([sig, Math.min(u.slot, this.forkedLive.get(sig) ?? u.slot), x?.slot]);
       });
     }
     return out;
   }
 
-  /** Whether the live stream delivered a listed transaction at the slot the chain lists it at. */
+  /**
+   * Whether the live stream delivered a listed transaction at the slot the chain lists it at (and
+   * at that slot only); if so, it is confirmed.
+   */
   private delivered(x: ConfirmedSignatureInfo): boolean {
+    const ok = this.seenLive.get(x.signature) === x.slot && !this.forkedLive.has(x.signature);
+    if (ok) this.unverified.delete(x.signature);
+    return ok;
+  }
+
+  /** A listed transaction the live stream delivered, but not (only) at the listed slot. */
+  private forkOf(x: ConfirmedSignatureInfo): Orphan | null {
     const at = this.seenLive.get(x.signature);
-    if (at === x.slot) this.unverified.delete(x.signature);
-    return at === x.slot;
+    if (at === undefined || this.delivered(x)) return null;
+    return [x.signature, Math.min(at, this.forkedLive.get(x.signature) ?? at), x.slot];
   }
 
   /**
@@ -281,16 +301,27 @@ export class RpcSource implements AccountSource {
    * kept only once it is applied: a crash or a failed write before that re-reads the whole gap
    * (events are idempotent), never skips part of it.
    */
-  private async deliverHistory(sink: BatchSink, h: History, writeVersion: number): Promise<void> {
-    for (let i = 0; i < h.events.length; i += SNAPSHOT_CHUNK) {
-      const txs = h.events.slice(i, i + SNAPSHOT_CHUNK);
-      const last = i + SNAPSHOT_CHUNK >= h.events.length;
-      const moved = new Map([...h.newest].map(([k, v]) => [k, v.signature]));
-      await sink({ slot: txs[txs.length - 1].slot, writeVersion, accounts: [], transactions: txs, cursor: this.cursor(last ? moved : undefined) });
+  private async deliverHistory(sink: BatchSink, h: History, writeVersion: number, retractions: TxEvent[] = []): Promise<void> {
+    // Retractions ride with the first chunk: their rows go in the transaction that inserts the chain's.
+    const events = [...retractions, ...h.events];
+    for (let i = 0; i < events.length; i += SNAPSHOT_CHUNK) {
+      const txs = events.slice(i, i + SNAPSHOT_CHUNK);
+      const last = i + SNAPSHOT_CHUNK >= events.length;
+      await sink({
+        slot: Math.max(...txs.map((t) => t.slot)),
+        writeVersion,
+        accounts: [],
+        transactions: txs,
+        cursor: this.cursor(last ? h.newest : undefined),
+      });
     }
-    for (const [k, v] of h.newest) this.moveCursor(k, v);
+    for (const [k, v] of h.newest) this.cursors.set(k, v);
     // Signatures below the newest listed slot cannot be listed again.
-    for (const [sig, slot] of this.seenLive) if (slot < h.floor) this.seenLive.delete(sig);
+    for (const [sig, slot] of this.seenLive) {
+      if (slot >= h.floor) continue;
+      this.seenLive.delete(sig);
+      this.forkedLive.delete(sig);
+    }
   }
 
   /**
@@ -301,7 +332,7 @@ export class RpcSource implements AccountSource {
   private async history(limit: number): Promise<History> {
     const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     const listed = new Map<string, ConfirmedSignatureInfo>();
-    const newest = new Map<string, ConfirmedSignatureInfo>();
+    const newest = new Map<string, string>();
     for (const program of this.programs) {
       const id = program.toBase58();
       const until = this.cursors.get(id);
@@ -317,14 +348,17 @@ export class RpcSource implements AccountSource {
         before = page[page.length - 1].signature;
       }
       const all = pages.flat();
-      if (all.length) newest.set(id, all[0]);
+      if (all.length) newest.set(id, all[0].signature);
       // Newest first from the node: reversed, so the order within a slot is kept when sorted.
       for (const s of all.reverse()) if (!listed.has(s.signature)) listed.set(s.signature, s);
     }
     const ordered = [...listed.values()].sort((a, b) => a.slot - b.slot);
     const out: TxEvent[] = [];
+    const forked: Orphan[] = [];
     for (const s of ordered) {
-      if (this.delivered(s)) continue;
+      const fork = this.forkOf(s);
+      if (fork) forked.push(fork);
+      else if (this.delivered(s)) continue;
       let tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
       // Listed but not yet readable happens for a moment on some nodes.
       for (let i = 0; !tx && i < 10; i++) {
@@ -340,10 +374,8 @@ export class RpcSource implements AccountSource {
         logs: tx.meta?.logMessages ?? [],
         fromHistory: true,
       });
-      // Read back from the chain: its rows replace a live delivery's of another slot.
-      this.unverified.delete(s.signature);
     }
-    return { events: out, newest, floor: ordered.length ? ordered[ordered.length - 1].slot : 0 };
+    return { events: out, newest, floor: ordered.length ? ordered[ordered.length - 1].slot : 0, forked };
   }
 
   async start(from: Checkpoint | null, sink: BatchSink): Promise<void> {
@@ -450,10 +482,12 @@ export class RpcSource implements AccountSource {
     await sink({ slot, writeVersion: this.wv, accounts, transactions, cursor: this.cursor() });
     // Delivered: a reconcile's history read need not fetch these again (at the same slot).
     for (const t of transactions) {
-      this.seenLive.set(t.signature, t.slot);
+      const at = this.seenLive.get(t.signature);
+      if (at === undefined) this.seenLive.set(t.signature, t.slot);
+      else if (at !== t.slot) this.forkedLive.set(t.signature, Math.min(at, t.slot, this.forkedLive.get(t.signature) ?? at));
       // Only the gap check confirms (or retracts) them; without it nothing would empty this map.
-      if ((this.opts.gapCheckMs ?? 2_000) > 0) {
-        this.unverified.set(t.signature, t.slot);
+      if ((this.opts.gapCheckMs ?? 2_000) > 0 && !this.unverified.has(t.signature)) {
+        this.unverified.set(t.signature, { slot: t.slot, checks: 0 });
         if (this.unverified.size > UNVERIFIED_MAX) this.unverified.delete(this.unverified.keys().next().value as string);
       }
     }
@@ -466,8 +500,30 @@ export class RpcSource implements AccountSource {
     });
   }
 
-  private async reconcileNow(sink: BatchSink): Promise<void> {
-    await this.deliverHistory(sink, await this.history(this.opts.historyLimit ?? 10_000), this.wv);
+  /**
+   * History since the cursors, then the accounts as of now. Forks (`retract`, and those the history
+   * read finds) rewind the cursors and are read again, their retraction delivered with that read.
+   */
+  private async reconcileNow(sink: BatchSink, retract: Orphan[] = []): Promise<void> {
+    const limit = this.opts.historyLimit ?? 10_000;
+    let h = await this.history(limit);
+    const forked = new Map<string, Orphan>();
+    let found = [...retract, ...h.forked];
+    for (let round = 0; found.length && round < FORK_ROUNDS; round++) {
+      for (const o of found) forked.set(o[0], o);
+      await this.rewindBefore(Math.min(...found.map(([, live, chain]) => Math.min(live, chain ?? live))));
+      for (const [sig] of found) {
+        this.seenLive.delete(sig);
+        this.forkedLive.delete(sig);
+      }
+      h = await this.history(limit);
+      found = h.forked;
+    }
+    // Forks still found after FORK_ROUNDS stay undelivered: the next gap check finds them again.
+    const retractions = [...forked.values()].map(([signature, slot]): TxEvent => ({ signature, slot, writeVersion: 0, err: null, logs: [], retracted: true }));
+    if (retractions.length) this.opts.onRetract?.([...forked.keys()]);
+    await this.deliverHistory(sink, h, this.wv, retractions);
+    for (const sig of forked.keys()) this.unverified.delete(sig);
     await this.snapshotInto(sink, undefined, false);
   }
 
@@ -490,15 +546,28 @@ export class RpcSource implements AccountSource {
       }
       // What these lists show delivered at its slot is confirmed; for what is left, the node's slot
       // says whether it is old enough to look up (live notifications alone stop with the activity).
-      for (const { listed } of lists) for (const x of listed) this.delivered(x);
-      if (this.unverified.size) this.liveSlot = Math.max(this.liveSlot, await this.connection.getSlot(this.commitment));
-      const orphans = await this.orphans();
+      const forks: Orphan[] = [];
+      for (const { listed } of lists) {
+        for (const x of listed) {
+          const fork = this.forkOf(x);
+          if (fork) forks.push(fork);
+        }
+      }
+      for (const u of this.unverified.values()) u.checks++;
+      let orphans: Orphan[] = [];
+      try {
+        if (this.unverified.size) this.liveSlot = Math.max(this.liveSlot, await this.connection.getSlot(this.commitment));
+        orphans = await this.orphans();
+      } catch (e) {
+        // The lookup waits for the next check; the gap check itself goes on.
+        this.opts.onError?.(e);
+      }
       await this.run(async () => {
         if (!this.sink || this.stopped) return;
-        // Still unconfirmed (a reconcile meanwhile may have read them back from history).
-        const gone = orphans.filter(([sig, slot]) => this.unverified.get(sig) === slot);
+        // Still unresolved (a reconcile meanwhile may have read them again).
+        const gone = [...forks.filter(([sig]) => this.seenLive.has(sig)), ...orphans.filter(([sig]) => this.unverified.has(sig))];
         if (gone.length) {
-          await this.retract(this.sink, gone);
+          await this.reconcileNow(this.sink, gone);
           return;
         }
         const undelivered = new Set<string>();
@@ -529,11 +598,15 @@ export class RpcSource implements AccountSource {
           await this.reconcileNow(this.sink);
           return;
         }
-        for (const [id, x] of moves) this.moveCursor(id, x);
+        for (const [id, x] of moves) this.cursors.set(id, x.signature);
         // Delivered signatures below every moved cursor's slot cannot be listed again.
         if (allMove && moves.size) {
           const floor = Math.min(...[...moves.values()].map((x) => x.slot));
-          for (const [sig, slot] of this.seenLive) if (slot < floor) this.seenLive.delete(sig);
+          for (const [sig, slot] of this.seenLive) {
+            if (slot >= floor) continue;
+            this.seenLive.delete(sig);
+            this.forkedLive.delete(sig);
+          }
         }
         // A failure here is reported by run() itself.
       }).catch(() => undefined);
@@ -558,7 +631,7 @@ export class RpcSource implements AccountSource {
         finality,
       );
       if (listed.length === 1000) return false;
-      if (listed.some((s) => s.slot <= slot && this.seenLive.get(s.signature) !== s.slot)) return false;
+      if (listed.some((s) => s.slot <= slot && (this.seenLive.get(s.signature) !== s.slot || this.forkedLive.has(s.signature)))) return false;
     }
     return true;
   }

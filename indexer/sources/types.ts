@@ -31,8 +31,9 @@ export interface TxEvent {
    */
   fromHistory?: boolean;
   /**
-   * A transaction delivered live that never reached the chain (an abandoned fork): its event rows
-   * are removed. Carries no logs.
+   * A transaction delivered live as the chain does not have it (an abandoned fork's bank): its
+   * event rows are removed, before the batch's other rows go in (the chain's version, read back
+   * from history, may follow in the same batch). Carries no logs.
    */
   retracted?: boolean;
 }

@@ -170,7 +170,8 @@ export class StoreWriter {
     const liveEvents = decodeEvents(txs.filter((t) => !t.fromHistory && !t.retracted));
     const historyEvents = decodeEvents(txs.filter((t) => t.fromHistory && !t.retracted));
     const events = mergeEvents(liveEvents, historyEvents);
-    const retractedOffers = new Set<string>();
+    // What retracted rows named: announced as changed like what the batch wrote.
+    const gone = { offers: new Set<string>(), wallets: new Set<string>(), positions: new Set<string>(), pools: new Set<string>() };
     const last = list[list.length - 1];
 
     // 3. One transaction: rows, children, events, checkpoint.
@@ -199,10 +200,17 @@ export class StoreWriter {
       // Rows of transactions delivered live that never reached the chain go first, so the
       // history read that follows a retraction can insert the chain's rows under the same keys.
       for (const sig of retracted) {
-        for (const t of ["fills", "offer_closes", "settlements"] as const) {
-          for (const r of await trx.deleteFrom(t).where("signature", "=", sig).returning("offer").execute()) retractedOffers.add(r.offer);
+        for (const r of await trx.deleteFrom("fills").where("signature", "=", sig).returning(["offer", "taker", "position"]).execute()) {
+          gone.offers.add(r.offer);
+          gone.wallets.add(r.taker);
+          gone.positions.add(r.position);
         }
-        await trx.deleteFrom("pool_cancels").where("signature", "=", sig).execute();
+        for (const r of await trx.deleteFrom("offer_closes").where("signature", "=", sig).returning("offer").execute()) gone.offers.add(r.offer);
+        for (const r of await trx.deleteFrom("settlements").where("signature", "=", sig).returning(["offer", "position"]).execute()) {
+          gone.offers.add(r.offer);
+          gone.positions.add(r.position);
+        }
+        for (const r of await trx.deleteFrom("pool_cancels").where("signature", "=", sig).returning("pool").execute()) gone.pools.add(r.pool);
       }
       // Live rows: the first row of a key stays. History rows: the first row of a key stays too,
       // but a row of the same transaction is replaced (its slot and time are the chain's).
@@ -223,7 +231,7 @@ export class StoreWriter {
     this.stats.applied += accepted.length;
     this.stats.events += events.fills.length + events.closes.length + events.settlements.length + events.poolCancels.length;
     if (this.listeners.size) {
-      const change = changeSetOf(last, written, events, [...retractedOffers]);
+      const change = changeSetOf(last, written, events, gone);
       for (const l of this.listeners) {
         try {
           l(change);

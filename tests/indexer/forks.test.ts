@@ -6,7 +6,8 @@
  *   never does;
  * - a history row of another transaction under the same key does not replace the stored one (the
  *   first row of a key stays, as before);
- * - a retracted transaction's rows are deleted and its offer announced as changed, after which the
+ * - a retracted transaction's rows are deleted and its offer, taker and position announced as
+ *   changed, after which the
  *   chain's transaction under the same key is inserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,7 +83,7 @@ describe.each(ENGINES)("forks on %s", (engine) => {
     expect(await fill()).toEqual({ signature: take.signature, slot: take.slot });
   });
 
-  it("a retracted transaction's rows go, its offer is announced, and the chain's row can take the key", async () => {
+  it("a retracted transaction's rows go, its offer, taker and position are announced, and the chain's row can take the key", async () => {
     const { w, fill } = await writer();
     const changes: ChangeSet[] = [];
     w.onApplied((c) => changes.push(c));
@@ -94,9 +95,23 @@ describe.each(ENGINES)("forks on %s", (engine) => {
     changes.length = 0;
     await w.apply(batch({ signature: ghost.signature, slot: ghost.slot, writeVersion: 0, err: null, logs: [], retracted: true }));
     expect(await fill()).toBeUndefined();
-    const offer = decodeEvents([take]).fills[0].offer;
-    expect(changes.map((c) => c.offers)).toEqual([[offer]]);
+    const f = decodeEvents([take]).fills[0];
+    expect(changes.map((c) => [c.offers, c.wallets, c.positions])).toEqual([[[f.offer], [f.taker], [f.position]]]);
     await w.apply(batch({ ...take, fromHistory: true }));
+    expect(await fill()).toEqual({ signature: take.signature, slot: take.slot });
+  });
+
+  it("a retraction and the chain's row in one batch: the row is replaced in one transaction", async () => {
+    const { w, fill } = await writer();
+    const ghost = { ...take, signature: otherSignature(take.signature), slot: take.slot - 1 };
+    await w.apply(batch(ghost));
+    await w.apply({
+      ...batch(take),
+      transactions: [
+        { signature: ghost.signature, slot: ghost.slot, writeVersion: 0, err: null, logs: [], retracted: true },
+        { ...take, fromHistory: true },
+      ],
+    });
     expect(await fill()).toEqual({ signature: take.signature, slot: take.slot });
   });
 });
