@@ -34,11 +34,12 @@
  * at another slot than the live stream's, or that the chain does not have at all (looked up by
  * signature once its slot is `orphanSlots` behind the node, past any blockhash's life, when no
  * listing showed it), is retracted: its rows are deleted, the cursors rewind to the newest signature
- * of each program before the slot concerned, the live deliveries from there on are forgotten, and
- * the stretch is read from history; the retraction and the read go in the same batch, so a reader
- * never sees the chain's rows missing, and a row another transaction of the chain holds under a key
- * the fork's version took is read again too. A live delivery awaiting its listing for longer than one
- * check is kept in the checkpoint's cursor (`_unconfirmed`), so a restart does not forget it.
+ * of each program FORK_MARGIN_SLOTS before the slot concerned, the live deliveries from there on are
+ * forgotten, and the stretch is read from history; the retraction and the read go in one batch, so
+ * a reader never sees the chain's rows missing, and a row another transaction of the chain holds
+ * under a key the fork's version took is read again too. Forks stay pending until that batch
+ * commits. A live delivery awaiting its listing for longer than one check is kept in the
+ * checkpoint's cursor (`_unconfirmed`) and looked up as soon as the source starts again.
  *
  * Write versions: RPC notifications carry a slot but no write version; the source numbers
  * live updates with an arrival counter seeded from the checkpoint (so it keeps rising across
@@ -109,6 +110,12 @@ type Orphan = [string, number, number | undefined];
 
 /** Rewinds and re-reads one reconcile makes at most for forks found while reading (see "Forks"). */
 const FORK_ROUNDS = 3;
+/**
+ * How far before a fork a retraction rewinds: a chain transaction under the key the fork's version
+ * took may have a lower slot (sibling banks) and have been read after it (missed live, found by the
+ * gap check within a few checks), and must be read again once the fork's row is gone.
+ */
+const FORK_MARGIN_SLOTS = 64;
 /** Unconfirmed live deliveries kept in the checkpoint's cursor, at most. */
 const UNCONFIRMED_KEPT = 1_000;
 /** Live transactions awaiting a listing's confirmation, at most (the oldest are dropped). */
@@ -127,6 +134,8 @@ export class RpcSource implements AccountSource {
   private seenLive = new Map<string, number>();
   /** Live deliveries notified at two slots: the lower one (see "Forks" in the header). */
   private forkedLive = new Map<string, number>();
+  /** Forks found whose retraction has not committed yet (a failed reconcile keeps them here). */
+  private pendingForks = new Map<string, Orphan>();
   /** Live deliveries no listing has shown at their slot yet, with the gap checks they survived. */
   private unverified = new Map<string, { slot: number; checks: number }>();
   /** The newest slot a live notification named. */
@@ -204,10 +213,11 @@ export class RpcSource implements AccountSource {
    */
   private cursor(moved?: Map<string, string>): string {
     const out: Record<string, unknown> = Object.fromEntries(moved ? new Map([...this.cursors, ...moved]) : this.cursors);
-    const waiting: [string, number][] = [];
+    const waiting: [string, number, number?][] = [];
     for (const [sig, u] of this.unverified) {
       if (u.checks < 1) continue;
-      waiting.push([sig, u.slot]);
+      const forked = this.forkedLive.get(sig);
+      waiting.push(forked === undefined ? [sig, u.slot] : [sig, u.slot, forked]);
       if (waiting.length >= UNCONFIRMED_KEPT) break;
     }
     if (waiting.length) out._unconfirmed = waiting;
@@ -217,8 +227,11 @@ export class RpcSource implements AccountSource {
   private restoreCursor(c: string): void {
     const parsed = (c ? JSON.parse(c) : {}) as Record<string, unknown>;
     this.cursors = new Map(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
-    const waiting = (parsed._unconfirmed ?? []) as [string, number][];
-    for (const [sig, slot] of waiting) this.unverified.set(sig, { slot, checks: 1 });
+    const waiting = (parsed._unconfirmed ?? []) as [string, number, number?][];
+    for (const [sig, slot, forked] of waiting) {
+      this.unverified.set(sig, { slot, checks: 1 });
+      if (forked !== undefined) this.forkedLive.set(sig, forked);
+    }
   }
 
   /**
@@ -261,8 +274,8 @@ export class RpcSource implements AccountSource {
    * signature: those the chain does not have at that slot (see "Forks" in the header), with the
    * slot the chain has them at, if any.
    */
-  private async orphans(): Promise<Orphan[]> {
-    const due = [...this.unverified].filter(([, u]) => u.slot + (this.opts.orphanSlots ?? 160) < this.liveSlot);
+  private async orphans(anyAge = false): Promise<Orphan[]> {
+    const due = [...this.unverified].filter(([sig, u]) => !this.pendingForks.has(sig) && (anyAge || u.slot + (this.opts.orphanSlots ?? 160) < this.liveSlot));
     const out: Orphan[] = [];
     for (let i = 0; i < due.length; i += 256) {
       const chunk = due.slice(i, i + 256);
@@ -302,11 +315,13 @@ export class RpcSource implements AccountSource {
    * (events are idempotent), never skips part of it.
    */
   private async deliverHistory(sink: BatchSink, h: History, writeVersion: number, retractions: TxEvent[] = []): Promise<void> {
-    // Retractions ride with the first chunk: their rows go in the transaction that inserts the chain's.
+    // Retractions go in one batch with the whole re-read: their rows are deleted in the database
+    // transaction that inserts the chain's, so a reader never sees a row of the chain missing.
     const events = [...retractions, ...h.events];
-    for (let i = 0; i < events.length; i += SNAPSHOT_CHUNK) {
-      const txs = events.slice(i, i + SNAPSHOT_CHUNK);
-      const last = i + SNAPSHOT_CHUNK >= events.length;
+    const chunk = retractions.length ? Math.max(events.length, 1) : SNAPSHOT_CHUNK;
+    for (let i = 0; i < events.length; i += chunk) {
+      const txs = events.slice(i, i + chunk);
+      const last = i + chunk >= events.length;
       await sink({
         slot: Math.max(...txs.map((t) => t.slot)),
         writeVersion,
@@ -400,7 +415,12 @@ export class RpcSource implements AccountSource {
     if ((this.opts.reconcileMs ?? 60_000) > 0) this.timers.push(setInterval(() => void this.reconcile(), this.opts.reconcileMs ?? 60_000));
     if ((this.opts.gapCheckMs ?? 2_000) > 0)
       this.timers.push(setInterval(() => void this.gapCheck().catch((e) => this.opts.onError?.(e)), this.opts.gapCheckMs ?? 2_000));
-    await this.reconcile();
+    // Live deliveries the checkpoint kept as unconfirmed: looked up now, whatever their age, so a
+    // fork among them is retracted with this first read rather than after a second one.
+    const restored = this.unverified.size ? await this.orphans(true).catch(() => [] as Orphan[]) : [];
+    await this.run(async () => {
+      if (this.sink) await this.reconcileNow(this.sink, restored);
+    });
   }
 
   private onAccount(a: KeyedAccountInfo, ctx: Context): void {
@@ -506,24 +526,41 @@ export class RpcSource implements AccountSource {
    */
   private async reconcileNow(sink: BatchSink, retract: Orphan[] = []): Promise<void> {
     const limit = this.opts.historyLimit ?? 10_000;
-    let h = await this.history(limit);
-    const forked = new Map<string, Orphan>();
-    let found = [...retract, ...h.forked];
-    for (let round = 0; found.length && round < FORK_ROUNDS; round++) {
-      for (const o of found) forked.set(o[0], o);
-      await this.rewindBefore(Math.min(...found.map(([, live, chain]) => Math.min(live, chain ?? live))));
-      for (const [sig] of found) {
-        this.seenLive.delete(sig);
-        this.forkedLive.delete(sig);
-      }
+    // Forks known already rewind before the first read; a read that finds more rewinds again.
+    let found = [...this.pendingForks.values(), ...retract];
+    let h: History | null = null;
+    if (!found.length) {
       h = await this.history(limit);
       found = h.forked;
     }
-    // Forks still found after FORK_ROUNDS stay undelivered: the next gap check finds them again.
+    const forked = new Map<string, Orphan>();
+    for (let round = 0; found.length && round < FORK_ROUNDS; round++) {
+      const from = Math.min(...found.map(([, live, chain]) => Math.min(live, chain ?? live))) - FORK_MARGIN_SLOTS;
+      // Kept until the retraction commits: rewinding forgets what the live stream said about them,
+      // and about every transaction notified at two slots from `from` on, which are forks too.
+      for (const [sig, slot] of this.forkedLive) if (slot >= from && !found.some((o) => o[0] === sig)) found.push([sig, slot, undefined]);
+      for (const o of found) {
+        forked.set(o[0], o);
+        this.pendingForks.set(o[0], o);
+        this.seenLive.delete(o[0]);
+        this.forkedLive.delete(o[0]);
+        this.unverified.delete(o[0]);
+      }
+      await this.rewindBefore(from);
+      h = await this.history(limit);
+      found = h.forked;
+    }
+    if (!h) throw new Error("unreachable: a fork round reads history");
+    if (found.length) {
+      // Still finding forks: deliver what was read but move no cursor, so the next check lists
+      // these again (they stay in seenLive, and pending) and retracts them.
+      for (const o of found) this.pendingForks.set(o[0], o);
+      h = { ...h, newest: new Map(), floor: 0 };
+    }
     const retractions = [...forked.values()].map(([signature, slot]): TxEvent => ({ signature, slot, writeVersion: 0, err: null, logs: [], retracted: true }));
     if (retractions.length) this.opts.onRetract?.([...forked.keys()]);
     await this.deliverHistory(sink, h, this.wv, retractions);
-    for (const sig of forked.keys()) this.unverified.delete(sig);
+    for (const sig of forked.keys()) this.pendingForks.delete(sig);
     await this.snapshotInto(sink, undefined, false);
   }
 
@@ -566,7 +603,7 @@ export class RpcSource implements AccountSource {
         if (!this.sink || this.stopped) return;
         // Still unresolved (a reconcile meanwhile may have read them again).
         const gone = [...forks.filter(([sig]) => this.seenLive.has(sig)), ...orphans.filter(([sig]) => this.unverified.has(sig))];
-        if (gone.length) {
+        if (gone.length || this.pendingForks.size) {
           await this.reconcileNow(this.sink, gone);
           return;
         }

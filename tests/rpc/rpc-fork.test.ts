@@ -39,6 +39,8 @@ describe.skipIf(!binary)("RPC source and forks", () => {
   const stores: Store[] = [];
   const sources: RpcSource[] = [];
   let alter: Alter | null = null;
+  /** The next reads of a transaction that fail (a node refusing): a retraction must survive them. */
+  let failReads = 0;
   const retracted: string[] = [];
 
   beforeAll(async () => {
@@ -64,6 +66,14 @@ describe.skipIf(!binary)("RPC source and forks", () => {
   /** A source from the writer's checkpoint, its notifications passing through `alter`. */
   async function startSource(writer: StoreWriter, tag: string) {
     const connection = validator.connection("confirmed");
+    const getTransaction = connection.getTransaction.bind(connection);
+    connection.getTransaction = ((...args: Parameters<Connection["getTransaction"]>) => {
+      if (failReads > 0) {
+        failReads--;
+        return Promise.reject(new Error("getTransaction: refused by the test"));
+      }
+      return getTransaction(...args);
+    }) as Connection["getTransaction"];
     const onLogs = connection.onLogs.bind(connection);
     connection.onLogs = ((filter, callback, commitment) =>
       onLogs(
@@ -80,7 +90,7 @@ describe.skipIf(!binary)("RPC source and forks", () => {
       name: tag,
       reconcileMs: 0,
       gapCheckMs: 300,
-      orphanSlots: 8,
+      orphanSlots: 25,
       flushMs: 50,
       onRetract: (sigs) => retracted.push(...sigs),
     });
@@ -122,10 +132,12 @@ describe.skipIf(!binary)("RPC source and forks", () => {
     const revision = Number((await offers.offer(offer)).revision);
     const hasEvent = (l: Logs) => l.logs.some((x) => x.startsWith("Program data: "));
 
-    // 1. The other bank's slot.
+    // 1. The other bank's slot; the first read after the rewind fails (the retraction stays pending).
     alter = (l, ctx) => (hasEvent(l) ? [[l, { slot: ctx.slot - 1 }]] : [[l, ctx]]);
     const a = await offers.take(t1, offer, 2n * UNIT);
     expect(a.error).toBeNull();
+    await eventually(async () => expect((await fill(revision + 1))?.slot).toBeDefined(), 30_000, 20);
+    failReads = 1;
     const aSlot = (await validator.connection("confirmed").getTransaction(a.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }))!.slot;
     let at = performance.now();
     await eventually(
@@ -172,9 +184,11 @@ describe.skipIf(!binary)("RPC source and forks", () => {
     await startSource(writer, "fork");
     await eventually(async () => expect(await fill(revision + 3)).toMatchObject({ signature: b.signature, taker: t2.key.publicKey.toBase58() }), 60_000, 100);
     console.log(
-      `forks: a ghost's row (orphanSlots 8) retracted and the chain's take indexed ${(performance.now() - at).toFixed(0)} ms after the ghost was stored`,
+      `forks: a ghost's row (orphanSlots 25, a restart between) retracted and the chain's take indexed ${(performance.now() - at).toFixed(0)} ms after the ghost was stored`,
     );
     expect(retracted).toEqual([a.signature, c.signature, ghost]);
+    // The refused read happened (and was retried).
+    expect(failReads).toBe(0);
 
     await equalsBackfill(store);
   }, 180_000);
