@@ -49,7 +49,16 @@
  * Tested against solana-test-validator in tests/rpc (snapshot, live at two commitments, a
  * websocket drop, restart from the checkpoint, backfill).
  */
-import { Connection, PublicKey, type Commitment, type ConfirmedSignatureInfo, type KeyedAccountInfo, type Context, type Logs } from "@solana/web3.js";
+import {
+  Connection,
+  PublicKey,
+  type Commitment,
+  type ConfirmedSignatureInfo,
+  type Finality,
+  type KeyedAccountInfo,
+  type Context,
+  type Logs,
+} from "@solana/web3.js";
 import type { AccountSource, AccountUpdate, BatchSink, Checkpoint, TxEvent } from "./types";
 
 export interface RpcSourceOptions {
@@ -126,6 +135,8 @@ export class RpcSource implements AccountSource {
   readonly connection: Connection;
   private readonly programs: PublicKey[];
   private readonly commitment: Commitment;
+  /** What history reads (listings, getTransaction) ask for: "finalized" if the source is, else "confirmed". */
+  private readonly finality: Finality;
   private readonly known = new Set<string>();
   private wv = 0;
   /** Per program (base58): newest signature a history read returned (see the header). */
@@ -156,6 +167,7 @@ export class RpcSource implements AccountSource {
   constructor(readonly opts: RpcSourceOptions) {
     this.programs = opts.programs.map((p) => new PublicKey(p));
     this.commitment = opts.commitment ?? "confirmed";
+    this.finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     this.name = opts.name ?? `rpc:${opts.url}`;
     this.connection = opts.connection ?? new Connection(opts.url, { commitment: this.commitment, wsEndpoint: opts.wsUrl });
     for (const k of opts.known ?? []) this.known.add(k);
@@ -240,7 +252,6 @@ export class RpcSource implements AccountSource {
    * forgets the live deliveries from `slot` on, so the next history read fetches them again.
    */
   private async rewindBefore(slot: number): Promise<void> {
-    const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     for (const program of this.programs) {
       const id = program.toBase58();
       const cur = this.cursors.get(id);
@@ -248,7 +259,7 @@ export class RpcSource implements AccountSource {
       let passed = cur === undefined;
       let to: string | null = null;
       for (;;) {
-        const page = await this.connection.getSignaturesForAddress(program, { before, limit: 1000 }, finality);
+        const page = await this.connection.getSignaturesForAddress(program, { before, limit: 1000 }, this.finality);
         for (const x of page) {
           if (x.signature === cur) passed = true;
           if (x.slot < slot) {
@@ -345,7 +356,6 @@ export class RpcSource implements AccountSource {
    * with the newest signature listed per program (where deliverHistory moves the cursors).
    */
   private async history(limit: number): Promise<History> {
-    const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     const listed = new Map<string, ConfirmedSignatureInfo>();
     const newest = new Map<string, string>();
     for (const program of this.programs) {
@@ -355,7 +365,7 @@ export class RpcSource implements AccountSource {
       let before: string | undefined;
       let got = 0;
       for (;;) {
-        const page = await this.connection.getSignaturesForAddress(program, { before, until, limit: 1000 }, finality);
+        const page = await this.connection.getSignaturesForAddress(program, { before, until, limit: 1000 }, this.finality);
         pages.push(page);
         got += page.length;
         // The limit bounds a first read (no cursor); after a gap, read back to the cursor whatever its length.
@@ -371,16 +381,17 @@ export class RpcSource implements AccountSource {
     const out: TxEvent[] = [];
     const forked: Orphan[] = [];
     for (const s of ordered) {
+      // Not a fork and seen live: delivered at the listed slot (forkOf confirmed it).
       const fork = this.forkOf(s);
       if (fork) forked.push(fork);
-      else if (this.delivered(s)) continue;
-      let tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
+      else if (this.seenLive.has(s.signature)) continue;
+      let tx = await this.connection.getTransaction(s.signature, { commitment: this.finality, maxSupportedTransactionVersion: 0 });
       // Listed but not yet readable happens for a moment on some nodes.
       for (let i = 0; !tx && i < 10; i++) {
         await new Promise((r) => setTimeout(r, 200));
-        tx = await this.connection.getTransaction(s.signature, { commitment: finality, maxSupportedTransactionVersion: 0 });
+        tx = await this.connection.getTransaction(s.signature, { commitment: this.finality, maxSupportedTransactionVersion: 0 });
       }
-      if (!tx) throw new Error(`getTransaction ${s.signature}: not found at ${finality}`);
+      if (!tx) throw new Error(`getTransaction ${s.signature}: not found at ${this.finality}`);
       out.push({
         signature: s.signature,
         slot: tx.slot,
@@ -574,12 +585,11 @@ export class RpcSource implements AccountSource {
     this.gapInFlight = true;
     try {
       // Listed outside the delivery chain, so the live flushes never wait for these round trips.
-      const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
       const lists: { id: string; from: string | undefined; listed: ConfirmedSignatureInfo[] }[] = [];
       for (const program of this.programs) {
         const id = program.toBase58();
         const from = this.cursors.get(id);
-        lists.push({ id, from, listed: await this.connection.getSignaturesForAddress(program, { until: from, limit: 1000 }, finality) });
+        lists.push({ id, from, listed: await this.connection.getSignaturesForAddress(program, { until: from, limit: 1000 }, this.finality) });
       }
       // What these lists show delivered at its slot is confirmed; for what is left, the node's slot
       // says whether it is old enough to look up (live notifications alone stop with the activity).
@@ -660,12 +670,11 @@ export class RpcSource implements AccountSource {
    */
   async caughtUpTo(slot: number): Promise<boolean> {
     if (!this.sink || this.stopped) return false;
-    const finality = this.commitment === "finalized" ? "finalized" : "confirmed";
     for (const program of this.programs) {
       const listed = await this.connection.getSignaturesForAddress(
         program,
         { until: this.cursors.get(program.toBase58()), limit: 1000, minContextSlot: slot },
-        finality,
+        this.finality,
       );
       if (listed.length === 1000) return false;
       if (listed.some((s) => s.slot <= slot && (this.seenLive.get(s.signature) !== s.slot || this.forkedLive.has(s.signature)))) return false;

@@ -14,7 +14,7 @@
  */
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database, AccountTable, PoolOutcomesTable } from "./schema";
-import { ACCOUNT_TABLES } from "./schema";
+import { ACCOUNT_TABLES, TABLE_KEYS } from "./schema";
 import type { Store } from "./db";
 import { decodeAccount, decodeEvents, type AccountRow, type DecodedEvents } from "../decode";
 import { newer, type AccountUpdate, type Batch, type Checkpoint } from "../sources/types";
@@ -197,8 +197,8 @@ export class StoreWriter {
             .execute();
         }
       }
-      // Rows of transactions delivered live that never reached the chain go first, so the
-      // history read that follows a retraction can insert the chain's rows under the same keys.
+      // Rows of retracted transactions (delivered live as the chain does not have them) go first,
+      // so the history read delivered with a retraction inserts the chain's rows under their keys.
       for (const sig of retracted) {
         for (const r of await trx.deleteFrom("fills").where("signature", "=", sig).returning(["offer", "taker", "position"]).execute()) {
           gone.offers.add(r.offer);
@@ -218,10 +218,10 @@ export class StoreWriter {
         [liveEvents, false],
         [historyEvents, true],
       ] as const) {
-        await insertEvents(trx, "fills", ["offer", "revision"], rows.fills, fromHistory);
-        await insertEvents(trx, "offer_closes", ["offer"], rows.closes, fromHistory);
-        await insertEvents(trx, "settlements", ["position"], rows.settlements, fromHistory);
-        await insertEvents(trx, "pool_cancels", ["pool"], rows.poolCancels, fromHistory);
+        await insertEvents(trx, "fills", rows.fills, fromHistory);
+        await insertEvents(trx, "offer_closes", rows.closes, fromHistory);
+        await insertEvents(trx, "settlements", rows.settlements, fromHistory);
+        await insertEvents(trx, "pool_cancels", rows.poolCancels, fromHistory);
       }
       await writeCheckpoint(trx, { source: this.source, slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor ?? "" });
     });
@@ -246,17 +246,12 @@ export class StoreWriter {
 type EventTable = "fills" | "offer_closes" | "settlements" | "pool_cancels";
 
 /**
- * Inserts event rows keyed by `key`: a key already stored keeps its row, except that a row read
- * back from history replaces a stored row of the same transaction (a live notification that named
- * another fork's bank recorded that bank's slot and time).
+ * Inserts event rows under their table's key (TABLE_KEYS): a key already stored keeps its row,
+ * except that a row read back from history replaces a stored row of the same transaction (a live
+ * notification that named another fork's bank recorded that bank's slot and time).
  */
-async function insertEvents<T extends EventTable>(
-  trx: Transaction<Database>,
-  table: T,
-  key: string[],
-  rows: readonly object[],
-  fromHistory: boolean,
-): Promise<void> {
+async function insertEvents<T extends EventTable>(trx: Transaction<Database>, table: T, rows: readonly object[], fromHistory: boolean): Promise<void> {
+  const key = TABLE_KEYS[table];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const cols = Object.keys(chunk[0]).filter((c) => !key.includes(c));
