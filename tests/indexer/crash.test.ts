@@ -24,7 +24,7 @@ import { openStore } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
 import { storeChecksum } from "../../indexer/store/checksum";
 import type { Batch } from "../../indexer/sources/types";
-import { chainReader } from "./attach";
+import { recordBatches } from "./attach";
 import { runPoolsScenario, runScenario } from "../../harness/indexer-scenario";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
@@ -36,7 +36,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
 
 let dir: string;
 let file: string;
-const batches: Batch[] = [];
+let batches: Batch[] = [];
 let source: BankrunSource;
 
 beforeAll(async () => {
@@ -46,13 +46,8 @@ beforeAll(async () => {
     { name: "offers", programId: OFFERS_PROGRAM_ID },
     { name: "pools", programId: POOLS_PROGRAM_ID },
   ]);
-  source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM, POOLS_PROGRAM] });
   const rec = new BatchRecorder(file);
-  await source.start(null, async (b) => {
-    batches.push(b);
-    await rec.sink(b);
-  });
-  chain.observe((tx) => source.onTransaction(tx));
+  ({ source, batches } = await recordBatches(chain, [OFFERS_PROGRAM, POOLS_PROGRAM], (b) => rec.sink(b)));
   const w = await OffersWorld.create({ chain });
   await runScenario(w, { seed: 99, actions: ACTIONS });
   await runPoolsScenario(await PoolsWorld.create({ chain }), { seed: 98, actions: POOL_ACTIONS });

@@ -13,24 +13,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestChain } from "../../harness/chain";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
-import { BankrunSource } from "../../indexer/sources/bankrun";
-import { OFFERS_PROGRAM, decodeEvents } from "../../indexer/decode";
+import { decodeEvents } from "../../indexer/decode";
 import { openStore, type Store } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
 import type { ChangeSet } from "../../indexer/changes";
 import type { Batch, TxEvent } from "../../indexer/sources/types";
-import { chainReader } from "./attach";
+import { recordBatches } from "./attach";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
-const batches: Batch[] = [];
+let batches: Batch[] = [];
 let take: TxEvent;
 beforeAll(async () => {
   const chain = await TestChain.start();
-  const source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM] });
-  await source.start(null, async (b) => {
-    batches.push(b);
-  });
-  chain.observe((tx) => source.onTransaction(tx));
+  const recorded = await recordBatches(chain);
+  const source = recorded.source;
+  batches = recorded.batches;
   const w = await OffersWorld.create({ chain });
   const [creator, taker] = [await w.user(), await w.user()];
   const contract = await w.contract({ cutoffIn: 3_600n, deadlineAfterCutoff: 600n });

@@ -8,25 +8,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestChain } from "../../harness/chain";
 import { OffersWorld } from "../../harness/offers-world";
 import { Rng } from "../../harness/random";
-import { BankrunSource } from "../../indexer/sources/bankrun";
 import { mergeBatches } from "../../indexer/sources/replay";
-import { OFFERS_PROGRAM, decodeEvents } from "../../indexer/decode";
+import { decodeEvents } from "../../indexer/decode";
 import { openStore, type Store } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
 import { tableChecksums } from "../../indexer/store/checksum";
 import type { Batch } from "../../indexer/sources/types";
-import { chainReader } from "./attach";
+import { recordBatches } from "./attach";
 import { runScenario } from "../../harness/indexer-scenario";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
-const batches: Batch[] = [];
+let batches: Batch[] = [];
 beforeAll(async () => {
   const chain = await TestChain.start();
-  const source = new BankrunSource(chainReader(chain), { programs: [OFFERS_PROGRAM] });
-  await source.start(null, async (b) => {
-    batches.push(b);
-  });
-  chain.observe((tx) => source.onTransaction(tx));
+  const recorded = await recordBatches(chain);
+  const source = recorded.source;
+  batches = recorded.batches;
   const w = await OffersWorld.create({ chain });
   await runScenario(w, { seed: 5, actions: 250 });
   await source.drain();
