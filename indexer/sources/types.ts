@@ -27,7 +27,7 @@ export interface TxEvent {
    * Read back from the node's transaction history (getTransaction at the source's finality), not
    * from a live notification: the authority on the transaction's slot and events. Its event rows
    * replace rows of the same signature (a live notification can name the bank of another fork;
-   * see indexer/sources/rpc.ts, "Forks").
+   * see indexer/sources/rpc/delivery-ledger.ts, "Forks").
    */
   fromHistory?: boolean;
   /**

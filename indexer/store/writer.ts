@@ -8,7 +8,7 @@
  * - Idempotency: event rows are keyed (fills by offer+revision, closes by offer, settlements by
  *   position, pool cancels by pool) and inserted with ON CONFLICT DO NOTHING; a row read back from
  *   the node's history (TxEvent.fromHistory) replaces a row of the same signature, and a retracted
- *   transaction's rows are deleted (both for forks: indexer/sources/rpc.ts).
+ *   transaction's rows are deleted (both for forks: indexer/sources/rpc/delivery-ledger.ts).
  * - Atomicity: rows of the batches and the checkpoint go in one database transaction.
  * - Single writer per store: run one Indexer per database.
  */
