@@ -58,8 +58,6 @@ const failedOnChain = (f: SubmitFailure) => programRefusal(f) ?? new ApiError(40
 
 export class Idempotency {
   private readonly inflight = new Map<string, { hash: string; promise: Promise<unknown> }>();
-  /** Signatures `track` follows now (a replay of a pending row does not start a second follower). */
-  private readonly tracked = new Set<string>();
   /** A refused (re)submission as the API's error, like a first submission (set by the write service). */
   failureError: (f: SubmitFailure) => ApiError = (f) => submitFailureError(f);
 
@@ -200,8 +198,6 @@ export class Idempotency {
         await this.mark(row, "confirmed");
         return response;
       case "pending":
-        // Nothing follows it when its process died after sending: follow it from here.
-        this.track(row.signature!, row.user_id, row.idem_key);
         return response;
       case "unknown":
         return this.resend(row, response);
@@ -262,8 +258,6 @@ export class Idempotency {
 
   /** Follows a signature in the background and records confirmed / failed. */
   track(signature: string, userId: string, key: string): void {
-    if (this.tracked.has(signature)) return;
-    this.tracked.add(signature);
     void (async () => {
       try {
         const r = await this.submitter.confirm(signature, undefined, 90_000);
@@ -279,8 +273,6 @@ export class Idempotency {
           .execute();
       } catch {
         // Tracking is best effort; a replay re-checks the signature.
-      } finally {
-        this.tracked.delete(signature);
       }
     })();
   }

@@ -112,6 +112,13 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
   }
 
   const balance = async (conn: Connection, account: string) => BigInt((await conn.getTokenAccountBalance(new PublicKey(account), "confirmed")).value.amount);
+  /** Waits until `signature` is confirmed on the validator; throws if it failed. */
+  const confirmed = (conn: Connection, signature: string) =>
+    until(async () => {
+      const st = await landed(conn, signature);
+      if (st?.err) throw new Error(`${signature} failed: ${JSON.stringify(st.err)}`);
+      return st?.confirmationStatus === "confirmed" || st?.confirmationStatus === "finalized" ? true : null;
+    }, 30_000);
   const landed = async (conn: Connection, signature: string) => (await conn.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];
 
   /** The retry of a killed write on the restarted service, timed from the first request to its answer. */
@@ -174,7 +181,7 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
     const again = await retry("create killed after sending", "/", create("kill-create-1"), aliceToken);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body).toEqual(sentCreate);
-    expect((await landed(conn, sentCreate.signature))?.err).toBeNull();
+    await confirmed(conn, sentCreate.signature);
     expect(await balance(conn, alice.tokenAccount)).toBe(92n * UNIT);
     expect((await call("/", create("kill-create-1"), aliceToken)).body).toEqual(sentCreate);
     const offer = sentCreate.offerAddress;
@@ -190,7 +197,7 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
     expect(tookAgain.status, JSON.stringify(tookAgain.body)).toBe(200);
     expect(tookAgain.body).toEqual(sentTake);
     expect(sentTake).toMatchObject({ offerAddress: offer, takeAmountMicros: String(5n * UNIT), creatorMatchedMicros: String(4n * UNIT) });
-    expect((await landed(conn, sentTake.signature))?.err).toBeNull();
+    await confirmed(conn, sentTake.signature);
     expect(await balance(conn, bob.tokenAccount)).toBe(95n * UNIT);
     await killedBy("/", create("kill-create-2"), aliceToken, run.exited);
     const unsent = await row(alice.id, "kill-create-2");
@@ -208,8 +215,7 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
     console.log(
       `kill window: the unsent create went ${sent.body.signature === unsent.signature ? "as recorded (same signature)" : "re-signed (its blockhash expired)"}`,
     );
-    await until(async () => ((await landed(conn, sent.body.signature as string))?.confirmationStatus ? true : null), 30_000);
-    expect((await landed(conn, sent.body.signature as string))?.err).toBeNull();
+    await confirmed(conn, sent.body.signature as string);
     expect(await balance(conn, alice.tokenAccount)).toBe(84n * UNIT);
     expect((await call("/", create("kill-create-2"), aliceToken)).body).toEqual(sent.body);
     await killedBy("/", create("kill-create-3"), aliceToken, run.exited);
