@@ -19,7 +19,9 @@ import { join } from "node:path";
 import { Keypair, PublicKey, type Connection } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
+import type { Kysely } from "kysely";
 import { openStore } from "../../indexer/store/db";
+import type { CustodyDatabase } from "../../service/custody/schema";
 import { FAIL_POINT_ENV, type WriteFailPoint } from "../../service/writes/fail-point";
 import { until } from "../harness/wait";
 
@@ -104,7 +106,7 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
   async function row(userId: string, key: string) {
     const store = await openStore(join(data, "store.sqlite"));
     try {
-      const db = store.db as unknown as import("kysely").Kysely<import("../../service/custody/schema").CustodyDatabase>;
+      const db = store.db as unknown as Kysely<CustodyDatabase>;
       return await db.selectFrom("idempotency").selectAll().where("user_id", "=", userId).where("idem_key", "=", key).executeTakeFirstOrThrow();
     } finally {
       await store.close();
