@@ -50,11 +50,7 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
   });
 
   /** Starts the service on the data directory, with `failPoint` armed (or none); resolves once it serves. */
-  async function start(
-    env: NodeJS.ProcessEnv,
-    failPoint: WriteFailPoint | null,
-    init = false,
-  ): Promise<{ exited: Promise<NodeJS.Signals | number | null>; log: () => string }> {
+  async function start(env: NodeJS.ProcessEnv, failPoint: WriteFailPoint | null, init = false): Promise<{ exited: Promise<NodeJS.Signals | number | null> }> {
     const args = ["--import", "tsx", "scripts/start.ts", "--rpc", validator!.rpcUrl, "--port", String(port), "--admin-port", String(port + 1), "--data", data];
     const c = spawn(process.execPath, init ? [...args, "--init"] : args, {
       cwd: ROOT,
@@ -70,7 +66,7 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
     await until(async () => (out.includes("Service up against") ? true : null), 120_000);
     console.log(`kill window: started (${failPoint ?? "unarmed"}) in ${(performance.now() - t0).toFixed(0)} ms`);
     if (failPoint) expect(out).toContain(`${FAIL_POINT_ENV}=${failPoint}: TEST fail point armed`);
-    return { exited, log: () => out };
+    return { exited };
   }
 
   async function call(path: string, body: unknown, token: string): Promise<Res> {
@@ -226,13 +222,22 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
 
     // 5. Unarmed: the reserved key (nothing was sent for it) is "in progress" until its takeover.
     run = await start(env, null);
+    const age = Math.floor(Date.now() / 1000) - Number(reserved.updated_at);
     const busy = await retry("create killed before recording", "/", create("kill-create-3"), aliceToken);
-    expect(busy.status).toBe(409);
-    expect(busy.body.error).toMatch(/in progress/);
-    expect(Number(busy.retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(Number(busy.retryAfter)).toBeLessThanOrEqual(60);
-    // Each stake moved once: alice's two offers, bob's one take.
-    expect(await balance(conn, alice.tokenAccount)).toBe(84n * UNIT);
+    if (age < 58) {
+      expect(busy.status, JSON.stringify(busy.body)).toBe(409);
+      expect(busy.body.error).toMatch(/in progress/);
+      expect(Number(busy.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(busy.retryAfter)).toBeLessThanOrEqual(60 - age + 1);
+      expect(await balance(conn, alice.tokenAccount)).toBe(84n * UNIT);
+    } else {
+      // A restart slower than the takeover (a loaded machine): the retry took the key over and acted once.
+      console.log(`kill window: the restart took ${age} s, past the 60 s takeover`);
+      expect(busy.status, JSON.stringify(busy.body)).toBe(200);
+      await confirmed(conn, busy.body.signature as string);
+      expect(await balance(conn, alice.tokenAccount)).toBe(76n * UNIT);
+    }
+    // Each take moved bob's stake once.
     expect(await balance(conn, bob.tokenAccount)).toBe(95n * UNIT);
     child!.kill("SIGINT");
     expect(await run.exited).toBe(0);
