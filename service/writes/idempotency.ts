@@ -14,7 +14,12 @@
  *   close carries `expectedRevision`, which the first landing would have moved.
  * - A request refused before anything landed (a 4xx by the checks or by the program's preflight)
  *   releases its row: the key stays usable, and a replay re-runs the checks against fresh state.
- * - A `reserved` row older than `staleSeconds` (its process died mid-check) is taken over.
+ * - A `reserved` row (checks running; nothing was sent, since the transaction is recorded first)
+ *   answers 409 "in progress" with `Retry-After` until it is `staleSeconds` old (its process died
+ *   mid-check), then it is taken over. A crash after the recording leaves a `submitted` row, which
+ *   a replay resolves at once by asking the chain (`replay`), not by waiting.
+ * - A `TEST` fail point (./fail-point.ts, armed only from the process environment) can kill the
+ *   process at each step of the recorder: tests/rpc/kill-window.test.ts.
  * - Rows untouched for `RETENTION_SECONDS` (7 days) are pruned (`prune`, hourly in the service).
  *   A key replayed after that is a new request, and cannot do anything twice: its blockhash is
  *   long expired, a create's offer PDA already exists and a take or close names a revision the
@@ -26,6 +31,7 @@ import { isSubmitFailure, type SubmitFailure, type Submitter } from "../chain/su
 import type { CustodyDatabase, IdempotencyTable } from "../custody/schema";
 import { CHAIN_UNREACHABLE, programRefusal, submitFailureError } from "./errors";
 import { ApiError } from "../api-error";
+import { armedFailPoint, reachFailPoint, type WriteFailPoint } from "./fail-point";
 
 /** Records the signed transaction before sending; called with "sent" once it was accepted. */
 export type Recorder = (r: StoredResult | "sent") => Promise<void>;
@@ -42,6 +48,9 @@ const nowSec = () => Math.floor(Date.now() / 1000);
 /** How long a key is remembered after its last use. */
 export const RETENTION_SECONDS = 7 * 86_400;
 
+/** How long a `reserved` row is left to the request that inserted it (default `staleSeconds`). */
+const STALE_SECONDS = 60;
+
 const FAILED_ON_CHAIN = "the transaction failed on chain; re-read and retry with a new idempotencyKey";
 
 /** A transaction that failed after it was accepted: the program's refusal, else 409. */
@@ -56,8 +65,13 @@ export class Idempotency {
     readonly db: Kysely<CustodyDatabase>,
     readonly submitter: Submitter,
     private readonly signers: (userId: string) => Promise<Keypair[]>,
-    readonly opts: { staleSeconds?: number } = {},
-  ) {}
+    readonly opts: { staleSeconds?: number; failPoint?: WriteFailPoint | null } = {},
+  ) {
+    this.failPoint = opts.failPoint === undefined ? armedFailPoint() : opts.failPoint;
+  }
+
+  /** The TEST fail point this process was started with (./fail-point.ts); null: none. */
+  private readonly failPoint: WriteFailPoint | null;
 
   /** Forgets keys last used more than `retentionSeconds` ago; returns how many. */
   async prune(retentionSeconds = RETENTION_SECONDS, now = nowSec()): Promise<number> {
@@ -125,8 +139,8 @@ export class Idempotency {
     if (row) {
       if (row.request_hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
       if (row.state !== "reserved") return this.replay(row) as Promise<R>;
-      if (now - Number(row.updated_at) < (this.opts.staleSeconds ?? 60))
-        throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+      const left = (this.opts.staleSeconds ?? STALE_SECONDS) - (now - Number(row.updated_at));
+      if (left > 0) throw inProgress(left);
       const took = await this.db
         .updateTable("idempotency")
         .set({ updated_at: now })
@@ -135,15 +149,17 @@ export class Idempotency {
         .where("state", "=", "reserved")
         .where("updated_at", "=", row.updated_at)
         .executeTakeFirst();
-      if (Number(took.numUpdatedRows) !== 1) throw new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key");
+      if (Number(took.numUpdatedRows) !== 1) throw inProgress(1);
     }
     let recorded = false;
     let lastSig = "";
     const record = async (r: StoredResult | "sent") => {
       if (r === "sent") {
+        reachFailPoint(this.failPoint, "write-after-send");
         this.track(lastSig, userId, key);
         return;
       }
+      reachFailPoint(this.failPoint, "write-before-record");
       lastSig = r.signature;
       await this.db
         .updateTable("idempotency")
@@ -159,6 +175,7 @@ export class Idempotency {
         .where("idem_key", "=", key)
         .execute();
       recorded = true;
+      reachFailPoint(this.failPoint, "write-before-send");
     };
     try {
       return await exec(record);
@@ -259,4 +276,9 @@ export class Idempotency {
       }
     })();
   }
+}
+
+/** 409 "in progress" for a key whose first request is still running, with the seconds to wait. */
+function inProgress(retryAfterSeconds: number): ApiError {
+  return new ApiError(409, "a request with this idempotencyKey is in progress; retry shortly with the same key", Math.max(1, Math.ceil(retryAfterSeconds)));
 }
