@@ -1,7 +1,7 @@
 /**
  * The share pages on a phone, and the chat text that links to them: in Debian's chromium at a
- * 390 px wide viewport, neither page is wider than the screen (no sideways scrolling), even with a
- * long unbroken title; the `/shareable` chat line says the taker's terms in the page's own words
+ * 390 px wide viewport, neither page is wider than the screen (no sideways scrolling), whatever
+ * their long links and unbroken words; the `/shareable` chat line says the taker's terms in the page's own words
  * (amounts, decimal odds, a readable cutoff), never a raw ISO timestamp. Screenshots of both pages
  * at that size are written to docs/screenshots.
  */
@@ -11,13 +11,13 @@ import type { Browser } from "playwright-core";
 import { upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { apiStack, getJson, until, type ApiStack } from "./helpers";
-import { createBody, makeUser, post, UNIT } from "../writes/helpers";
+import { contract, createBody, makeUser, post, UNIT } from "../writes/helpers";
 import { decodePng, launchBrowser, saveScreenshot } from "./browser";
 
 const BASE = "/api/bets-usdc/offers";
 const PHONE = { width: 390, height: 844 };
-// No space to break at: without wrapping anywhere, this alone is wider than a phone.
-const LONG_TITLE = "Supercalifragilistic-Championship-Final-Decider?";
+// No space to break at: without wrapping anywhere, a word this long is wider than a phone.
+const LONG_QUESTION = "Supercalifragilistic-Championship-Final-Decider?";
 
 let s: ApiStack;
 let browser: Browser;
@@ -29,25 +29,14 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const creator = await makeUser(s);
   const now = await s.chain.gateway.now();
-  const contract = await s.admin.createContract({
-    title: LONG_TITLE,
-    event: "Home vs Away",
-    sport: "football",
-    competition: "League",
-    startsAt: Number(now + 3_600n),
-    cutoffAt: now + 3_600n,
-    resolutionDeadline: now + 90_000n,
-    sideALabel: "Home",
-    sideBLabel: "Away",
-    visuals: [],
-  });
-  const r = await post(s, "/", createBody(contract, { creatorTotalMicros: String(15n * UNIT), takerTargetMicros: String(45n * UNIT) }), creator.token);
+  const c = await contract(s);
+  const r = await post(s, "/", createBody(c, { creatorTotalMicros: String(15n * UNIT), takerTargetMicros: String(45n * UNIT) }), creator.token);
   expect(r.status).toBe(200);
   offer = r.body.offerAddress as string;
   await until(async () => (await getJson(s, `${BASE}/${offer}`)).status === 200);
 
   const ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
-  pool = await ops.create(creator.name, { question: LONG_TITLE, labels: ["Red", "Blue", "Draw"], closesAt: now + 600n, criteria: "Official result" });
+  pool = await ops.create(creator.name, { question: LONG_QUESTION, labels: ["Red", "Blue", "Draw"], closesAt: now + 600n, criteria: "Official result" });
   await ops.pick(creator.name, pool, 0, 10n * UNIT);
   await upsertPoolCatalog(s.db, { pool: pool.toBase58(), slug: "phone" });
   await until(async () => (await getJson(s, "/api/embed/v1/polls/phone")).body.data?.totalOiMicros === "10000000");
@@ -93,7 +82,7 @@ describe("the chat text and the page it links", () => {
     expect(shareable.text).toContain(terms);
     // The page's sentence, from "Take" on, is the chat line's, which adds the contract and the link.
     const pageTerms = description!.slice(description!.indexOf("Take "));
-    expect(shareable.text).toBe(`${shareable.offer.creator.displayName} backs "Home" on ${LONG_TITLE} ${pageTerms} ${shareable.url}`);
+    expect(shareable.text).toBe(`${shareable.offer.creator.displayName} backs "Home" on Will the home side win? ${pageTerms} ${shareable.url}`);
     expect(pageTerms).toMatch(/cutoff \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\.$/);
     expect(shareable.text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/); // no raw ISO time
   });
