@@ -1,10 +1,10 @@
 /**
  * The one error the API raises on purpose, for reads and writes alike: an HTTP status, a message
  * a client can show, and the code naming the status (API_ERROR_CODES, the one table of codes).
- * REST answers `{error: message, code}` with the status (and `Retry-After` on 429 and 503); GraphQL
- * answers the message with the same code in `extensions.code`,
- * `extensions.status` (and `extensions.retryAfter` on 429 and 503). Anything else that escapes a handler
- * is logged and answered 503 without detail (no stack, no SQL, no key material).
+ * REST answers `{error: message, code}` with the status (and `Retry-After` on 429 and 503);
+ * GraphQL answers the message with the same code in `extensions.code`, `extensions.status` (and
+ * `extensions.retryAfter` on 429 and 503). Anything else that escapes a handler is logged and
+ * answered 503 without detail (no stack, no SQL, no key material).
  */
 import { GraphQLError } from "graphql";
 import type { Context } from "hono";
@@ -32,7 +32,7 @@ export const API_ERROR_CODES = {
 export type ApiErrorCode = (typeof API_ERROR_CODES)[HttpErrorStatus];
 
 /** A REST error body: the message for people, the code for programs. */
-export const errorBody = (status: HttpErrorStatus, message: string) => ({ error: message, code: API_ERROR_CODES[status] });
+const errorBody = (status: HttpErrorStatus, message: string) => ({ error: message, code: API_ERROR_CODES[status] });
 
 /** A REST error answer with its body, status and headers (Retry-After on 429 and 503 is the caller's to give). */
 export const errorJson = (c: Context, status: HttpErrorStatus, message: string, headers?: Record<string, string>) =>
