@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { RequestLimiter } from "../service/rate/request-limiter";
+import { errorJson } from "../service/api-error";
 
 const UNLIMITED = new Set(["/healthz", "/readyz", "/metrics"]);
 
@@ -39,7 +40,7 @@ export function rateLimit(limiter: RequestLimiter, o: RateLimitOptions = {}): Mi
   return async (c, next) => {
     if (UNLIMITED.has(c.req.path)) return next();
     const refuse = (what: string, seconds: number) =>
-      c.json({ error: `too many requests from this ${what}; retry in ${seconds} s` }, 429, { "retry-after": String(seconds) });
+      errorJson(c, 429, `too many requests from this ${what}; retry in ${seconds} s`, { "retry-after": String(seconds) });
     const ipWait = await limiter.ip(clientAddress(c, o));
     if (ipWait > 0) return refuse("address", ipWait);
     const auth = c.req.header("authorization");

@@ -20,12 +20,12 @@ import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./htt
 import { Observability } from "../service/observability/observability";
 import { addReadQueries } from "./schema/read-schema";
 import { createBuilder, type ApiBuilder, type ReadContext } from "./schema/builder";
-import type { ReadTypes } from "./schema/read-types";
+import { viewerWallet, type ReadTypes } from "./schema/read-types";
 import { graphqlResponseCache } from "./response-cache";
 import type { ChangeFeed } from "../indexer";
 import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
-import { ApiError } from "../service/api-error";
+import { ApiError, errorJson } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
 import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
@@ -93,7 +93,7 @@ export function buildSchema(
       if (!d.writes) throw new Error("writes are not configured");
       return d.writes;
     },
-    { log: d.log },
+    { log: d.log, offer: { type: types.OfferT, load: async (address, ctx) => d.read.offer(address, await viewerWallet(ctx, d.custody)) } },
   );
   addSubscriptions(builder, types, live, d.custody, { log: d.log });
   extend?.(builder, types);
@@ -147,7 +147,7 @@ export function createApp(deps: AppDeps): Hono {
   // Before any route reads a body: a declared length over the limit is refused unread, a
   // streamed one as soon as it passes the limit (hono's bodyLimit buffers at most maxSize).
   const maxBody = d.maxBodyBytes ?? MAX_BODY_BYTES;
-  const tooLarge = (c: Context) => c.json({ error: `request body too large: at most ${maxBody} bytes` }, 413, { connection: "close" });
+  const tooLarge = (c: Context) => errorJson(c, 413, `request body too large: at most ${maxBody} bytes`, { connection: "close" });
   const limitBody = bodyLimit({ maxSize: maxBody, onError: tooLarge });
   // A declared length is judged from the headers alone (node:http never delivers more than it
   // declares): hono's limit asks for the request's body first, which on node-server builds a full
@@ -219,10 +219,10 @@ export function createApp(deps: AppDeps): Hono {
   // indexedSlot is informative only: a store outage must not get a live process restarted.
   app.get("/healthz", async (c) => c.json({ ok: true, indexedSlot: await d.read.indexedSlot().catch(() => null) }));
   observabilityRoutes(app, obs, () => d.read.indexedSlot());
-  app.notFound((c) => c.json({ error: "not found" }, 404));
+  app.notFound((c) => errorJson(c, 404, "not found"));
   app.onError((e, c) => {
     d.log?.(e);
-    return c.json({ error: "temporarily unavailable; retry with backoff" }, 503, { "retry-after": String(RETRY_AFTER_SECONDS) });
+    return errorJson(c, 503, "temporarily unavailable; retry with backoff", { "retry-after": String(RETRY_AFTER_SECONDS) });
   });
   return app;
 }

@@ -8,6 +8,7 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { PoolAggregate } from "../../indexer";
 import type { Offer } from "../../service/read/read-service";
+import { decimalOdds, formatBps, formatMicros, formatTime as when, takerTerms } from "../../service/read/share-format";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -21,28 +22,6 @@ export interface PageMeta {
   jsonUrl: string;
   image?: string | null;
 }
-
-/** "1,234.5 USDC" from a micro-unit decimal string, in bigint arithmetic (never a JS number for money). */
-export function formatMicros(micros: string): string {
-  const v = BigInt(micros);
-  const whole = (v / 1_000_000n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const frac = (v % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
-  return `${whole}${frac ? `.${frac}` : ""} USDC`;
-}
-
-/** Decimal odds (what one unit staked returns on a win, before the fee on profit), rounded down to 2 places. */
-export function decimalOdds(stakeMicros: string, againstMicros: string): string {
-  const stake = BigInt(stakeMicros);
-  if (stake === 0n) return "-";
-  const hundredths = ((stake + BigInt(againstMicros)) * 100n) / stake;
-  return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, "0")}`;
-}
-
-/** "33.34%" from basis points. */
-export const formatBps = (bps: number) => `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, "0")}%`;
-
-/** "2026-11-24 18:00 UTC" from an ISO timestamp. */
-const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "not set");
 
 /** Only web addresses become og:image; anything else (javascript:, data:) is left out. */
 const webUrl = (u: string | null | undefined) => (u && /^https?:\/\//i.test(u) ? u : null);
@@ -76,6 +55,8 @@ function page(meta: PageMeta | null, heading: string, body: Html): Html {
             margin: 0;
             background: #eef1f5;
             color: #1c2430;
+            /* A long word (an address, a link, a title without spaces) wraps instead of widening the page. */
+            overflow-wrap: anywhere;
           }
           main {
             max-width: 640px;
@@ -84,6 +65,14 @@ function page(meta: PageMeta | null, heading: string, body: Html): Html {
             border-radius: 12px;
             padding: 24px 28px;
             box-shadow: 0 1px 4px #0002;
+          }
+          /* A phone (390 px and the like): the card is the screen. */
+          @media (max-width: 520px) {
+            main {
+              margin: 0;
+              border-radius: 0;
+              padding: 16px;
+            }
           }
           h1 {
             font-size: 1.45em;
@@ -104,7 +93,7 @@ function page(meta: PageMeta | null, heading: string, body: Html): Html {
           }
           .sides {
             display: grid;
-            grid-template-columns: 1fr 1fr;
+            grid-template-columns: repeat(auto-fit, minmax(140px, 1fr));
             gap: 12px;
             margin: 16px 0;
           }
@@ -119,7 +108,7 @@ function page(meta: PageMeta | null, heading: string, body: Html): Html {
           }
           dl {
             display: grid;
-            grid-template-columns: max-content 1fr;
+            grid-template-columns: max-content minmax(0, 1fr);
             gap: 4px 16px;
             margin: 12px 0;
           }
@@ -181,10 +170,7 @@ function offerResult(o: Offer): string | null {
 
 /** The one-line preview of an offer: who backs what, what a taker stakes to win what, what is left. */
 export function offerMeta(o: Offer, url: string, jsonUrl: string): PageMeta {
-  const description =
-    `${o.creator.displayName} backs "${o.creatorSideLabel}". Take "${o.takerSideLabel}": ` +
-    `${formatMicros(o.takerTargetMicros)} to win ${formatMicros(o.creatorTotalMicros)} (odds ${decimalOdds(o.takerTargetMicros, o.creatorTotalMicros)}), ` +
-    `${formatMicros(o.remainingTakerMicros)} left. ${o.status}, cutoff ${when(o.contract.cutoffAt)}.`;
+  const description = `${o.creator.displayName} backs "${o.creatorSideLabel}". ${takerTerms(o)}`;
   return { title: o.contract.title || o.contract.event, description, url, jsonUrl, image: webUrl(o.contract.visuals[0]?.src) };
 }
 

@@ -7,12 +7,12 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Custody } from "../../service/custody/custody";
-import { ApiError, apiErrorResponse } from "../../service/api-error";
+import { ApiError, apiErrorResponse, errorJson } from "../../service/api-error";
 import { BrowseQuery, MineQuery, OfferAddressPath, PageQuery, browseParams, mineParams, pageParams } from "../../service/read/params";
 import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import { validationHook } from "./validation-hook";
-import { ContractsResponse, EmbedResponse, ERRORS, ErrorBody, FillPage, Offer, OfferPage, ShareablePage, ok } from "./schemas";
+import { ContractsResponse, EmbedResponse, ERRORS, documentedError, FillPage, Offer, OfferPage, ShareablePage, ok } from "./schemas";
 
 export const EMBED_CACHE_CONTROL = "public, max-age=5, s-maxage=15, stale-while-revalidate=30";
 
@@ -207,13 +207,9 @@ const embedRoute = createRoute({
   request: { params: z.object({ identifier: z.string().meta({ description: "pool slug or bet address" }) }) },
   responses: {
     200: ok("the pool's aggregate", EmbedResponse, { "Cache-Control": z.string().meta({ example: EMBED_CACHE_CONTROL }) }),
-    404: {
-      description: "unknown, private, deleted, flagged or malformed identifier (indistinguishable on purpose)",
-      content: { "application/json": { schema: ErrorBody } },
-      headers: z.object({ "Cache-Control": z.string() }),
-    },
+    404: documentedError(404, "unknown, private, deleted, flagged or malformed identifier (indistinguishable on purpose)", { "Cache-Control": z.string() }),
     429: ERRORS[429],
-    500: { description: "temporary; retry with backoff and keep the last good response", content: { "application/json": { schema: ErrorBody } } },
+    500: documentedError(500, "temporary; retry with backoff and keep the last good response"),
   },
 });
 
@@ -228,7 +224,7 @@ export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => voi
   const bodies = new WeakMap<object, object>();
   const notFound = (c: Context) => {
     c.header("Cache-Control", EMBED_CACHE_CONTROL);
-    return c.json({ error: "Poll not found" }, 404);
+    return errorJson(c, 404, "Poll not found");
   };
   app.openapi(embedRoute, (async (c: Context) => {
     try {
@@ -241,7 +237,7 @@ export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => voi
     } catch (e) {
       opts.log?.(e);
       c.header("Cache-Control", "no-store");
-      return c.json({ error: "Internal server error" }, 500);
+      return errorJson(c, 500, "Internal server error");
     }
   }) as never);
   // Any other path under /polls/ (none, or more than one segment) names no pool: the same 404.

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { SPORTS } from "../../service/read/sports";
 import { POOL_CANCEL_REASONS } from "../../indexer";
 import { OFFER_STATUSES } from "../../service/read/params";
+import { API_ERROR_CODES, type HttpErrorStatus } from "../../service/api-error";
 
 const micros = (description = "amount in micro-units, a decimal string of an unsigned 64-bit integer") =>
   z
@@ -17,7 +18,17 @@ const timestamp = () => z.string().meta({ format: "date-time", description: "ISO
 const address = () => z.string().meta({ description: "base58 address of 32 bytes" });
 const side = () => z.enum(["sideA", "sideB"]);
 
-export const ErrorBody = z.object({ error: z.string().meta({ description: "what was wrong, for a person to read" }) }).meta({ id: "Error" });
+const codeList = Object.entries(API_ERROR_CODES)
+  .map(([status, code]) => `${code} (${status})`)
+  .join(", ");
+export const ErrorBody = z
+  .object({
+    error: z.string().meta({ description: "what was wrong, for a person to read" }),
+    code: z.enum(Object.values(API_ERROR_CODES)).meta({
+      description: `what was wrong, for a program: names the status, the same code as GraphQL's extensions.code: ${codeList}`,
+    }),
+  })
+  .meta({ id: "Error" });
 
 export const Settings = z.object({
   feeBps: z.number().int().min(0).max(10_000),
@@ -225,22 +236,23 @@ const retryAfter = z
   .meta({ description: "seconds to wait before retrying" });
 
 const json = (schema: z.ZodType) => ({ "application/json": { schema } });
-const error = (description: string, headers?: Record<string, z.ZodType>) => ({
-  description,
+/** An error answer of a route: its description, the code of its status, the `{error, code}` body. */
+export const documentedError = (status: HttpErrorStatus, description: string, headers?: Record<string, z.ZodType>) => ({
+  description: `${description} (code ${API_ERROR_CODES[status]})`,
   content: json(ErrorBody),
   ...(headers ? { headers: z.object(headers) } : {}),
 });
 
 /** The error statuses every offers route may answer, with the spec's meaning. */
 export const ERRORS = {
-  400: error("malformed input: the message names the field and what it accepts"),
-  401: error("a token is missing (where needed), malformed, unknown, revoked, expired, or lacks bet:write on a write"),
-  403: error("the caller's account, or the offer creator's, is blocked from wagering"),
-  404: error("unknown offer (or contract)"),
-  409: error("state moved (fee, revision, amount no longer available): re-read and retry with fresh values"),
-  413: error("request body too large"),
-  429: error("too many requests from this address or token", { "Retry-After": retryAfter }),
-  503: error("offers switched off or temporarily unavailable: retry with backoff (and the same idempotencyKey)", { "Retry-After": retryAfter }),
+  400: documentedError(400, "malformed input: the message names the field and what it accepts"),
+  401: documentedError(401, "a token is missing (where needed), malformed, unknown, revoked, expired, or lacks bet:write on a write"),
+  403: documentedError(403, "the caller's account, or the offer creator's, is blocked from wagering"),
+  404: documentedError(404, "unknown offer (or contract)"),
+  409: documentedError(409, "state moved (fee, revision, amount no longer available): re-read and retry with fresh values"),
+  413: documentedError(413, "request body too large"),
+  429: documentedError(429, "too many requests from this address or token", { "Retry-After": retryAfter }),
+  503: documentedError(503, "offers switched off or temporarily unavailable: retry with backoff (and the same idempotencyKey)", { "Retry-After": retryAfter }),
 } as const;
 
 export const ok = (description: string, schema: z.ZodType, headers?: Record<string, z.ZodType>) => ({

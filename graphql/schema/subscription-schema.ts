@@ -16,6 +16,17 @@ import type { ApiBuilder, ReadContext } from "./builder";
 import { gqlApiError } from "./read-schema";
 import type { ReadTypes } from "./read-types";
 
+/**
+ * The pool subscription's argument: `identifier`, as the poll query and the embed path name it;
+ * `slug`, its first name, still works (deprecated) for clients written against it. Exactly one.
+ */
+export function poolIdentifier(a: { identifier?: string | null; slug?: string | null }): string {
+  if (a.identifier != null && a.slug != null) throw new ApiError(400, "give identifier or slug (deprecated), not both");
+  const id = a.identifier ?? a.slug;
+  if (id == null) throw new ApiError(400, "pool needs identifier: the pool's slug or bet address");
+  return id;
+}
+
 export function addSubscriptions(
   builder: ApiBuilder,
   types: ReadTypes,
@@ -105,8 +116,11 @@ export function addSubscriptions(
     pool: t.field({
       type: PoolT,
       description: "A public pool's aggregate (the embed's data, never participants): now, then after each change to the pool.",
-      args: { slug: t.arg.string({ required: true, description: "Pool slug (or bet address), as the poll query takes it." }) },
-      subscribe: (_r, a, ctx) => open(ctx, () => liveTopics.pool(a.slug)),
+      args: {
+        identifier: t.arg.string({ description: "Pool slug or bet address, as the poll query (and the embed path) takes it." }),
+        slug: t.arg.string({ deprecationReason: "Use identifier (the spec's word, as in poll(identifier:)); it takes the same values." }),
+      },
+      subscribe: (_r, a, ctx) => open(ctx, () => liveTopics.pool(poolIdentifier(a))),
       resolve: payload,
     }),
     indexedSlot: t.string({

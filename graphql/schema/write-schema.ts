@@ -13,13 +13,21 @@
  * `extensions.retryAfter`, seconds, on 429). The token is the request's `Authorization: Bearer`
  * header, as for REST.
  *
+ * A receipt carries `offer`, the Offer (a Relay node) as the read API knows it when the mutation
+ * answers, so that a normalising cache (Apollo, Relay) updates its copy from the mutation: for take
+ * and close the offer as indexed so far (the write shows once the indexer applies it, `status`
+ * `pending` until then); for create null until the new offer is indexed. It is loaded only when
+ * asked for, with the caller's `viewer` block.
+ *
  * `addWriteMutations(builder, ...)` registers them on the API's builder (with the read API);
  * `writesSchema(service)` is a schema of its own for a stack without the read API.
  */
 import { GraphQLError, type GraphQLSchema } from "graphql";
 import type { WriteService } from "../../service/writes/write-service";
 import { apiGraphQLError } from "../../service/api-error";
+import type { Offer } from "../../service/read/read-service";
 import { createBuilder, type ApiBuilder, type ReadContext } from "./builder";
+import type { ReadTypes } from "./read-types";
 import { enumsOf } from "./enums";
 
 const gqlError = (e: unknown, log?: (e: unknown) => void): GraphQLError =>
@@ -36,48 +44,83 @@ interface Receipt {
   expectedRevision?: string;
 }
 
+/** How a receipt finds its offer: the read API's Offer type and a load as the `offer` query does it. */
+export interface ReceiptOffer {
+  type: ReadTypes["OfferT"];
+  load: (address: string, ctx: ReadContext) => Promise<Offer | null>;
+}
+
 export function addWriteMutations(
   builder: ApiBuilder,
   service: WriteService | ((ctx: ReadContext) => WriteService),
-  opts: { log?: (e: unknown) => void } = {},
+  opts: { log?: (e: unknown) => void; offer?: ReceiptOffer } = {},
 ): void {
   const svc = (ctx: ReadContext) => (typeof service === "function" ? service(ctx) : service);
   const auth = (ctx: ReadContext) => svc(ctx).authorize(ctx.request.headers.get("authorization"));
 
   const { Side } = enumsOf(builder);
+  const receiptOffer = opts.offer;
   const WriteReceipt = builder.objectRef<Receipt>("WriteReceipt").implement({
     description: "A write submitted on chain: `status` is `pending` until the indexer shows the change (see the spec's tracking rules).",
     fields: (t) => ({
-      signature: t.exposeString("signature"),
-      status: t.exposeString("status"),
-      offerAddress: t.expose("offerAddress", { type: "Address" }),
+      signature: t.exposeString("signature", { description: "The on-chain transaction signature (base58)." }),
+      status: t.exposeString("status", { description: "`pending`: submitted; the change shows once the indexer applies it." }),
+      offerAddress: t.expose("offerAddress", { type: "Address", description: "The offer written to (create: the new offer's address)." }),
+      ...(receiptOffer
+        ? {
+            offer: t.field({
+              type: receiptOffer.type,
+              nullable: true,
+              description:
+                "The offer as the read API knows it now, with the caller's viewer block, for a normalising cache: take and close: as indexed so far (the write shows once indexed); create: null until indexed.",
+              // The write went through: a failed read leaves this null rather than reporting the write as failed.
+              resolve: (r, _a, ctx) =>
+                receiptOffer.load(r.offerAddress, ctx).catch((e: unknown) => {
+                  opts.log?.(e);
+                  return null;
+                }),
+            }),
+          }
+        : {}),
       positionAddress: t.expose("positionAddress", { type: "Address", nullable: true, description: "take: the caller's position on the offer" }),
-      takeAmountMicros: t.expose("takeAmountMicros", { type: "Amount", nullable: true }),
+      takeAmountMicros: t.expose("takeAmountMicros", { type: "Amount", nullable: true, description: "take: the amount taken" }),
       creatorMatchedMicros: t.expose("creatorMatchedMicros", { type: "Amount", nullable: true, description: "take: creator stake matched with this take" }),
       refundMicros: t.expose("refundMicros", { type: "Amount", nullable: true, description: "close: unmatched creator stake refunded" }),
-      expectedRevision: t.exposeString("expectedRevision", { nullable: true }),
+      expectedRevision: t.exposeString("expectedRevision", { nullable: true, description: "take and close: the revision the write was made against" }),
     }),
   });
+  const idempotencyKey = "8 to 128 characters, unique per intended action: a replay with the same key and input returns the first receipt.";
+  const expectedRevision = "The offer's current `revision`; the write is refused (CONFLICT) if the offer changed since.";
   const CreateOfferInput = builder.inputType("CreateOfferInput", {
+    description: "The REST create body: a side of an open contract, a stake and the total wanted on the other side.",
     fields: (t) => ({
-      contractAddress: t.field({ type: "Address", required: true }),
-      creatorOutcome: t.field({ type: Side, required: true }),
-      creatorTotalMicros: t.field({ type: "Amount", required: true }),
-      takerTargetMicros: t.field({ type: "Amount", required: true }),
-      minimumTakeMicros: t.field({ type: "Amount", required: true }),
-      expectedFeeBps: t.int({ required: true }),
-      idempotencyKey: t.string({ required: true }),
+      contractAddress: t.field({ type: "Address", required: true, description: "An open contract before its cutoff (the contracts query)." }),
+      creatorOutcome: t.field({ type: Side, required: true, description: "The creator's side." }),
+      creatorTotalMicros: t.field({ type: "Amount", required: true, description: "The creator's stake, within the settings' limits." }),
+      takerTargetMicros: t.field({ type: "Amount", required: true, description: "Total wanted on the other side; stake : target within the odds range." }),
+      minimumTakeMicros: t.field({ type: "Amount", required: true, description: "Smallest take accepted (a take of the whole remainder may go below)." }),
+      expectedFeeBps: t.int({ required: true, description: "The settings' current feeBps; refused (CONFLICT) if it changed." }),
+      idempotencyKey: t.string({ required: true, description: idempotencyKey }),
     }),
   });
   const TakeOfferInput = builder.inputType("TakeOfferInput", {
+    description: "The REST take body.",
     fields: (t) => ({
-      takeAmountMicros: t.field({ type: "Amount", required: true }),
-      expectedRevision: t.string({ required: true }),
-      idempotencyKey: t.string({ required: true }),
+      takeAmountMicros: t.field({
+        type: "Amount",
+        required: true,
+        description: "At least the offer's minimumTakeMicros, or exactly its remainingTakerMicros.",
+      }),
+      expectedRevision: t.string({ required: true, description: expectedRevision }),
+      idempotencyKey: t.string({ required: true, description: idempotencyKey }),
     }),
   });
   const CloseOfferInput = builder.inputType("CloseOfferInput", {
-    fields: (t) => ({ expectedRevision: t.string({ required: true }), idempotencyKey: t.string({ required: true }) }),
+    description: "The REST close body.",
+    fields: (t) => ({
+      expectedRevision: t.string({ required: true, description: expectedRevision }),
+      idempotencyKey: t.string({ required: true, description: idempotencyKey }),
+    }),
   });
   // The write service validates a REST body: the same fields as a plain object.
   const plain = (o: object): Record<string, unknown> => ({ ...o });
@@ -93,17 +136,27 @@ export function addWriteMutations(
   builder.mutationFields((t) => ({
     createOffer: t.field({
       type: WriteReceipt,
-      args: { input: t.arg({ type: CreateOfferInput, required: true }) },
+      description: "Create an offer with the caller's wallet (token with bet:write); the caller's balance must cover the stake.",
+      args: { input: t.arg({ type: CreateOfferInput, required: true, description: "The offer's terms and the idempotency key." }) },
       resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.create(user, plain(a.input))),
     }),
     takeOffer: t.field({
       type: WriteReceipt,
-      args: { offerAddress: t.arg({ type: "Address", required: true }), input: t.arg({ type: TakeOfferInput, required: true }) },
+      description: "Take part or all of another user's offer (token with bet:write); repeat takes add to the caller's position.",
+      args: {
+        offerAddress: t.arg({ type: "Address", required: true, description: "The offer's address." }),
+        input: t.arg({ type: TakeOfferInput, required: true, description: "The amount, the expected revision and the idempotency key." }),
+      },
       resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.take(user, a.offerAddress, plain(a.input))),
     }),
     closeOffer: t.field({
       type: WriteReceipt,
-      args: { offerAddress: t.arg({ type: "Address", required: true }), input: t.arg({ type: CloseOfferInput, required: true }) },
+      description:
+        "Withdraw the unmatched part of an offer (token with bet:write): its creator at any time, anyone after the contract's cutoff; allowed to blocked accounts.",
+      args: {
+        offerAddress: t.arg({ type: "Address", required: true, description: "The offer's address." }),
+        input: t.arg({ type: CloseOfferInput, required: true, description: "The expected revision and the idempotency key." }),
+      },
       resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.close(user, a.offerAddress, plain(a.input))),
     }),
   }));

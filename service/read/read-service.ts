@@ -32,6 +32,7 @@ import type { BrowseParams, PageParams } from "./params";
 import { viewerOf, type ContractResult, type Viewer, type ViewerPosition } from "./offer-viewer";
 import { ReadCache, type StoreChanges } from "./read-cache";
 import { searchCondition } from "./search";
+import { shareText } from "./share-format";
 
 export type { ContractResult, CreatorSettlement, SettlementOutcome, TakeRefusal, Viewer, ViewerPosition } from "./offer-viewer";
 
@@ -548,11 +549,7 @@ export class ReadService {
   /** One offer as a line of chat text and its link. */
   shareableOf(o: Offer): ShareableOffer {
     const url = `${this.publicBaseUrl}/offers/${o.address}`;
-    const text =
-      `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${o.contract.title || o.contract.address}: ` +
-      `take "${o.takerSideLabel}" at ${units(BigInt(o.takerTargetMicros))} to ${units(BigInt(o.creatorTotalMicros))}, ` +
-      `${units(BigInt(o.remainingTakerMicros))} left, cutoff ${o.contract.cutoffAt}. ${url}`;
-    return { address: o.address, text, url, offer: o };
+    return { address: o.address, text: shareText(o, url), url, offer: o };
   }
 
   /**
@@ -868,12 +865,6 @@ const offsetOf = (p: PageParams) => p.offset ?? (p.page - 1) * p.pageSize;
 
 function pagination(p: PageParams, total: number): Pagination {
   return { page: p.page, pageSize: p.pageSize, total, hasNextPage: offsetOf(p) + p.pageSize < total };
-}
-
-function units(micros: bigint): string {
-  const whole = micros / 1_000_000n;
-  const frac = (micros % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
-  return frac ? `${whole}.${frac}` : `${whole}`;
 }
 
 function toSettings(c: ConfigTable): Settings {

@@ -164,7 +164,7 @@ describe("pool aggregate", () => {
       "x".repeat(200),
     ]) {
       const r = await getJson(s, `${EMBED}/${id}`);
-      expect([id, r.status, r.body]).toEqual([id, 404, { error: "Poll not found" }]);
+      expect([id, r.status, r.body]).toEqual([id, 404, { error: "Poll not found", code: "NOT_FOUND" }]);
     }
     const g = await gql(s, `{ poll(identifier: "private-one") { id } }`);
     expect(g.body.errors[0].extensions.code).toBe("NOT_FOUND");
@@ -190,7 +190,7 @@ describe("pool aggregate", () => {
     const r = await getJson(srv, `${EMBED}/who-wins`);
     await srv.close();
     expect(r.status).toBe(500);
-    expect(r.body).toEqual({ error: "Internal server error" });
+    expect(r.body).toEqual({ error: "Internal server error", code: "INTERNAL_SERVER_ERROR" });
     expect(r.headers.get("cache-control")).toBe("no-store");
   });
 });

@@ -444,7 +444,7 @@ function nextRequest(r: Rng): Req {
       path,
       expect: e(x(a.tooLong ? 431 : 404), `embed ${id.slice(0, 40)}`, (status, body, h) => {
         if (status !== 404) return;
-        expect(JSON.parse(body)).toEqual({ error: "Poll not found" });
+        expect(JSON.parse(body)).toEqual({ error: "Poll not found", code: "NOT_FOUND" });
         expect(h?.get("cache-control")).toMatch(/max-age=5/);
       }),
     });

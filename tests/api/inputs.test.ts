@@ -223,7 +223,7 @@ describe("embed 404", () => {
     for (const path of ["/api/embed/v1/polls/", "/api/embed/v1/polls", "/api/embed/v1/polls/a/b", "/api/embed/v1/polls/a/b/c", "/api/embed/v1/polls//"]) {
       const r = await fetch(`${s.url}${path}`);
       expect(r.status, path).toBe(404);
-      expect(await r.text(), path).toBe('{"error":"Poll not found"}');
+      expect(await r.text(), path).toBe('{"error":"Poll not found","code":"NOT_FOUND"}');
       for (const h of ["cache-control", "content-type", "access-control-allow-origin"]) expect(r.headers.get(h), `${path} ${h}`).toBe(ref.headers.get(h));
     }
   });

@@ -203,7 +203,7 @@ describe("fills, mine, shareable", () => {
     const sh = r.body.offers.find((o: { address: string }) => o.address === offer);
     expect(sh.url).toBe(`https://offers.example/offers/${offer}`);
     expect(sh.text).toContain('backs "Home"');
-    expect(sh.text).toContain("5 left");
+    expect(sh.text).toContain("5 USDC left");
     expect(sh.text).toContain(sh.url);
   });
 });

@@ -56,17 +56,17 @@ describe("docs/openapi.json", () => {
   it("refuses what the schemas refuse with the project's error shape", async () => {
     const bad = await fetch(`${server.url}${OFFERS_BASE}/not-an-address`);
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: "offer address must be a base58 address of 32 bytes" });
+    expect(await bad.json()).toEqual({ error: "offer address must be a base58 address of 32 bytes", code: "BAD_REQUEST" });
     const page = await fetch(`${server.url}${OFFERS_BASE}/shareable?pageSize=51`);
     expect(page.status).toBe(400);
-    expect(await page.json()).toEqual({ error: 'pageSize must be an integer from 1 to 50; got "51"' });
+    expect(await page.json()).toEqual({ error: 'pageSize must be an integer from 1 to 50; got "51"', code: "BAD_REQUEST" });
     // A NUL reached PostgreSQL and came back 503; it is refused like any other bad value.
     const nul = await fetch(`${server.url}${OFFERS_BASE}/shareable?query=a%00b`);
     expect(nul.status).toBe(400);
-    expect(await nul.json()).toEqual({ error: "query must be at most 200 characters, without control characters" });
+    expect(await nul.json()).toEqual({ error: "query must be at most 200 characters, without control characters", code: "BAD_REQUEST" });
     // A repeated parameter is named as such, not quoted as one odd value ("Settled,").
     const twice = await fetch(`${server.url}${OFFERS_BASE}/?status=Settled&status=`);
     expect(twice.status).toBe(400);
-    expect(await twice.json()).toEqual({ error: "status given more than once; give it once" });
+    expect(await twice.json()).toEqual({ error: "status given more than once; give it once", code: "BAD_REQUEST" });
   });
 });

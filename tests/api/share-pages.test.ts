@@ -13,7 +13,7 @@ import { openStore, upsertPoolCatalog } from "../../indexer";
 import { ReadService } from "../../service/read/read-service";
 import { createApp, listen } from "../../graphql/server";
 import { PoolOps } from "../../service/chain/pools-ops";
-import { decimalOdds, formatMicros } from "../../graphql/pages/share-views";
+import { decimalOdds, formatMicros } from "../../service/read/share-format";
 import { apiStack, getJson, until, type ApiStack } from "./helpers";
 import { createBody, key, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
 import { decodePng, launchBrowser, recordingPage, saveScreenshot } from "./browser";

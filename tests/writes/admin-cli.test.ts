@@ -140,7 +140,7 @@ describe("admin CLI", () => {
     const mine = await fetch(`${api}/mine`, { headers: { authorization: `Bearer ${token}` } });
     expect(mine.status).toBe(200);
     const refused = await post("/", { contractAddress: "11111111111111111111111111111111", idempotencyKey: "cli-read-0001" }, token);
-    expect(refused).toEqual({ status: 401, body: { error: "token lacks the bet:write scope" } });
+    expect(refused).toEqual({ status: 401, body: { error: "token lacks the bet:write scope", code: "UNAUTHENTICATED" } });
     await expect(cli("issue-token", "fay", "--scope", "bet:admin")).rejects.toThrow(/bet:write, bet:read/);
   });
 });

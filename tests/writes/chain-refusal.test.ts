@@ -31,7 +31,7 @@ describe("refused by the chain, not by the pre-check", () => {
 
     const replay = await post(w.s, `/${a}/take`, lost, taker.token);
     expect(replay.status, replay.text).toBe(400);
-    expect(replay.body).toEqual({ error: "insufficient balance: needed 5000000 micros, available 3000000 micros" });
+    expect(replay.body).toEqual({ error: "insufficient balance: needed 5000000 micros, available 3000000 micros", code: "BAD_REQUEST" });
     expect(await balance(w.s, taker.user.tokenAccount)).toBe(3n * UNIT);
   });
 
@@ -46,7 +46,7 @@ describe("refused by the chain, not by the pre-check", () => {
 
     const replay = await post(w.s, "/", lost, creator.token);
     expect(replay.status, replay.text).toBe(400);
-    expect(replay.body).toEqual({ error: "insufficient balance: needed 9000000 micros, available 1234568 micros" });
+    expect(replay.body).toEqual({ error: "insufficient balance: needed 9000000 micros, available 1234568 micros", code: "BAD_REQUEST" });
     expect(await balance(w.s, creator.user.tokenAccount)).toBe(1_234_568n);
   });
 });

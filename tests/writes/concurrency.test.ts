@@ -134,7 +134,7 @@ describe("idempotency and races", () => {
     // Tokens resolve the user per request: the block applies at once.
     const create = await post(w.s, "/", createBody(w.c), blocked.token);
     expect(create.status).toBe(403);
-    expect(create.body).toEqual({ error: "your account is blocked from wagering" });
+    expect(create.body).toEqual({ error: "your account is blocked from wagering", code: "FORBIDDEN" });
     const take = await post(
       w.s,
       `/${other.body.offerAddress}/take`,

@@ -10,10 +10,12 @@ import { WriteService } from "../../service/writes/write-service";
 import { writeRoutes } from "../../graphql/rest/write-routes";
 import { RpcGateway } from "../../service/chain/rpc-gateway";
 import { listen } from "../../graphql/server";
+import { API_ERROR_CODES } from "../../service/api-error";
 
 function expectError(r: Res, status: number, message: RegExp) {
   expect(r.status, r.text).toBe(status);
-  expect(Object.keys(r.body)).toEqual(["error"]);
+  expect(Object.keys(r.body)).toEqual(["error", "code"]);
+  expect(r.body.code).toBe(API_ERROR_CODES[status as keyof typeof API_ERROR_CODES]);
   expect(r.body.error).toMatch(message);
 }
 
@@ -234,14 +236,14 @@ describe("write errors", () => {
         body: JSON.stringify(createBody(w.c)),
       });
       expect(r.status).toBe(503);
-      expect(await r.json()).toEqual({ error: "the chain is temporarily unreachable; retry with the same idempotencyKey" });
+      expect(await r.json()).toEqual({ error: "the chain is temporarily unreachable; retry with the same idempotencyKey", code: "SERVICE_UNAVAILABLE" });
       const t = await fetch(`${server.url}${OFFERS_BASE}/${offer}/take`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${w.bob.token}` },
         body: JSON.stringify({ takeAmountMicros: "2000000", expectedRevision: "1", idempotencyKey: key() }),
       });
       expect(t.status).toBe(503);
-      expect(Object.keys(await t.json())).toEqual(["error"]);
+      expect(await t.json()).toEqual({ error: expect.any(String), code: "SERVICE_UNAVAILABLE" });
     } finally {
       await server.close();
     }

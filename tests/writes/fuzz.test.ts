@@ -9,6 +9,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
 import { UNIT, balance, createBody, key, post, writeSuite } from "./helpers";
+import { API_ERROR_CODES } from "../../service/api-error";
 
 const N = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 7);
@@ -254,7 +255,13 @@ describe("fuzz: hostile write requests", () => {
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (r.status >= 500) fives.push(`${r.status} ${q.path} ${r.text.slice(0, 200)}`);
         const err = typeof r.body.error === "string" ? r.body.error : null;
-        const shapeOk = r.status >= 400 && r.status < 500 && err !== null && Object.keys(r.body).length === 1 && err.length < 400;
+        const shapeOk =
+          r.status >= 400 &&
+          r.status < 500 &&
+          err !== null &&
+          Object.keys(r.body).join() === "error,code" &&
+          r.body.code === API_ERROR_CODES[r.status as keyof typeof API_ERROR_CODES] &&
+          err.length < 400;
         // Unknown field names are echoed back (quoted); they are the caller's own input.
         const scanned = (err ?? r.text).replace(/unknown field\(s\): .*; allowed:/, "unknown field(w.s): <echo>; allowed:");
         if (!shapeOk || LEAK.test(scanned) || scanned.includes(w.s.custody.key.digest("probe").toString("hex").slice(0, 8)))
