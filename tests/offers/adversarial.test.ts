@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, TOKEN_PROGRAM } from "../../idl/client/offers";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
-import { expectError, expectOk, outcome } from "../harness/expect";
-import { unsigned } from "../harness/bent-ix";
+import { expectError, expectOk, outcome } from "../support/expect";
+import { unsigned } from "../support/bent-ix";
 
 let w: OffersWorld;
 let alice: User, bob: User, mallory: User;

@@ -22,7 +22,7 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_ERRORS, OffersClient, offersAccountsCoder, uuidBytes } from "../../idl/client/offers";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
+import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../support/attacker";
 
 const UNIT = 1_000_000n;
 const coder = offersAccountsCoder as unknown as AccountsCoder;

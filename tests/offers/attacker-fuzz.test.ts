@@ -41,8 +41,8 @@ import {
   type RawOffer,
   type RawPosition,
 } from "../../idl/client/offers";
-import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../harness/attacker";
-import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../harness/attacker";
+import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../support/attacker";
+import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../support/attacker";
 
 const UNIT = 1_000_000n;
 const LIM = LAUNCH_LIMITS;

@@ -11,8 +11,8 @@ import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestMint } from "../../harness/token";
 import type { TxResult } from "../../harness/chain";
-import { expectError as expectErr, expectOk } from "../harness/expect";
-import { forgedClaim } from "../harness/forged-claim";
+import { expectError as expectErr, expectOk } from "../support/expect";
+import { forgedClaim } from "../support/forged-claim";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, OFFERS_ERRORS);
 

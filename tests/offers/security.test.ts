@@ -13,8 +13,8 @@ import { programDataAddress, LOADER_V3, u64le } from "../../idl/client/common";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestChain, type TxResult } from "../../harness/chain";
 import { TestMint } from "../../harness/token";
-import { expectError, expectOk } from "../harness/expect";
-import { nonCanonical, patch, rekey, unsigned } from "../harness/bent-ix";
+import { expectError, expectOk } from "../support/expect";
+import { nonCanonical, patch, rekey, unsigned } from "../support/bent-ix";
 
 let w: OffersWorld;
 let pid: PublicKey;

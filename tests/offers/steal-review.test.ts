@@ -10,8 +10,8 @@ import { LAUNCH_LIMITS, OFFERS_ERRORS } from "../../idl/client/offers";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import type { TxResult } from "../../harness/chain";
 import { TestMint } from "../../harness/token";
-import { expectError as expectErr, expectOk } from "../harness/expect";
-import { deployProgramAt, drain } from "../harness/loader";
+import { expectError as expectErr, expectOk } from "../support/expect";
+import { deployProgramAt, drain } from "../support/loader";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, OFFERS_ERRORS);
 

@@ -9,8 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { POOLS_ERRORS, TOKEN_PROGRAM, SYSTEM_PROGRAM } from "../../idl/client/pools";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
-import { expectError as expectErr, expectOk, outcome } from "../harness/expect";
-import { unsigned } from "../harness/bent-ix";
+import { expectError as expectErr, expectOk, outcome } from "../support/expect";
+import { unsigned } from "../support/bent-ix";
 
 let w: PoolsWorld;
 let alice: User, bob: User, carol: User, mallory: User;

@@ -29,7 +29,7 @@ import { describe, expect, it } from "vitest";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { POOLS_ERRORS, PoolsClient, poolsAccountsCoder } from "../../idl/client/pools";
 import type { Idl, Program } from "../../idl/client/anchor";
-import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../harness/attacker";
+import { type AccountsCoder, AttackerWorld, attackerWorldOf, SYSTEM_PROGRAM, TOKEN_PROGRAM, buildIx, decodeAs, errorName, u64le } from "../support/attacker";
 
 const UNIT = 1_000_000n;
 const coder = poolsAccountsCoder as unknown as AccountsCoder;

@@ -10,8 +10,8 @@ import { POOLS_ERRORS, POOLS_PROGRAM_ID, PROPOSAL_DEADLINE_SECONDS } from "../..
 import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { TestMint } from "../../harness/token";
-import { expectOk } from "../harness/expect";
-import { forgedClaim } from "../harness/forged-claim";
+import { expectOk } from "../support/expect";
+import { forgedClaim } from "../support/forged-claim";
 import { cast4, expectError, resolvedPool } from "./review-fixture";
 
 let w: PoolsWorld;

@@ -6,7 +6,7 @@ import type { PublicKey } from "@solana/web3.js";
 import { DISPUTE_WINDOW_SECONDS, POOLS_ERRORS } from "../../idl/client/pools";
 import { UNIT, type PoolsWorld, type User } from "../../harness/pools-world";
 import type { TxResult } from "../../harness/chain";
-import { expectError as expectErr, expectOk } from "../harness/expect";
+import { expectError as expectErr, expectOk } from "../support/expect";
 
 export const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
 

@@ -30,8 +30,8 @@ import { LOADER_V3, programDataAddress } from "../../idl/client/common";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { TestChain, type TxResult } from "../../harness/chain";
 import { TestMint } from "../../harness/token";
-import { expectError as expectErr, expectOk } from "../harness/expect";
-import { nonCanonical, unsigned } from "../harness/bent-ix";
+import { expectError as expectErr, expectOk } from "../support/expect";
+import { nonCanonical, unsigned } from "../support/bent-ix";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
 const FEE_BPS = 500n;

@@ -7,9 +7,9 @@ import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import { PROPOSAL_DEADLINE_SECONDS, AUTHORITY_DEADLINE_SECONDS, MAX_OPEN_SECONDS } from "../../idl/client/pools";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { createCloseAccountInstruction } from "@solana/spl-token";
-import { expectOk } from "../harness/expect";
+import { expectOk } from "../support/expect";
 import { cast4, expectError, resolvedPool } from "./review-fixture";
-import { deployProgramAt, drain } from "../harness/loader";
+import { deployProgramAt, drain } from "../support/loader";
 import { LOADER_V3 } from "../../idl/client/common";
 
 let w: PoolsWorld;

@@ -23,7 +23,7 @@ import { operatorRunWorker, startApiReplica } from "../../stack/roles";
 import type { LocalStack } from "../../stack/local-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { stack } from "../writes/helpers";
-import { eventually, until } from "../harness/wait";
+import { eventually, until } from "../support/wait";
 import type { Kysely } from "kysely";
 
 const MAX_LAG = 5;

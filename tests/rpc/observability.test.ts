@@ -10,7 +10,7 @@ import { type TestValidator, validatorBinary } from "../../harness/validator";
 import type { ClusterStack } from "../../stack/cluster-stack";
 import { validatorStack } from "./validator-stack";
 import { UNIT, contract, createBody, get, makeUser, post } from "../writes/helpers";
-import { eventually } from "../harness/wait";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

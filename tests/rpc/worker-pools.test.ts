@@ -27,7 +27,7 @@ import { ServiceKey } from "../../service/custody/crypto";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { upsertPoolCatalog } from "../../indexer";
 import { UNIT, balance, makeUser, type TestUser } from "../writes/helpers";
-import { eventually } from "../harness/wait";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

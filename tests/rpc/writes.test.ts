@@ -11,7 +11,7 @@ import { type TestValidator, validatorBinary } from "../../harness/validator";
 import type { ClusterStack } from "../../stack/cluster-stack";
 import { validatorStack } from "./validator-stack";
 import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
-import { eventually } from "../harness/wait";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 
