@@ -22,7 +22,7 @@ import { ServiceMetrics } from "../../service/observability/metrics";
 import { operatorRunWorker, startApiReplica } from "../../stack/roles";
 import type { LocalStack } from "../../stack/local-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { stack } from "../writes/helpers";
+import { stack } from "../support/stack";
 import { eventually, until } from "../support/wait";
 import type { Kysely } from "kysely";
 

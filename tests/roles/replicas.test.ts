@@ -16,7 +16,8 @@ import { startApiReplica } from "../../stack/roles";
 import type { AppParts } from "../../stack/service-parts";
 import type { LocalStack } from "../../stack/local-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { UNIT, balance, contract, createBody, get, key, makeUser, post, stack, type AnyStack } from "../writes/helpers";
+import { UNIT, balance, contract, createBody, key, makeUser, stack, type AnyStack } from "../support/stack";
+import { get, post } from "../support/http";
 import { until } from "../support/wait";
 
 /** The production app (scripts/start.ts serverApp): the read service's own cache lifetimes, following the feed. */

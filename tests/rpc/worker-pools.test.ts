@@ -26,7 +26,7 @@ import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack"
 import { ServiceKey } from "../../service/custody/crypto";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { upsertPoolCatalog } from "../../indexer";
-import { UNIT, balance, makeUser, type TestUser } from "../writes/helpers";
+import { UNIT, balance, makeUser, type TestUser } from "../support/stack";
 import { eventually } from "../support/wait";
 
 const binary = validatorBinary();

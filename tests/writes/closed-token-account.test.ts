@@ -13,7 +13,8 @@ import { mintTo } from "../../service/chain/local-chain";
 import { sendAndConfirm } from "../../service/chain/submitter";
 import { TOKEN_PROGRAM, decodeClaim } from "../../idl/client/offers";
 import { until } from "../support/wait";
-import { UNIT, balance, contract, get, key, makeUser, post, writeSuite } from "./helpers";
+import { UNIT, balance, contract, key, makeUser, writeSuite } from "../support/stack";
+import { get, post } from "../support/http";
 
 describe("a counterparty who closes its token account (#15.1) over the API", () => {
   const w = writeSuite();

@@ -8,7 +8,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
-import { UNIT, balance, createBody, key, post, writeSuite } from "./helpers";
+import { UNIT, balance, createBody, key, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 
 const N = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 7);
