@@ -1,11 +1,11 @@
 /**
  * The attacker fuzzer's world for its findings (F1...), replayed as named tests in pdas.test.ts.
  *
- * Findings of the attacker fuzzer (tests/offers/attacker-fuzz.test.ts), each reduced to a minimal
+ * Findings of the attacker fuzzer (tests/offers/attacks/attacker-fuzz.test.ts), each reduced to a minimal
  * named test that asserts the secure behaviour (so it fails while the hole is open).
  *
  * F1 — "canonical" accounts created at any address whose key signs (kit::cpi::create_canonical:
- * see tests/pools/attacker-findings.test.ts for the mechanism and the one-line fix). In offers:
+ * see tests/pools/attacks/fuzzer-findings.ts for the mechanism and the one-line fix). In offers:
  *   - take_offer: a second Position of the same (offer, taker) at a signing keypair: the
  *     per-position cap `maximum_wager_micros` no longer bounds what one taker stakes on an offer;
  *   - create_offer: an Offer outside its PDA ["offer", contract, creator, nonce]; once closed

@@ -1,7 +1,7 @@
 /**
  * The attacker fuzzer's world for its findings (F1...), replayed as named tests in pdas.test.ts.
  *
- * Findings of the attacker fuzzer (tests/pools/attacker-fuzz.test.ts), each reduced to a minimal
+ * Findings of the attacker fuzzer (tests/pools/attacks/attacker-fuzz.test.ts), each reduced to a minimal
  * named test that asserts the secure behaviour (so it fails while the hole is open).
  *
  * F1 — "canonical" accounts created at any address whose key signs. `kit::cpi::create_canonical`
