@@ -11,8 +11,9 @@ import type { LocalStack } from "../../stack/local-stack";
 import { upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { liveStack, subscribeOver, type Transport } from "./live-clients";
-import { getJson, gql, until } from "./helpers";
-import { contract, createBody, key, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
+import { getJson, gql, post } from "../support/http";
+import { until } from "../support/wait";
+import { contract, createBody, key, makeUser, UNIT, type TestUser } from "../support/stack";
 
 let s: LocalStack;
 let creator: TestUser, taker: TestUser;

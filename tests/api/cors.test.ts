@@ -11,9 +11,9 @@ import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { createApp, listen } from "../../graphql/server";
 import { parseCorsOrigins } from "../../graphql/cors";
-import { apiStack, until, type ApiStack } from "./helpers";
+import { apiStack, type ApiStack, contract as makeContract, createBody, makeUser, UNIT, type TestUser } from "../support/stack";
+import { until } from "../support/wait";
 import { launchBrowser } from "./browser";
-import { contract as makeContract, createBody, makeUser, UNIT, type TestUser } from "../writes/helpers";
 
 const BASE = "/api/bets-usdc/offers";
 const APP = "https://app.example";

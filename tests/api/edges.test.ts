@@ -4,9 +4,9 @@
  * every 503 carries `Retry-After` (REST) or `extensions.retryAfter` (GraphQL).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiStack, gql, type ApiStack } from "./helpers";
+import { apiStack, type ApiStack, OFFERS_BASE, contract, createBody, makeUser, type TestUser } from "../support/stack";
+import { gql, post } from "../support/http";
 import { MAX_BODY_BYTES } from "../../graphql/server";
-import { OFFERS_BASE, contract, createBody, makeUser, post, type TestUser } from "../writes/helpers";
 
 let s: ApiStack;
 let alice: TestUser;

@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import { upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
-import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
-import { makeUser, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, makeUser, UNIT, type TestUser } from "../support/stack";
+import { getJson, gql } from "../support/http";
+import { until } from "../support/wait";
 
 const EMBED = "/api/embed/v1/polls";
 const DAY = 86_400n;

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import { upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
-import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
+import { apiStack, type ApiStack, makeUser, UNIT, type TestUser } from "../support/stack";
+import { getJson, gql } from "../support/http";
+import { until } from "../support/wait";
 import { openStore } from "../../indexer";
 import { ReadService } from "../../service/read/read-service";
 import { createApp, listen } from "../../graphql/server";
-import { makeUser, UNIT, type TestUser } from "../writes/helpers";
 
 const EMBED = "/api/embed/v1/polls";
 let s: ApiStack;

@@ -9,8 +9,9 @@ import { join, resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import type { PublicKey } from "@solana/web3.js";
 import { API_ERROR_CODES } from "../../service/api-error";
-import { apiStack, getJson, gql, until, type ApiStack, type Json } from "./helpers";
-import { contract, createBody, key, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, contract, createBody, key, makeUser, UNIT, type TestUser } from "../support/stack";
+import { getJson, gql, type Json, post } from "../support/http";
+import { until } from "../support/wait";
 
 const BASE = "/api/bets-usdc/offers";
 const UNKNOWN = Keypair.generate().publicKey.toBase58();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { createApp, listen } from "../../graphql/server";
-import { apiStack, type ApiStack } from "./helpers";
+import { apiStack, type ApiStack } from "../support/stack";
 import { decodePng, launchBrowser, recordingPage, saveScreenshot } from "./browser";
 
 let s: ApiStack;

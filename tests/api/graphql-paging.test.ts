@@ -9,8 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
 import type { OffersTable } from "../../indexer";
-import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
-import { makeUser, contract as makeContract, createBody, post, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, makeUser, contract as makeContract, createBody, UNIT, type TestUser } from "../support/stack";
+import { getJson, gql, post } from "../support/http";
+import { until } from "../support/wait";
 
 const BASE = "/api/bets-usdc/offers";
 const PAGE = `query($first: PageSize, $after: Cursor, $last: PageSize, $before: Cursor) {

@@ -32,7 +32,7 @@ import { Rng } from "../../harness/random";
 import { openStore } from "../../indexer/store/db";
 import { storeChecksum } from "../../indexer/store/checksum";
 import { SPORTS } from "../../service/read/sports";
-import { until } from "../harness/wait";
+import { until } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);

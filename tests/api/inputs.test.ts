@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import { randomUUID } from "node:crypto";
-import { apiStack, getJson, gql, until, type ApiStack } from "./helpers";
-import { makeUser, contract as makeContract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, makeUser, contract as makeContract, createBody, key, UNIT, type TestUser } from "../support/stack";
+import { getJson, gql, post } from "../support/http";
+import { until } from "../support/wait";
 import { sendAndConfirm } from "../../service/chain/submitter";
 import { SPORTS } from "../../service/read/sports";
 

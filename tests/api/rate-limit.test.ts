@@ -9,9 +9,9 @@ import { startLocalStack, type LocalStack } from "../../stack/local-stack";
 import { createApp, listen } from "../../graphql/server";
 import { ReadService } from "../../service/read/read-service";
 import { RequestLimiter, type RequestLimits } from "../../service/rate/request-limiter";
-import { getJson } from "./helpers";
+import { OFFERS_BASE, makeUser } from "../support/stack";
+import { getJson } from "../support/http";
 import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
-import { OFFERS_BASE, makeUser } from "../writes/helpers";
 
 describe.each(ENGINES)("request limits (%s store)", (engine) => {
   let s: LocalStack;

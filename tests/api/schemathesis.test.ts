@@ -12,8 +12,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiStack, type ApiStack } from "./helpers";
-import { contract, createBody, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, contract, createBody, makeUser, UNIT, type TestUser } from "../support/stack";
+import { post } from "../support/http";
 import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
 
 const root = join(import.meta.dirname, "..", "..");

@@ -14,8 +14,9 @@ import { ReadService } from "../../service/read/read-service";
 import { createApp, listen } from "../../graphql/server";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { decimalOdds, formatMicros } from "../../service/read/share-format";
-import { apiStack, getJson, until, type ApiStack } from "./helpers";
-import { createBody, key, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, createBody, key, makeUser, UNIT, type TestUser } from "../support/stack";
+import { getJson, post } from "../support/http";
+import { until } from "../support/wait";
 import { decodePng, launchBrowser, recordingPage, saveScreenshot } from "./browser";
 
 const BASE = "/api/bets-usdc/offers";

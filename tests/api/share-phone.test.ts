@@ -10,8 +10,9 @@ import type { PublicKey } from "@solana/web3.js";
 import type { Browser } from "playwright-core";
 import { upsertPoolCatalog } from "../../indexer";
 import { PoolOps } from "../../service/chain/pools-ops";
-import { apiStack, getJson, until, type ApiStack } from "./helpers";
-import { contract, createBody, makeUser, post, UNIT } from "../writes/helpers";
+import { apiStack, type ApiStack, contract, createBody, makeUser, UNIT } from "../support/stack";
+import { getJson, post } from "../support/http";
+import { until } from "../support/wait";
 import { decodePng, launchBrowser, saveScreenshot } from "./browser";
 
 const BASE = "/api/bets-usdc/offers";

@@ -14,8 +14,9 @@ import type { ChangeSet } from "../../indexer";
 import { LocalChangeFeed } from "../../indexer";
 import { liveStack, subscribeOver, wsClient, wsSubscribe, type LiveStream } from "./live-clients";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { gql, until } from "./helpers";
-import { makeUser, contract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
+import { makeUser, contract, createBody, key, UNIT, type TestUser } from "../support/stack";
+import { gql, post } from "../support/http";
+import { until } from "../support/wait";
 
 let s: LocalStack;
 let live: LiveUpdates;

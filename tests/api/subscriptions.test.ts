@@ -14,8 +14,9 @@ import { PoolOps } from "../../service/chain/pools-ops";
 import { liveOf } from "../../graphql/live-ws";
 import type { LiveUpdates } from "../../service/read/live-updates";
 import { liveStack, subscribeOver, type LiveStream, type Transport } from "./live-clients";
-import { gql, until } from "./helpers";
-import { makeUser, contract, createBody, post, key, UNIT, type TestUser } from "../writes/helpers";
+import { makeUser, contract, createBody, key, UNIT, type TestUser } from "../support/stack";
+import { gql, post } from "../support/http";
+import { until } from "../support/wait";
 
 const OFFER = `address revision status takerFilledMicros fillCount contract { address sport }
   viewer { role position { address takerAmountMicros status settledAt } settlement { settledPositionCount } }`;

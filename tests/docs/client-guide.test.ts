@@ -12,8 +12,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { PublicKey } from "@solana/web3.js";
-import { apiStack, getJson, until, type ApiStack } from "../api/helpers";
-import { contract, key, makeUser, post, UNIT, type TestUser } from "../writes/helpers";
+import { apiStack, type ApiStack, contract, key, makeUser, UNIT, type TestUser } from "../support/stack";
+import { getJson, post } from "../support/http";
+import { until } from "../support/wait";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const guide = readFileSync(join(root, "docs", "api-guide.md"), "utf8");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { startLocalStack, type LocalStack } from "../../stack/local-stack";
-import { makeUser, UNIT, type TestUser } from "../writes/helpers";
+import { makeUser, UNIT, type TestUser } from "../support/stack";
 import { comparePoolWithChain } from "./compare";
 import { poolsAccountRow } from "../../indexer/decode";
 import { POOLS_IDL, decodeParticipant } from "../../idl/client/pools";

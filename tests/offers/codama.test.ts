@@ -22,8 +22,8 @@ import {
   offersAccountsCoder,
   uuidBytes,
 } from "../../idl/client/offers";
-import { asPda, expectDecodersAgree, shape, web3Instruction } from "../harness/codama";
-import { expectOk } from "../harness/expect";
+import { asPda, expectDecodersAgree, shape, web3Instruction } from "../support/codama";
+import { expectOk } from "../support/expect";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
 
 const root = join(import.meta.dirname, "..", "..");

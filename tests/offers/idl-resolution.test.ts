@@ -9,9 +9,9 @@ import { Program } from "../../idl/client/anchor";
 import { bn } from "../../idl/client/common";
 import { LAUNCH_FEE_BPS, LAUNCH_LIMITS, OFFERS_IDL, OffersPda, Side, uuidBytes } from "../../idl/client/offers";
 import type { Offers } from "../../idl/offers";
-import { b58, expectConfigAccountsResolved, readingProvider } from "../harness/anchor-provider";
+import { b58, expectConfigAccountsResolved, readingProvider } from "../support/anchor-provider";
 import { TestChain } from "../../harness/chain";
-import { expectOk } from "../harness/expect";
+import { expectOk } from "../support/expect";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
 import { deploymentParts } from "../../harness/program-world";
 

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { OFFERS_IDL, offersAccountsCoder } from "../../idl/client/offers";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
-import { expectOk } from "../harness/expect";
+import { expectOk } from "../support/expect";
 
 const root = join(import.meta.dirname, "..", "..");
 

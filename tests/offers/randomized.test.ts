@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import { LAUNCH_LIMITS, parseOffersEvents } from "../../idl/client/offers";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
-import { outcome } from "../harness/expect";
+import { outcome } from "../support/expect";
 import { Rng } from "../../harness/random";
 
 const ACTIONS = Number(process.env.RANDOM_ACTIONS ?? 1200);

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
 import { LAUNCH_LIMITS, LAUNCH_FEE_BPS } from "../../idl/client/offers";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
-import { expectError, expectOk } from "../harness/expect";
+import { expectError, expectOk } from "../support/expect";
 
 let w: OffersWorld;
 let alice: User, bob: User, carol: User, poor: User;

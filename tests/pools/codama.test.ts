@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { address, createNoopSigner } from "@solana/kit";
 import * as codama from "../../idl/codama/pools";
 import { PoolState, decodeClaim, decodeParticipant, decodePool, decodePoolsConfig, poolsAccountsCoder } from "../../idl/client/pools";
-import { asPda, expectDecodersAgree, shape, web3Instruction } from "../harness/codama";
-import { expectOk } from "../harness/expect";
+import { asPda, expectDecodersAgree, shape, web3Instruction } from "../support/codama";
+import { expectOk } from "../support/expect";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
 
 const addr = (k: { toBase58(): string }) => address(k.toBase58());

@@ -8,9 +8,9 @@ import { Program } from "../../idl/client/anchor";
 import { bn } from "../../idl/client/common";
 import { POOL_LIMITS, POOLS_IDL, POOLS_PROGRAM_ID, PoolsPda } from "../../idl/client/pools";
 import type { Pools } from "../../idl/pools";
-import { b58, expectConfigAccountsResolved, readingProvider } from "../harness/anchor-provider";
+import { b58, expectConfigAccountsResolved, readingProvider } from "../support/anchor-provider";
 import { TestChain } from "../../harness/chain";
-import { expectOk } from "../harness/expect";
+import { expectOk } from "../support/expect";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
 import { deploymentParts } from "../../harness/program-world";
 

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { POOLS_IDL, poolsAccountKind, poolsAccountsCoder } from "../../idl/client/pools";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
-import { expectOk } from "../harness/expect";
+import { expectOk } from "../support/expect";
 
 const root = join(import.meta.dirname, "..", "..");
 

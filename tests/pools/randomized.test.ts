@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { Keypair, type PublicKey } from "@solana/web3.js";
 import { AuthorityType, createSetAuthorityInstruction } from "@solana/spl-token";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
-import { expectOk, outcome } from "../harness/expect";
+import { expectOk, outcome } from "../support/expect";
 import { Rng } from "../../harness/random";
 import { AUTHORITY_DEADLINE_SECONDS, CANCEL_OUTCOME, DISPUTE_WINDOW_SECONDS, POOLS_ERRORS, PROPOSAL_DEADLINE_SECONDS, sharesBps } from "../../idl/client/pools";
 

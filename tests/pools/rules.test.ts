@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
-import { expectError as expectErr, expectOk } from "../harness/expect";
+import { expectError as expectErr, expectOk } from "../support/expect";
 import { POOLS_ERRORS, parsePoolsEvents, poolResolutionAt, poolStateAt, sharesBps } from "../../idl/client/pools";
 import type { TxResult } from "../../harness/chain";
 

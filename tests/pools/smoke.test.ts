@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PoolsWorld, UNIT } from "../../harness/pools-world";
-import { expectOk } from "../harness/expect";
+import { expectOk } from "../support/expect";
 
 describe("pools end to end", () => {
   it("create, pick, propose, dispute window, resolve, settle: 10 vs 30, the 30 side wins and pays 5% on its 10 of winnings", async () => {

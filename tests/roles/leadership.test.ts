@@ -21,7 +21,7 @@ import { IndexerRunner, parseRole } from "../../stack/roles";
 import type { BatchSink, Checkpoint } from "../../indexer/sources/types";
 import type { ChangeSet } from "../../indexer/changes";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { until } from "../harness/wait";
+import { until } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 

@@ -22,8 +22,8 @@ import { ServiceMetrics } from "../../service/observability/metrics";
 import { operatorRunWorker, startApiReplica } from "../../stack/roles";
 import type { LocalStack } from "../../stack/local-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { stack } from "../writes/helpers";
-import { eventually, until } from "../harness/wait";
+import { stack } from "../support/stack";
+import { eventually, until } from "../support/wait";
 import type { Kysely } from "kysely";
 
 const MAX_LAG = 5;

@@ -16,8 +16,9 @@ import { startApiReplica } from "../../stack/roles";
 import type { AppParts } from "../../stack/service-parts";
 import type { LocalStack } from "../../stack/local-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { UNIT, balance, contract, createBody, get, key, makeUser, post, stack, type AnyStack } from "../writes/helpers";
-import { until } from "../harness/wait";
+import { UNIT, balance, contract, createBody, key, makeUser, stack, type AnyStack } from "../support/stack";
+import { get, post } from "../support/http";
+import { until } from "../support/wait";
 
 /** The production app (scripts/start.ts serverApp): the read service's own cache lifetimes, following the feed. */
 const productionApp = (p: AppParts): Hono =>

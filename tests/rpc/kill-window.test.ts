@@ -23,7 +23,7 @@ import type { Kysely } from "kysely";
 import { openStore } from "../../indexer/store/db";
 import type { CustodyDatabase } from "../../service/custody/schema";
 import { FAIL_POINT_ENV, type WriteFailPoint } from "../../service/writes/fail-point";
-import { until } from "../harness/wait";
+import { until } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const UNIT = 1_000_000n;

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestValidator, validatorBinary } from "../../harness/validator";
 import type { ClusterStack } from "../../stack/cluster-stack";
 import { validatorStack } from "./validator-stack";
-import { UNIT, contract, createBody, get, makeUser, post } from "../writes/helpers";
-import { eventually } from "../harness/wait";
+import { UNIT, contract, createBody, makeUser } from "../support/stack";
+import { get, post } from "../support/http";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

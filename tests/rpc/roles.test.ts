@@ -42,9 +42,9 @@ import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
 import { decodeEvents } from "../../indexer/decode";
 import type { Role } from "../../stack/roles";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { until } from "../harness/wait";
+import { until } from "../support/wait";
 import { sseSubscribe } from "../api/live-clients";
-import { UNIT, createBody, key, makeUser, type AnyStack, type TestUser } from "../writes/helpers";
+import { UNIT, createBody, key, makeUser, type AnyStack, type TestUser } from "../support/stack";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const binary = validatorBinary();

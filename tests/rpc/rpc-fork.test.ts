@@ -26,7 +26,7 @@ import { storeChecksum, tableDiff } from "../../indexer/store/checksum";
 import { backfill, CHAIN_TABLES } from "../../indexer/backfill";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { eventually } from "../harness/wait";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

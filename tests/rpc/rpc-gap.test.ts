@@ -21,8 +21,8 @@ import { StoreWriter } from "../../indexer/store/writer";
 import { openStore, type Store } from "../../indexer/store/db";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { TcpProxy } from "../harness/tcp-proxy";
-import { eventually } from "../harness/wait";
+import { TcpProxy } from "../support/tcp-proxy";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

@@ -20,7 +20,7 @@ import type { PublicKey } from "@solana/web3.js";
 import { TestChain } from "../../harness/chain";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
-import { TcpProxy } from "../harness/tcp-proxy";
+import { TcpProxy } from "../support/tcp-proxy";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { PoolsWorld, type User as PoolUser } from "../../harness/pools-world";
 import { RpcSource } from "../../indexer/sources/rpc";
@@ -30,7 +30,7 @@ import { storeChecksum } from "../../indexer/store/checksum";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
 import { comparePoolWithChain, compareWithChain } from "../indexer/compare";
 import { freshStore, type StoreTarget } from "../indexer/stores";
-import { eventually } from "../harness/wait";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 if (!binary) console.warn("tests/rpc skipped: no solana-test-validator (build it with bash scripts/setup-test-validator.sh)");

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
-import { until } from "../harness/wait";
+import { until } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const binary = validatorBinary();

@@ -26,8 +26,8 @@ import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack"
 import { ServiceKey } from "../../service/custody/crypto";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { upsertPoolCatalog } from "../../indexer";
-import { UNIT, balance, makeUser, type TestUser } from "../writes/helpers";
-import { eventually } from "../harness/wait";
+import { UNIT, balance, makeUser, type TestUser } from "../support/stack";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestValidator, validatorBinary } from "../../harness/validator";
 import type { ClusterStack } from "../../stack/cluster-stack";
 import { validatorStack } from "./validator-stack";
-import { UNIT, balance, contract, createBody, get, key, makeUser, post, type TestUser } from "../writes/helpers";
-import { eventually } from "../harness/wait";
+import { UNIT, balance, contract, createBody, key, makeUser, type TestUser } from "../support/stack";
+import { get, post } from "../support/http";
+import { eventually } from "../support/wait";
 
 const binary = validatorBinary();
 

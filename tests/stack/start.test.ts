@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until } from "../harness/wait";
+import { until } from "../support/wait";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;

@@ -5,7 +5,8 @@
  * answers the mapped program error (409), a replay of the winner its receipt; one position only.
  */
 import { describe, expect, it } from "vitest";
-import { UNIT, balance, contract, createBody, key, makeUser, post, writeSuite } from "./helpers";
+import { UNIT, balance, contract, createBody, key, makeUser, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 
 describe("asynchronous submission (RPC-like)", () => {
   const w = writeSuite();

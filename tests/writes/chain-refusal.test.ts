@@ -6,7 +6,8 @@
  * program logged when it refused (needed, available), not digits picked out of its hex log line.
  */
 import { describe, expect, it } from "vitest";
-import { UNIT, balance, createBody, key, makeUser, post, writeSuite } from "./helpers";
+import { UNIT, balance, createBody, key, makeUser, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 
 describe("refused by the chain, not by the pre-check", () => {
   const w = writeSuite({ alice: 1_000n * UNIT }, { contract: true });

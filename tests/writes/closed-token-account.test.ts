@@ -12,8 +12,9 @@ import { ACCOUNT_SIZE, createCloseAccountInstruction, createInitializeAccount3In
 import { mintTo } from "../../service/chain/local-chain";
 import { sendAndConfirm } from "../../service/chain/submitter";
 import { TOKEN_PROGRAM, decodeClaim } from "../../idl/client/offers";
-import { until } from "../harness/wait";
-import { UNIT, balance, contract, get, key, makeUser, post, writeSuite } from "./helpers";
+import { until } from "../support/wait";
+import { UNIT, balance, contract, key, makeUser, writeSuite } from "../support/stack";
+import { get, post } from "../support/http";
 
 describe("a counterparty who closes its token account (#15.1) over the API", () => {
   const w = writeSuite();

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { Custody } from "../../service/custody/custody";
 import { WriteService } from "../../service/writes/write-service";
-import { UNIT, balance, createBody, key, makeUser, post, type TestUser, writeSuite } from "./helpers";
+import { UNIT, balance, createBody, key, makeUser, type TestUser, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 
 describe("idempotency and races", () => {
   const w = writeSuite({ alice: 1_000n * UNIT }, { contract: true });

@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
 import { Hono } from "hono";
-import { OFFERS_BASE, UNIT, balance, contract, createBody, key, post, type Res, writeSuite } from "./helpers";
+import { OFFERS_BASE, UNIT, balance, contract, createBody, key, writeSuite } from "../support/stack";
+import { post, type Res } from "../support/http";
 import { WriteService } from "../../service/writes/write-service";
 import { writeRoutes } from "../../graphql/rest/write-routes";
 import { RpcGateway } from "../../service/chain/rpc-gateway";

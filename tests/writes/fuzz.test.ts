@@ -8,7 +8,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
-import { UNIT, balance, createBody, key, post, writeSuite } from "./helpers";
+import { UNIT, balance, createBody, key, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 import { API_ERROR_CODES } from "../../service/api-error";
 
 const N = Number(process.env.FUZZ_REQUESTS ?? 10_000);

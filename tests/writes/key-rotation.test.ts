@@ -18,7 +18,7 @@ import { Keypair } from "@solana/web3.js";
 import { Custody, loadServiceWallet, serviceWalletFile } from "../../service/custody/custody";
 import { rotateServiceKey } from "../../service/custody/key-rotation";
 import { startLocalStack } from "../../stack/local-stack";
-import { makeUser } from "./helpers";
+import { makeUser } from "../support/stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 
 const ROOT = join(import.meta.dirname, "..", "..");

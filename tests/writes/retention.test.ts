@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { RETENTION_SECONDS } from "../../service/writes/idempotency";
-import { UNIT, balance, contract, createBody, post, writeSuite } from "./helpers";
+import { UNIT, balance, contract, createBody, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 
 describe("idempotency retention", () => {
   const w = writeSuite({ alice: 100n * UNIT });

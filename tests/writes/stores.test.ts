@@ -10,7 +10,8 @@ import type { LocalStack } from "../../stack/local-stack";
 import { Custody } from "../../service/custody/custody";
 import { WriteService } from "../../service/writes/write-service";
 import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
-import { UNIT, balance, contract, createBody, key, makeUser, post, stack } from "./helpers";
+import { UNIT, balance, contract, createBody, key, makeUser, stack } from "../support/stack";
+import { post } from "../support/http";
 
 describe.each(ENGINES)("writes on %s", (engine) => {
   let target: StoreTarget;

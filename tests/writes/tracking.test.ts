@@ -5,7 +5,8 @@
  * `Closed` and `closedAt` is set. A lost create is not readable until its key is resent.
  */
 import { describe, expect, it } from "vitest";
-import { UNIT, createBody, get, key, post, writeSuite } from "./helpers";
+import { UNIT, createBody, key, writeSuite } from "../support/stack";
+import { get, post } from "../support/http";
 
 interface OfferView {
   address: string;

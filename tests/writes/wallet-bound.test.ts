@@ -26,7 +26,8 @@ import { Custody } from "../../service/custody/custody";
 import { WriteService } from "../../service/writes/write-service";
 import { ApiError } from "../../service/api-error";
 import { ENGINES, freshStore } from "../indexer/stores";
-import { UNIT, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
+import { UNIT, contract, createBody, key, makeUser, stack, type TestUser } from "../support/stack";
+import { post } from "../support/http";
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 const F = BigInt(FEE_BOUND_SIGNATURES_PER_WRITE) * LAMPORTS_PER_SIGNATURE;

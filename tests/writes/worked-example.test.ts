@@ -5,7 +5,8 @@
  * refunded to the creator at cutoff; the fee 0.4 goes to the treasury.
  */
 import { describe, expect, it } from "vitest";
-import { UNIT, balance, contract, createBody, get, key, post, writeSuite } from "./helpers";
+import { UNIT, balance, contract, createBody, key, writeSuite } from "../support/stack";
+import { get, post } from "../support/http";
 
 describe("worked example: create -> take -> cutoff -> resolve -> payout", () => {
   const w = writeSuite({ creator: 100n * UNIT, taker: 100n * UNIT });

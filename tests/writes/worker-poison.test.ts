@@ -39,7 +39,8 @@ import type { LocalStack } from "../../stack/local-stack";
 import { SettlementWorker, type WorkItem, type WorkerReport } from "../../service/worker/worker";
 import { adminApp } from "../../graphql/admin-http";
 import { ENGINES, freshStore } from "../indexer/stores";
-import { UNIT, contract, createBody, key, makeUser, post, stack, type TestUser } from "./helpers";
+import { UNIT, contract, createBody, key, makeUser, stack, type TestUser } from "../support/stack";
+import { post } from "../support/http";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");

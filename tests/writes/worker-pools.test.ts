@@ -10,7 +10,7 @@ import type { PublicKey } from "@solana/web3.js";
 import type { LocalStack } from "../../stack/local-stack";
 import { PoolOps } from "../../service/chain/pools-ops";
 import { SettlementWorker } from "../../service/worker/worker";
-import { UNIT, balance, makeUser, stack, type TestUser } from "./helpers";
+import { UNIT, balance, makeUser, stack, type TestUser } from "../support/stack";
 import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
 
 const HOUR = 3_600n;

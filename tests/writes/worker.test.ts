@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
 import { SettlementWorker } from "../../service/worker/worker";
-import { UNIT, balance, contract, createBody, key, makeUser, post, type TestUser, writeSuite } from "./helpers";
+import { UNIT, balance, contract, createBody, key, makeUser, type TestUser, writeSuite } from "../support/stack";
+import { post } from "../support/http";
 
 interface Book {
   offer: string;

@@ -1,8 +1,10 @@
-/** Helpers of the write suites: the local stack over real HTTP, users with tokens, balances. */
+/** The stacks the HTTP suites start (the local one; the read-API one), users with tokens, contracts, balances. */
 import { afterAll, beforeAll } from "vitest";
 import { AccountLayout } from "@solana/spl-token";
 import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
+import { createApp } from "../../graphql/server";
+import { ReadService } from "../../service/read/read-service";
 import type { ChainGateway } from "../../service/chain/gateway";
 import type { User } from "../../service/custody/custody";
 import { workedExampleCreate } from "../../harness/api-requests";
@@ -24,6 +26,38 @@ let seq = 0;
 /** The local stack; WRITES_ENGINE=litesvm runs the chain on LiteSVM instead of bankrun. */
 export async function stack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   return startLocalStack({ engine: (process.env.WRITES_ENGINE as "bankrun" | "litesvm" | undefined) ?? "bankrun", ...opts });
+}
+
+/** The local stack serving the read API (a ReadService without caches unless asked). */
+export interface ApiStack extends LocalStack {
+  read: ReadService;
+}
+
+export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number } = {}): Promise<ApiStack> {
+  let read!: ReadService;
+  const s = await startLocalStack({
+    ...opts,
+    app: (parts) => {
+      read = new ReadService({
+        db: parts.db,
+        now: async () => Number(await parts.chain.gateway.now()),
+        publicBaseUrl: "https://offers.example",
+        settingsTtlMs: opts.settingsTtlMs ?? 0,
+        embedTtlMs: opts.embedTtlMs,
+        clockCacheMs: 0,
+        changes: parts.changes,
+      });
+      return createApp({
+        read,
+        custody: parts.custody,
+        writes: parts.writes,
+        graphiql: false,
+        responseCacheTtlMs: opts.responseCacheTtlMs,
+        changes: parts.changes,
+      });
+    },
+  });
+  return Object.assign(s, { read });
 }
 
 /** A write suite's shared state: the local stack `s`, its named users and (when asked for) a contract `c`. */
@@ -72,45 +106,6 @@ export async function balance(s: AnyStack, account: PublicKey): Promise<bigint> 
   const a = await s.chain.gateway.getAccount(account);
   if (!a) throw new Error(`no token account ${account.toBase58()}`);
   return AccountLayout.decode(a.data).amount;
-}
-
-export interface Res {
-  status: number;
-  body: Record<string, unknown>;
-  text: string;
-  ms: number;
-  headers: Headers;
-}
-
-export async function post(s: AnyStack, path: string, body: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Res> {
-  const h: Record<string, string> = { "content-type": "application/json", ...headers };
-  if (token) h.authorization = `Bearer ${token}`;
-  const t0 = performance.now();
-  const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, { method: "POST", headers: h, body: typeof body === "string" ? body : JSON.stringify(body) });
-  const text = await r.text();
-  const ms = performance.now() - t0;
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, body: parsed, text, ms, headers: r.headers };
-}
-
-export async function get(s: AnyStack, path: string, token?: string | null): Promise<Res> {
-  const h: Record<string, string> = {};
-  if (token) h.authorization = `Bearer ${token}`;
-  const t0 = performance.now();
-  const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, { headers: h });
-  const text = await r.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, body: parsed, text, ms: performance.now() - t0, headers: r.headers };
 }
 
 export function createBody(contract: PublicKey, o: Partial<Record<string, unknown>> = {}): Record<string, unknown> {

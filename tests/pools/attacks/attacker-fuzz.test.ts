@@ -32,9 +32,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
-import { POOLS_PROGRAM_ID, SYSTEM_PROGRAM, TOKEN_PROGRAM, type RawParticipant, type RawPool } from "../../idl/client/pools";
-import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../harness/attacker";
-import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../harness/attacker";
+import { POOLS_PROGRAM_ID, SYSTEM_PROGRAM, TOKEN_PROGRAM, type RawParticipant, type RawPool } from "../../../idl/client/pools";
+import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../../support/attacker";
+import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../../support/attacker";
 
 const UNIT = 1_000_000n;
 const FEE_BPS = 500;

@@ -1,6 +1,6 @@
 /**
  * Instructions as an attacker builds them (it is free to): an account swapped, a signer flag
- * cleared, an argument byte patched, a PDA at a non-canonical bump. The security and adversarial
+ * cleared, an argument byte patched, a PDA at a non-canonical bump. The attack
  * suites of both programs send these and expect a refusal.
  */
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";

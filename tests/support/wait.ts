@@ -13,13 +13,17 @@ export async function eventually<T>(check: () => Promise<T>, ms = 30_000, interv
   }
 }
 
-/** Polls `fn` until it returns a value other than null (errors count as null), or times out. */
-export async function until<T>(fn: () => Promise<T | null>, ms = 20_000, intervalMs = 100): Promise<T> {
+/**
+ * Polls `fn` until it returns a truthy value, or `ms` have passed. A throw counts as "not yet" (the
+ * thing may not exist yet); at the deadline the last throw is rethrown, else a timeout is raised.
+ */
+export async function until<T>(fn: () => Promise<T | null | undefined | false>, ms = 20_000, intervalMs = 50): Promise<T> {
   const end = Date.now() + ms;
+  let last: unknown = null;
   for (;;) {
-    const v = await fn().catch(() => null);
+    const v = await fn().catch((e: unknown) => ((last = e), null));
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms`);
+    if (Date.now() > end) throw last ?? new Error(`condition not reached in ${ms} ms`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

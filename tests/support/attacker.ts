@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the attacker-model fuzzers (tests/offers/attacker-fuzz.test.ts,
- * tests/pools/attacker-fuzz.test.ts): an instruction builder driven by the IDL (so an attacker can
+ * Shared pieces of the attacker-model fuzzers (tests/offers/attacks/attacker-fuzz.test.ts,
+ * tests/pools/attacks/attacker-fuzz.test.ts): an instruction builder driven by the IDL (so an attacker can
  * put any account in any slot, with any signer/writable flag, and honest flows keep working while
  * the programs' account lists change), actors with their token accounts and a model of what they
  * are owed, attack tallies, error names, SPL token moves (close, re-open, re-own), non-canonical

@@ -40,9 +40,9 @@ import {
   uuidBytes,
   type RawOffer,
   type RawPosition,
-} from "../../idl/client/offers";
-import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../harness/attacker";
-import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../harness/attacker";
+} from "../../../idl/client/offers";
+import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../../support/attacker";
+import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../../support/attacker";
 
 const UNIT = 1_000_000n;
 const LIM = LAUNCH_LIMITS;

@@ -1,7 +1,7 @@
 /**
  * A Claim-shaped account planted on the test chain: kit's shared Claim layout and discriminator
  * (`account:Claim`), so either program's claim checks must tell it from a real one by its owner
- * or its address. The kit-review suites of both programs pass it in a Claim's place.
+ * or its address. The attack suites of both programs pass it in a Claim's place.
  */
 import { Keypair, type PublicKey } from "@solana/web3.js";
 import type { TestChain } from "../../harness/chain";
