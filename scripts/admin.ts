@@ -44,7 +44,7 @@ import { migrateCustody } from "../service/custody/schema";
 import { AdminOps } from "../service/custody/admin";
 import { adminErrorMessage, runAdminCommand, type AdminCommand } from "../graphql/admin-http";
 import { RpcGateway } from "../service/chain/rpc-gateway";
-import { offersClientFor } from "../service/chain/local-chain";
+import { offersClientFor } from "../service/chain/service-chain";
 import { WORK_KINDS } from "../service/worker/failures";
 
 const program = new Command()

@@ -1,7 +1,7 @@
 /** The full stack for read-API suites: local chain + indexer + custody + writes + the HTTP app. */
 import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
-import { createApp } from "../../graphql/server";
-import { ReadService } from "../../service/read/read-service";
+import type { ReadService } from "../../service/read/read-service";
+import { serviceApp } from "../../stack/app";
 
 export interface ApiStack extends LocalStack {
   read: ReadService;
@@ -12,23 +12,14 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
   const s = await startLocalStack({
     ...opts,
     app: (parts) => {
-      read = new ReadService({
-        db: parts.db,
-        now: async () => Number(await parts.chain.gateway.now()),
-        publicBaseUrl: "https://offers.example",
-        settingsTtlMs: opts.settingsTtlMs ?? 0,
-        embedTtlMs: opts.embedTtlMs,
-        clockCacheMs: 0,
-        changes: parts.changes,
-      });
-      return createApp({
-        read,
-        custody: parts.custody,
-        writes: parts.writes,
+      const built = serviceApp(parts, {
+        publicUrl: "https://offers.example",
         graphiql: false,
         responseCacheTtlMs: opts.responseCacheTtlMs,
-        changes: parts.changes,
+        readCaches: { settingsTtlMs: opts.settingsTtlMs ?? 0, embedTtlMs: opts.embedTtlMs, clockCacheMs: 0 },
       });
+      read = built.read;
+      return built.app;
     },
   });
   return Object.assign(s, { read });
