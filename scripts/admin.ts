@@ -127,9 +127,9 @@ program
     new Option("--ttl <duration>", "lifetime: 90s, 15m, 12h, 30d (a bare number is seconds), or never (default: 30d)").argParser(arg(lifetimeValue)),
   )
   .option("--label <s>", "a note naming what the token is for")
-  .action((user: string, o: { scope: string[]; ttl?: number | null; label?: string }) =>
-    // Without --ttl the endpoint applies the default lifetime (DEFAULT_TOKEN_TTL_SECONDS).
-    exec({ op: "issue-token", user, scopes: o.scope, ttlSeconds: o.ttl, label: o.label }),
+  .action((user: string, o: { scope: string[]; ttl?: number | "never"; label?: string }) =>
+    // Without --ttl the endpoint applies the default lifetime (DEFAULT_TOKEN_TTL_SECONDS); null is "never".
+    exec({ op: "issue-token", user, scopes: o.scope, ttlSeconds: o.ttl === "never" ? null : o.ttl, label: o.label }),
   );
 program
   .command("list-tokens <user>")

@@ -39,9 +39,12 @@ export const durationValue = z.string().transform((v, ctx) => {
   return seconds;
 });
 
-/** A token lifetime: a positive duration in seconds, or `never` (null) for a token that does not expire. */
-export const lifetimeValue = z.string().transform((v, ctx): number | null => {
-  if (v === "never") return null;
+/**
+ * A token lifetime: a positive duration in seconds, or `"never"` for a token that does not expire
+ * (a string, not null: commander turns an option value of null into "").
+ */
+export const lifetimeValue = z.string().transform((v, ctx): number | "never" => {
+  if (v === "never") return "never";
   const r = durationValue.safeParse(v);
   return r.success ? r.data : refuse(ctx, `expected "never" or a positive duration (90s, 12h, 30d)`);
 });

@@ -37,7 +37,7 @@ describe("value schemas", () => {
   });
 
   it("lifetimes: a duration or never", () => {
-    expect(ok(lifetimeValue, "never")).toBeNull();
+    expect(ok(lifetimeValue, "never")).toBe("never");
     expect(ok(lifetimeValue, "30d")).toBe(2_592_000);
     refused(lifetimeValue, "0", "-5", "Never", "forever", "1x");
   });
