@@ -12,7 +12,7 @@ import { DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limiter";
 import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/observability";
 import { LIVE_LIMITS } from "../../service/read/live-updates";
 import { ROLES } from "../roles";
-import { LOG_LEVELS, arg, booleanValue, countValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
+import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
 
 /** The in-process SVM engines of the local stack (harness/engines.ts EngineName). */
 export const ENGINES = ["bankrun", "litesvm"] as const;
@@ -126,6 +126,16 @@ export function addSettings<C extends Command>(cmd: C, names: readonly SettingNa
 export function settingsOf<K extends SettingName>(cmd: Command, names: readonly K[]): Pick<SettingValues, K> {
   const all = cmd.opts<SettingValues>();
   return Object.fromEntries(names.map((n) => [n, all[n]])) as Pick<SettingValues, K>;
+}
+
+/** A size of a benchmark or simulation (`--offers`, `--connections`, `--n`): a positive integer, strictly. */
+export function sizeOption(flags: string, help: string, fallback: number): Option {
+  return setting(flags, help, positiveValue, { fallback });
+}
+
+/** A benchmark run's length (`--duration 10`, `--duration 30s`, `--duration 2m`), in whole seconds. */
+export function durationOption(flags: string, help: string, fallback: number): Option {
+  return setting(flags, help, durationValue, { fallback });
 }
 
 /** A non-empty string (a path, a URL list): an empty value is a mistake, not "unset". */
