@@ -67,7 +67,8 @@ const userView = (u: User) => ({
 
 /** A number of seconds the endpoint takes: a positive integer (the CLI parses durations such as 1h into one). */
 function positiveSeconds(v: unknown, name: string): void {
-  if (!(typeof v === "number" && Number.isSafeInteger(v) && v > 0)) throw new Error(`${name} must be a positive whole number of seconds, got ${JSON.stringify(v)}`);
+  if (!(typeof v === "number" && Number.isSafeInteger(v) && v > 0))
+    throw new Error(`${name} must be a positive whole number of seconds, got ${JSON.stringify(v)}`);
 }
 
 /** Executes one operator command (shared by the HTTP endpoint and the direct CLI backend). */

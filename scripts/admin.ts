@@ -123,9 +123,7 @@ program
   .command("issue-token <user>")
   .description("issue a Personal Access Token for the user (printed once; only its hash is stored)")
   .addOption(new Option("--scope <s...>", "scopes: bet:write (writes and reads), bet:read (reads only)").choices(SCOPES).default(["bet:write"]))
-  .addOption(
-    new Option("--ttl <duration>", "lifetime: 90s, 15m, 12h, 30d (a bare number is seconds), or never (default: 30d)").argParser(arg(lifetimeValue)),
-  )
+  .addOption(new Option("--ttl <duration>", "lifetime: 90s, 15m, 12h, 30d (a bare number is seconds), or never (default: 30d)").argParser(arg(lifetimeValue)))
   .option("--label <s>", "a note naming what the token is for")
   .action((user: string, o: { scope: string[]; ttl?: number | "never"; label?: string }) =>
     // Without --ttl the endpoint applies the default lifetime (DEFAULT_TOKEN_TTL_SECONDS); null is "never".
@@ -168,7 +166,9 @@ program
   .requiredOption("--side-a <s>", "label of side A")
   .requiredOption("--side-b <s>", "label of side B")
   .addOption(
-    new Option("--cutoff-in <duration>", "offers and takes close this long from now (chain time): 90s, 2h, 3d").argParser(arg(durationValue)).makeOptionMandatory(),
+    new Option("--cutoff-in <duration>", "offers and takes close this long from now (chain time): 90s, 2h, 3d")
+      .argParser(arg(durationValue))
+      .makeOptionMandatory(),
   )
   .addOption(
     new Option("--deadline-after <duration>", "resolution deadline after cutoff (past it the worker voids the contract)")

@@ -172,9 +172,13 @@ interface Result {
 }
 
 async function load(url: string): Promise<Result> {
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", String(o.connections), "-d", String(o.duration), url], {
-    maxBuffer: 1 << 24,
-  });
+  const { stdout } = await run(
+    join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"),
+    ["-j", "-c", String(o.connections), "-d", String(o.duration), url],
+    {
+      maxBuffer: 1 << 24,
+    },
+  );
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
   if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
   return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99 };

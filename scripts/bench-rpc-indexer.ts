@@ -21,7 +21,10 @@ import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../indexer/decode";
 
 import { sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
-const o = strictExit(new Command().name("bench-rpc-indexer")).addOption(sizeOption("--n <n>", "takes to time", 60)).parse().opts<{ n: number }>();
+const o = strictExit(new Command().name("bench-rpc-indexer"))
+  .addOption(sizeOption("--n <n>", "takes to time", 60))
+  .parse()
+  .opts<{ n: number }>();
 const N = o.n;
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

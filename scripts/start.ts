@@ -247,7 +247,8 @@ Service up against ${rpc} (store ${storeUrl}, role ${role})
 
 async function main() {
   if (opts.rpc) return mainRpc(opts.rpc);
-  if (opts.role !== "all") throw new ConfigError(`--role ${opts.role} needs --rpc: the local stack's in-process chain lives in one process, which runs --role all`);
+  if (opts.role !== "all")
+    throw new ConfigError(`--role ${opts.role} needs --rpc: the local stack's in-process chain lives in one process, which runs --role all`);
   const cors = await preflight(true);
   // Loaded here only: the SVM engines belong to the local stack, never to a cluster role.
   const { startLocalStack } = await import("../stack/local-stack");

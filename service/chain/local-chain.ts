@@ -50,4 +50,3 @@ export async function startLocalChain(opts: {
   });
   return { gateway, ...(await initializeChain(gateway, opts)) };
 }
-

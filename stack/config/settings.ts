@@ -53,11 +53,9 @@ export const SETTINGS = {
     setting("--cors-origins <list>", "comma-separated browser origins allowed to call the offers API and /graphql (default: none)", nonEmpty(), {
       env: "CORS_ORIGINS",
     }),
-  trustProxy: () =>
-    switchSetting("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", "TRUST_PROXY"),
+  trustProxy: () => switchSetting("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", "TRUST_PROXY"),
   logLevel: () => setting("--log-level <level>", LOG_LEVELS.join(" | "), enumValue(LOG_LEVELS), { env: "LOG_LEVEL" }),
-  maxLagSlots: () =>
-    count("--max-lag-slots", "GET /readyz fails when the indexer is more slots behind the chain", "MAX_LAG_SLOTS", DEFAULT_MAX_LAG_SLOTS),
+  maxLagSlots: () => count("--max-lag-slots", "GET /readyz fails when the indexer is more slots behind the chain", "MAX_LAG_SLOTS", DEFAULT_MAX_LAG_SLOTS),
   leaderRetryMs: () => positive("--leader-retry-ms", "how often a standby indexer or worker tries to take over (ms)", "LEADER_RETRY_MS", 1_000),
   writeBurst: () => count("--write-burst", "writes one user may make at once (0: no rate limit)", "WRITE_BURST", DEFAULT_WALLET_LIMITS.writeBurst),
   writesPerHour: () =>
@@ -71,7 +69,12 @@ export const SETTINGS = {
     count("--ip-per-minute", "requests per minute per client address after the burst (0: no limit)", "IP_PER_MINUTE", DEFAULT_REQUEST_LIMITS.ipPerMinute),
   tokenBurst: () => count("--token-burst", "requests one bearer token may make at once (0: no limit)", "TOKEN_BURST", DEFAULT_REQUEST_LIMITS.tokenBurst),
   tokenPerMinute: () =>
-    count("--token-per-minute", "requests per minute per bearer token after the burst (0: no limit)", "TOKEN_PER_MINUTE", DEFAULT_REQUEST_LIMITS.tokenPerMinute),
+    count(
+      "--token-per-minute",
+      "requests per minute per bearer token after the burst (0: no limit)",
+      "TOKEN_PER_MINUTE",
+      DEFAULT_REQUEST_LIMITS.tokenPerMinute,
+    ),
   liveMaxPerConnection: () =>
     positive("--live-max-per-connection", "subscriptions one connection may hold", "LIVE_MAX_PER_CONNECTION", LIVE_LIMITS.maxPerConnection),
   liveMaxSubscriptions: () =>

@@ -22,8 +22,11 @@ const tempDir = () => {
 /** Runs `scripts/<script>` with tsx; resolves with its exit code and output (never rejects on a non-zero exit). */
 function run(script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", join(ROOT, "scripts", script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "scripts", script), ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
 }

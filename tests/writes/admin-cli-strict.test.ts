@@ -33,11 +33,15 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), "admin-strict-"));
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "admin.ts"), "local", "--port", String(port), "--admin-port", String(port + 1), "--no-seed"], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: data },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "scripts", "admin.ts"), "local", "--port", String(port), "--admin-port", String(port + 1), "--no-seed"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATA_DIR: data },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       let out = "";
       child.stdout!.on("data", (b: Buffer) => {
@@ -56,7 +60,11 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
 
   it("tokens: --ttl 1h expires in an hour, no --ttl in 30 days, --ttl never does not expire", async () => {
     const t0 = nowSec();
-    const [hour, fallback, never] = await Promise.all([cli("issue-token", "erin", "--ttl", "1h"), cli("issue-token", "erin"), cli("issue-token", "erin", "--ttl", "never")]);
+    const [hour, fallback, never] = await Promise.all([
+      cli("issue-token", "erin", "--ttl", "1h"),
+      cli("issue-token", "erin"),
+      cli("issue-token", "erin", "--ttl", "never"),
+    ]);
     const t1 = nowSec();
     expect(hour.expiresAt).toBeGreaterThanOrEqual(t0 + 3_600);
     expect(hour.expiresAt).toBeLessThanOrEqual(t1 + 3_600);
@@ -76,7 +84,25 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
   it("advance-clock 1h and create-contract --cutoff-in 2h take durations", async () => {
     const [advanced, created] = await Promise.all([
       cli("advance-clock", "1h"),
-      cli("create-contract", "--title", "T", "--event", "A vs B", "--sport", "football", "--competition", "L", "--side-a", "A", "--side-b", "B", "--cutoff-in", "2h", "--deadline-after", "1d"),
+      cli(
+        "create-contract",
+        "--title",
+        "T",
+        "--event",
+        "A vs B",
+        "--sport",
+        "football",
+        "--competition",
+        "L",
+        "--side-a",
+        "A",
+        "--side-b",
+        "B",
+        "--cutoff-in",
+        "2h",
+        "--deadline-after",
+        "1d",
+      ),
     ]);
     expect(advanced).toEqual({ advanced: 3_600 });
     expect(created.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
