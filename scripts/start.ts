@@ -199,9 +199,9 @@ async function mainRpc(rpc: string) {
   const storeUrl = opts.store ?? join(data, "store.sqlite");
   // Before anything is written: a role the store cannot take, or no key from the environment, is a refusal.
   const role = parseRole(opts.role, storeUrl);
-  const cors = await preflight(runs(role, "api"));
   const key = ServiceKey.load(data, process.env, { cluster: true });
   const service = loadServiceWallet(data, key, process.env, { cluster: true });
+  const cors = await preflight(runs(role, "api"));
   mkdirSync(data, { recursive: true });
   const s = await startClusterStack({
     role,
