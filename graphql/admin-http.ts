@@ -9,12 +9,13 @@ import { PublicKey } from "@solana/web3.js";
 import { timingSafeEqual } from "node:crypto";
 import type { AdminOps } from "../service/custody/admin";
 import { TransactionFailed, describeFailure } from "../service/chain/submitter";
-import type { User } from "../service/custody/custody";
+import { DEFAULT_TOKEN_TTL_SECONDS, type User } from "../service/custody/custody";
 import { WORK_KINDS, WorkerFailures, type WorkKind } from "../service/worker/failures";
 
 export type AdminCommand =
   | { op: "create-user"; name: string; displayName?: string; profileImageUrl?: string }
   | { op: "list-users" }
+  /** `ttlSeconds`: absent, DEFAULT_TOKEN_TTL_SECONDS; null, a token that never expires; else positive. */
   | { op: "issue-token"; user: string; scopes?: string[]; ttlSeconds?: number | null; label?: string }
   | { op: "list-tokens"; user: string }
   | { op: "revoke-token"; tokenId: string }
@@ -64,6 +65,12 @@ const userView = (u: User) => ({
   blockedReason: u.blockedReason,
 });
 
+/** A number of seconds the endpoint takes: a positive integer (the CLI parses durations such as 1h into one). */
+function positiveSeconds(v: unknown, name: string): void {
+  if (!(typeof v === "number" && Number.isSafeInteger(v) && v > 0))
+    throw new Error(`${name} must be a positive whole number of seconds, got ${JSON.stringify(v)}`);
+}
+
 /** Executes one operator command (shared by the HTTP endpoint and the direct CLI backend). */
 export async function runAdminCommand(
   ops: AdminOps,
@@ -80,8 +87,11 @@ export async function runAdminCommand(
     case "list-users":
       return (await ops.custody.listUsers()).map(userView);
     case "issue-token": {
+      const ttlSeconds = cmd.ttlSeconds === undefined ? DEFAULT_TOKEN_TTL_SECONDS : cmd.ttlSeconds;
+      // A token born expired is a mistake, never a lifetime: refused, as the CLI refuses it.
+      if (ttlSeconds !== null) positiveSeconds(ttlSeconds, "ttlSeconds");
       const u = await ops.user(cmd.user);
-      return ops.custody.issueToken(u.id, { scopes: cmd.scopes, ttlSeconds: cmd.ttlSeconds ?? null, label: cmd.label });
+      return ops.custody.issueToken(u.id, { scopes: cmd.scopes, ttlSeconds, label: cmd.label });
     }
     case "list-tokens":
       return ops.custody.listTokens((await ops.user(cmd.user)).id);
@@ -100,6 +110,8 @@ export async function runAdminCommand(
       await ops.fund(cmd.user, BigInt(cmd.micros));
       return { funded: cmd.micros };
     case "create-contract": {
+      if (cmd.cutoffIn !== undefined) positiveSeconds(cmd.cutoffIn, "cutoffIn");
+      if (cmd.deadlineAfter !== undefined) positiveSeconds(cmd.deadlineAfter, "deadlineAfter");
       // Times relative to the chain's clock (`cutoffIn`, `deadlineAfter` seconds) or absolute.
       const now = await ops.gateway.now();
       const cutoffAt = cmd.cutoffIn !== undefined ? now + BigInt(cmd.cutoffIn) : BigInt(cmd.cutoffAt ?? 0);
@@ -112,10 +124,14 @@ export async function runAdminCommand(
     case "set-treasury":
       return { signature: await ops.setTreasury(new PublicKey(cmd.treasury)), treasury: cmd.treasury };
     case "offers-enabled":
+      if (typeof cmd.enabled !== "boolean") throw new Error("enabled must be true or false");
+      if (cmd.feeBps !== undefined && !(Number.isInteger(cmd.feeBps) && cmd.feeBps >= 0 && cmd.feeBps <= 10_000))
+        throw new Error("feeBps must be an integer from 0 to 10000");
       await ops.setOffersEnabled(cmd.enabled, cmd.feeBps);
       return { offersEnabled: cmd.enabled };
     case "advance-clock":
       if (!extra.advance) throw new Error("advance-clock works on the local chain only");
+      positiveSeconds(cmd.seconds, "seconds");
       await extra.advance(BigInt(cmd.seconds));
       return { advanced: cmd.seconds };
     case "run-worker":

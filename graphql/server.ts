@@ -11,7 +11,7 @@ import { createYoga } from "graphql-yoga";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AddressInfo } from "node:net";
+import { isIPv6, type AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { Custody } from "../service/custody/custody";
 import { rateLimit, type RateLimitOptions } from "./rate-limit";
@@ -31,7 +31,7 @@ import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
 import { corsAllowList } from "./cors";
 import type { WriteService } from "../service/writes/write-service";
-import { LiveUpdates, liveLimitsFromEnv, type LiveLimits } from "../service/read/live-updates";
+import { LIVE_LIMITS, LiveUpdates, type LiveLimits } from "../service/read/live-updates";
 import { addSubscriptions } from "./schema/subscription-schema";
 import { registerLive, serveLive } from "./live-ws";
 import { useSharedSubscriptionEvents } from "./shared-subscription-events";
@@ -40,6 +40,7 @@ import { useSseEvents } from "./sse-events";
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
 export interface AppDeps {
+  /** The reads; compliance blocks come from its own options (stack/app.ts builds it with custody's), never set here. */
   read: ReadService;
   custody: Custody | null;
   /** Without it the write routes and mutations answer 503. */
@@ -64,7 +65,7 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Browser origins (`https://app.example`) allowed to call the offers API and /graphql; none (same-origin only) by default. */
   corsOrigins?: readonly string[];
-  /** Subscription limits (default: liveLimitsFromEnv()). */
+  /** Subscription limits (default: LIVE_LIMITS; the entry points read them from flags and environment, stack/config). */
   live?: Partial<LiveLimits>;
 }
 
@@ -128,10 +129,6 @@ export function createApp(deps: AppDeps): Hono {
   const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
   const app = new Hono({ strict: false });
   const custody = d.custody;
-  if (custody) {
-    d.read.blockedWallets = (wallets) => custody.blockedWallets(wallets);
-    d.read.blockedVersion = () => custody.readAuth.version;
-  }
   observeRequests(app, obs);
   // First, so that every answer of these routes (429, 413 and 503 included) is readable by an allowed origin.
   if (d.corsOrigins?.length) for (const path of [OFFERS_BASE, `${OFFERS_BASE}/*`, "/graphql"]) app.use(path, corsAllowList(d.corsOrigins));
@@ -163,7 +160,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
   const live = d.changes
-    ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log, metrics: obs.metrics.registry })
+    ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...LIVE_LIMITS, ...d.live }, log: d.log, metrics: obs.metrics.registry })
     : null;
   const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
     schema: buildSchema(d, live),
@@ -227,20 +224,35 @@ export function createApp(deps: AppDeps): Hono {
   return app;
 }
 
-/** Serves the app on node:http; port 0 picks a free one. */
+/**
+ * Serves the app on node:http at `hostname` (default 127.0.0.1; 0.0.0.0 or :: for every
+ * interface); port 0 picks a free one. A port that cannot be bound rejects (EADDRINUSE...).
+ */
 export async function listen(app: Hono, opts: { port?: number; hostname?: string } = {}): Promise<{ server: ServerType; url: string; close(): Promise<void> }> {
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.hostname ?? "127.0.0.1" }, () => resolve(s));
+  const hostname = opts.hostname ?? "127.0.0.1";
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname }, () => {
+      s.off("error", reject);
+      resolve(s);
+    });
+    s.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;
   // GraphQL over WebSocket on the same port; stopping it first completes every open subscription.
   const stopLive = serveLive(app, server as Server);
   return {
     server,
-    url: `http://${opts.hostname ?? "127.0.0.1"}:${port}`,
+    url: `http://${reachableHost(hostname)}:${port}`,
     close: async () => {
       await stopLive?.();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** How a local client reaches a server bound to `host`: the wildcard addresses through loopback, IPv6 in brackets. */
+function reachableHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return isIPv6(host) ? `[${host}]` : host;
 }

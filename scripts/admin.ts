@@ -10,27 +10,32 @@
  *       with --rpc <url> --store <url> against a Solana RPC and a store directly)
  *     create-user <name> [--display-name s] [--image url]
  *     list-users
- *     issue-token <user> [--scope bet:write|bet:read ...] [--ttl seconds] [--label s]
+ *     issue-token <user> [--scope bet:write|bet:read ...] [--ttl 30d|12h|90s|never] [--label s]
  *     list-tokens <user> | revoke-token <tokenId> | revoke-all-tokens <user>
  *     block <user> [--reason s] | unblock <user>
  *     fund <user> <micros>                           (local chain: mints stablecoin)
  *     create-contract --title s --event s --sport s --competition s --side-a s --side-b s
- *                     --cutoff-in seconds [--deadline-after seconds] [--description s] [--visual url=alt]
+ *                     --cutoff-in 2h [--deadline-after 1d] [--description s] [--visual url=alt]
  *     resolve-contract <address> <sideA|sideB|void>
- *     offers-enabled <true|false> [--fee-bps n]
- *     advance-clock <seconds> | run-worker         (local chain only)
+ *     offers-enabled <on|off> [--fee-bps n]       (true/false, yes/no, on/off, 1/0)
+ *     advance-clock <duration> | run-worker        (local chain only; 90s, 15m, 1h, 7d)
  *     worker failures [--kind k] [--limit n]       the settlement worker's failing items: item, kind,
  *                                                  attempts, next retry, last reason
  *     worker retry <item>                          retry a failing item on the next pass
  *     rotate-service-key --new-key-file <path>     re-seal every custodial key and the service wallet
  *                                                  under a new key (service stopped; crash-safe)
  *
+ * Values are parsed strictly (stack/config): durations 90s/15m/12h/30d (a bare number is seconds),
+ * booleans true/false/yes/no/on/off/1/0, amounts in micro-units; anything else is one line naming
+ * the bad value and exit code 2. --data / DATA_DIR, --rpc / RPC_URL, --store / STORE_URL as for
+ * `npm start`.
+ *
  * Environment: SERVICE_KEY (32-byte key sealing custodial wallets; else <data>/service.key),
  * SERVICE_WALLET (JSON secret key of the service's fee/rent payer and program authority) or
  * SERVICE_WALLET_FILE (that JSON in a file); with --rpc one of them is required, else it is
  * sealed in <data>/service-wallet.sealed.
  */
-import { Command, Option } from "commander";
+import { Argument, Command, Option } from "commander";
 import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -44,18 +49,19 @@ import { migrateCustody } from "../service/custody/schema";
 import { AdminOps } from "../service/custody/admin";
 import { adminErrorMessage, runAdminCommand, type AdminCommand } from "../graphql/admin-http";
 import { RpcGateway } from "../service/chain/rpc-gateway";
-import { offersClientFor } from "../service/chain/local-chain";
+import { offersClientFor } from "../service/chain/service-chain";
 import { WORK_KINDS } from "../service/worker/failures";
+import { addSettings, settingsOf } from "../stack/config/settings";
+import { amountValue, arg, booleanValue, bpsValue, durationValue, enumValue, lifetimeValue, positiveValue } from "../stack/config/values";
+import { exitOnError, isUsageError, strictExit } from "../stack/config/cli";
 
-const program = new Command()
-  .name("admin")
-  .description("Operator CLI of the offers service")
-  .option("--data <dir>", "data directory (admin.json of the running stack, keys, store)", "data/local")
-  .option("--rpc <url>", "Solana RPC URL: act directly on the chain and the store instead of through the running stack")
-  .option("--store <url>", "store URL (with --rpc, and for rotate-service-key): SQLite path or postgres:// URL (default <data>/store.sqlite)");
+// --data / DATA_DIR, --rpc / RPC_URL, --store / STORE_URL: the same settings as `npm start`'s, so a
+// stack started with DATA_DIR=/srv/x is reached by the CLI under the same environment.
+const program = addSettings(strictExit(new Command().name("admin").description("Operator CLI of the offers service")), ["data", "rpc", "store"]);
+const globals = () => settingsOf(program, ["data", "rpc", "store"] as const);
 
 async function exec(cmd: AdminCommand): Promise<void> {
-  const o = program.opts<{ data: string; rpc?: string; store?: string }>();
+  const o = globals();
   let result: unknown;
   if (o.rpc) {
     const key = ServiceKey.load(o.data, process.env, { cluster: true });
@@ -90,13 +96,12 @@ async function exec(cmd: AdminCommand): Promise<void> {
 program
   .command("local")
   .description(
-    "start the local stack: the same as `npm start` (scripts/start.ts: same ports, demo data, operator endpoint); every option after `local` is passed on to it (e.g. --port, --admin-port, --no-seed)",
+    "start the local stack: the same as `npm start` (scripts/start.ts: same ports, demo data, operator endpoint); every option after `local` is passed on to it (e.g. --port, --admin-port, --no-seed; its options: tsx scripts/start.ts --help)",
   )
   .allowUnknownOption()
   .allowExcessArguments()
-  .helpOption(false)
   .action((_o: unknown, cmd: Command) => {
-    const data = program.opts<{ data: string }>().data;
+    const data = globals().data;
     const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "start.ts"), "--data", data, ...cmd.args], { stdio: "inherit" });
     for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
     child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
@@ -118,10 +123,11 @@ program
   .command("issue-token <user>")
   .description("issue a Personal Access Token for the user (printed once; only its hash is stored)")
   .addOption(new Option("--scope <s...>", "scopes: bet:write (writes and reads), bet:read (reads only)").choices(SCOPES).default(["bet:write"]))
-  .option("--ttl <seconds>", "lifetime in seconds (default: none)")
+  .addOption(new Option("--ttl <duration>", "lifetime: 90s, 15m, 12h, 30d (a bare number is seconds), or never (default: 30d)").argParser(arg(lifetimeValue)))
   .option("--label <s>", "a note naming what the token is for")
-  .action((user: string, o: { scope: string[]; ttl?: string; label?: string }) =>
-    exec({ op: "issue-token", user, scopes: o.scope, ttlSeconds: o.ttl ? Number(o.ttl) : null, label: o.label }),
+  .action((user: string, o: { scope: string[]; ttl?: number | "never"; label?: string }) =>
+    // Without --ttl the endpoint applies the default lifetime (DEFAULT_TOKEN_TTL_SECONDS); null is "never".
+    exec({ op: "issue-token", user, scopes: o.scope, ttlSeconds: o.ttl === "never" ? null : o.ttl, label: o.label }),
   );
 program
   .command("list-tokens <user>")
@@ -145,9 +151,11 @@ program
   .description("allow the user's writes again")
   .action((user: string) => exec({ op: "unblock", user }));
 program
-  .command("fund <user> <micros>")
+  .command("fund")
+  .argument("<user>", "user name or id")
+  .addArgument(new Argument("<micros>", "amount in micro-units (1000000 = 1 unit)").argParser(arg(amountValue)))
   .description("mint stablecoin micro-units to the user's token account (local chain: the service is the mint authority)")
-  .action((user: string, micros: string) => exec({ op: "fund", user, micros }));
+  .action((user: string, micros: bigint) => exec({ op: "fund", user, micros: String(micros) }));
 program
   .command("create-contract")
   .description("create a contract on chain (the service is the offers authority) with its catalog entry")
@@ -157,8 +165,16 @@ program
   .requiredOption("--competition <s>", "competition, for browsing")
   .requiredOption("--side-a <s>", "label of side A")
   .requiredOption("--side-b <s>", "label of side B")
-  .requiredOption("--cutoff-in <seconds>", "offers and takes close this many seconds from now (chain time)")
-  .option("--deadline-after <seconds>", "resolution deadline after cutoff (past it the worker voids the contract)", "86400")
+  .addOption(
+    new Option("--cutoff-in <duration>", "offers and takes close this long from now (chain time): 90s, 2h, 3d")
+      .argParser(arg(durationValue))
+      .makeOptionMandatory(),
+  )
+  .addOption(
+    new Option("--deadline-after <duration>", "resolution deadline after cutoff (past it the worker voids the contract)")
+      .argParser(arg(durationValue))
+      .default(86_400, "1d"),
+  )
   .option("--description <s>", "longer description")
   .option("--visual <url=alt...>", "images: URL=alt text, repeatable")
   .action(
@@ -169,8 +185,8 @@ program
       competition: string;
       sideA: string;
       sideB: string;
-      cutoffIn: string;
-      deadlineAfter: string;
+      cutoffIn: number;
+      deadlineAfter: number;
       description?: string;
       visual?: string[];
     }) => {
@@ -181,36 +197,36 @@ program
         sport: o.sport,
         competition: o.competition,
         description: o.description,
-        cutoffIn: Number(o.cutoffIn),
-        deadlineAfter: Number(o.deadlineAfter),
+        cutoffIn: o.cutoffIn,
+        deadlineAfter: o.deadlineAfter,
         sideALabel: o.sideA,
         sideBLabel: o.sideB,
         visuals: (o.visual ?? []).map((v) => ({ src: v.split("=")[0], alt: v.split("=").slice(1).join("=") })),
       });
     },
   );
+const RESULTS = ["sideA", "sideB", "void"] as const;
 program
-  .command("resolve-contract <address> <result>")
+  .command("resolve-contract")
+  .argument("<address>", "the contract's address")
+  .addArgument(new Argument("<result>", RESULTS.join(" | ")).argParser(arg(enumValue(RESULTS))))
   .description("resolve a contract: sideA, sideB or void (the worker then settles its positions)")
-  .action((contract: string, result: string) => {
-    if (!["sideA", "sideB", "void"].includes(result)) throw new Error("result must be sideA, sideB or void");
-    return exec({ op: "resolve-contract", contract, result: result as "sideA" });
-  });
+  .action((contract: string, result: (typeof RESULTS)[number]) => exec({ op: "resolve-contract", contract, result }));
 program
-  .command("offers-enabled <enabled>")
-  .description("switch offers on or off (true | false) in the offers Config")
-  .option("--fee-bps <n>", "set the fee in basis points at the same time (applies to new offers)")
-  .action((enabled: string, o: { feeBps?: string }) =>
-    exec({ op: "offers-enabled", enabled: enabled === "true", feeBps: o.feeBps ? Number(o.feeBps) : undefined }),
-  );
+  .command("offers-enabled")
+  .addArgument(new Argument("<enabled>", "on or off: true/false, yes/no, on/off, 1/0 (any case)").argParser(arg(booleanValue)))
+  .description("switch offers on or off in the offers Config")
+  .addOption(new Option("--fee-bps <n>", "set the fee in basis points (0-10000) at the same time (applies to new offers)").argParser(arg(bpsValue)))
+  .action((enabled: boolean, o: { feeBps?: number }) => exec({ op: "offers-enabled", enabled, feeBps: o.feeBps }));
 program
   .command("set-treasury <tokenAccount>")
   .description("name a new fee treasury in both programs (a token account of the mint), e.g. when the old one was closed or frozen")
   .action((treasury: string) => exec({ op: "set-treasury", treasury }));
 program
-  .command("advance-clock <seconds>")
+  .command("advance-clock")
+  .addArgument(new Argument("<duration>", "how far: 90s, 15m, 1h, 7d (a bare number is seconds)").argParser(arg(durationValue)))
   .description("move the local chain's clock forward (local chain only)")
-  .action((seconds: string) => exec({ op: "advance-clock", seconds: Number(seconds) }));
+  .action((seconds: number) => exec({ op: "advance-clock", seconds }));
 program
   .command("run-worker")
   .description("run settlement worker passes now until one finds nothing to do")
@@ -219,9 +235,9 @@ const worker = program.command("worker").description("the settlement worker");
 worker
   .command("failures")
   .description("items whose action keeps failing: item, kind, attempts, next retry, last reason")
-  .option("--kind <k>", WORK_KINDS.join(" | "))
-  .option("--limit <n>", "rows", "1000")
-  .action((o: { kind?: string; limit: string }) => exec({ op: "worker-failures", kind: o.kind, limit: Number(o.limit) }));
+  .addOption(new Option("--kind <k>", WORK_KINDS.join(" | ")).argParser(arg(enumValue(WORK_KINDS))))
+  .addOption(new Option("--limit <n>", "rows").argParser(arg(positiveValue)).default(1000))
+  .action((o: { kind?: string; limit: number }) => exec({ op: "worker-failures", kind: o.kind, limit: o.limit }));
 worker
   .command("retry <item>")
   .description("make a failing item due on the next pass")
@@ -234,7 +250,7 @@ program
   )
   .requiredOption("--new-key-file <path>", "the new key (64 hex characters), outside the data directory; created with a fresh random key when missing")
   .action(async (o: { newKeyFile: string }) => {
-    const g = program.opts<{ data: string; store?: string }>();
+    const g = globals();
     const data = resolve(g.data);
     if (!process.env.SERVICE_KEY && !process.env.SERVICE_KEY_FILE && !existsSync(join(data, "service.key")))
       throw new Error("the current key: set SERVICE_KEY or SERVICE_KEY_FILE (or keep <data>/service.key)");
@@ -265,7 +281,9 @@ export { program };
 
 // Run only as the entry point, not when imported.
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  program.parseAsync().catch((e) => {
+  program.parseAsync().catch((e: unknown) => {
+    // A refusal of the command line exits 2 (exitOnError); a failed command says why and exits 1.
+    if (isUsageError(e)) exitOnError(e);
     console.error(`error: ${(e as Error).message}`);
     process.exit(1);
   });

@@ -7,7 +7,7 @@
  *
  * --store: SQLite path or postgres:// URL. The chain tables are rebuilt; catalog tables are kept.
  */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import type { Commitment } from "@solana/web3.js";
 import { openStore } from "../indexer/store/db";
@@ -19,17 +19,22 @@ import { BankrunSource } from "../indexer/sources/bankrun";
 import { OFFERS_PROGRAM, knownOwners } from "../indexer/decode";
 import type { AccountSource } from "../indexer/sources/types";
 
-const o = new Command()
-  .requiredOption("--store <url>", "SQLite path or postgres:// URL")
-  .option("--rpc <url>", "RPC endpoint of a validator or cluster")
-  .option("--ws <url>", "websocket endpoint (default: derived from --rpc)")
-  .option("--commitment <c>", "processed | confirmed | finalized", "confirmed")
-  .option("--history <n>", "transactions of history to read per program", "10000")
+import { SETTINGS } from "../stack/config/settings";
+import { arg, enumValue, positiveValue } from "../stack/config/values";
+import { ConfigError, exitOnError, strictExit } from "../stack/config/cli";
+
+const COMMITMENTS = ["processed", "confirmed", "finalized"] as const satisfies readonly Commitment[];
+const o = strictExit(new Command().name("backfill"))
+  .addOption(SETTINGS.store().makeOptionMandatory())
+  .addOption(SETTINGS.rpc())
+  .addOption(SETTINGS.ws())
+  .addOption(new Option("--commitment <c>", COMMITMENTS.join(" | ")).argParser(arg(enumValue(COMMITMENTS))).default("confirmed"))
+  .addOption(new Option("--history <n>", "transactions of history to read per program").argParser(arg(positiveValue)).default(10_000))
   .option("--replay <file>", "a recorded stream (JSONL) instead of a chain")
-  .option("--local <actions>", "start a local bankrun chain, run N random offer actions on it, backfill from it")
+  .addOption(new Option("--local <actions>", "start a local bankrun chain, run N random offer actions on it, backfill from it").argParser(arg(positiveValue)))
   .option("--reset", "empty the chain tables first", false)
   .parse(process.argv)
-  .opts<{ store: string; rpc?: string; ws?: string; commitment: Commitment; history: string; replay?: string; local?: string; reset: boolean }>();
+  .opts<{ store: string; rpc?: string; ws?: string; commitment: Commitment; history: number; replay?: string; local?: number; reset: boolean }>();
 
 async function localSource(actions: number): Promise<AccountSource> {
   // The local chain of tests and simulations (the compiled programs in bankrun).
@@ -49,13 +54,13 @@ async function localSource(actions: number): Promise<AccountSource> {
 async function main() {
   const programs = knownOwners();
   const source: AccountSource = o.rpc
-    ? new RpcSource({ url: o.rpc, wsUrl: o.ws, programs, commitment: o.commitment, historyLimit: Number(o.history) })
+    ? new RpcSource({ url: o.rpc, wsUrl: o.ws, programs, commitment: o.commitment, historyLimit: o.history })
     : o.replay
       ? new ReplaySource(o.replay)
       : o.local
-        ? await localSource(Number(o.local))
+        ? await localSource(o.local)
         : (() => {
-            throw new Error("one of --rpc, --replay, --local is required");
+            throw new ConfigError("one of --rpc, --replay, --local is required");
           })();
   const store = await openStore(o.store);
   const bar = new cliProgress.SingleBar(
@@ -73,4 +78,4 @@ async function main() {
   await store.close();
 }
 
-await main();
+await main().catch(exitOnError);

@@ -27,18 +27,20 @@ import { createApp, listen } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { writerChanges } from "../service/read/read-cache";
 import { seedPools } from "./seed-pools";
+import { durationOption, sizeOption } from "../stack/config/settings";
+import { strictExit } from "../stack/config/cli";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
 
-const o = new Command()
-  .option("--offers <n>", "offers to create", "300")
-  .option("--duration <s>", "seconds per run", "10")
-  .option("--connections <n>", "concurrent connections", "10")
+const o = strictExit(new Command().name("bench-api"))
+  .addOption(sizeOption("--offers <n>", "offers to create", 300))
+  .addOption(durationOption("--duration <s>", "length of each run (10, 30s, 2m)", 10))
+  .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .option("--only <names>", "comma-separated cases: browse, offer, mine, gql, embed", "browse,offer,mine,gql,embed")
   .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run with the caches on")
   .parse()
-  .opts<{ offers: string; duration: string; connections: string; only: string; profile?: string }>();
+  .opts<{ offers: number; duration: number; connections: number; only: string; profile?: string }>();
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
@@ -51,7 +53,7 @@ interface Result {
 }
 
 async function load(url: string, opts: { post?: string; token?: string } = {}): Promise<Result> {
-  const args = ["-j", "-c", o.connections, "-d", o.duration];
+  const args = ["-j", "-c", String(o.connections), "-d", String(o.duration)];
   if (opts.token) args.push("-H", `authorization=Bearer ${opts.token}`);
   if (opts.post) args.push("-m", "POST", "-H", "content-type=application/json", "-b", opts.post);
   args.push(url);
@@ -140,7 +142,7 @@ async function main() {
     );
   }
   const offers: string[] = [];
-  for (let i = 0; i < Number(o.offers); i++) {
+  for (let i = 0; i < o.offers; i++) {
     const r = await s.writes.create(p, {
       contractAddress: contracts[i % 10].toBase58(),
       creatorOutcome: "sideA",

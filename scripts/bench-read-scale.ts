@@ -26,15 +26,17 @@ import { ReadService } from "../service/read/read-service";
 
 process.env.LOG_LEVEL ??= "silent";
 
+import { durationOption, sizeOption } from "../stack/config/settings";
+import { strictExit } from "../stack/config/cli";
 const options = () =>
-  new Command()
-    .option("--offers <n>", "offers to seed", "100000")
-    .option("--duration <s>", "seconds per run", "10")
-    .option("--connections <n>", "concurrent connections", "10")
+  strictExit(new Command().name("bench-read-scale"))
+    .addOption(sizeOption("--offers <n>", "offers to seed", 100_000))
+    .addOption(durationOption("--duration <s>", "length of each run (10, 30s, 2m)", 10))
+    .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
     .option("--engines <list>", "sqlite, postgres", "sqlite,postgres")
     .option("--pg <url>", "PostgreSQL server", process.env.INDEXER_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test")
     .parse()
-    .opts<{ offers: string; duration: string; connections: string; engines: string; pg: string }>();
+    .opts<{ offers: number; duration: number; connections: number; engines: string; pg: string }>();
 let o!: ReturnType<typeof options>;
 const run = promisify(execFile);
 
@@ -170,9 +172,13 @@ interface Result {
 }
 
 async function load(url: string): Promise<Result> {
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", o.connections, "-d", o.duration, url], {
-    maxBuffer: 1 << 24,
-  });
+  const { stdout } = await run(
+    join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"),
+    ["-j", "-c", String(o.connections), "-d", String(o.duration), url],
+    {
+      maxBuffer: 1 << 24,
+    },
+  );
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
   if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
   return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99 };
@@ -197,7 +203,7 @@ const CASES: { name: string; query: string; target: number }[] = [
 
 async function main() {
   o = options();
-  const n = Number(o.offers);
+  const n = o.offers;
   console.log(`${n} offers on 2,000 contracts; autocannon -c ${o.connections} -d ${o.duration} per run; server and load generator share the machine's cores\n`);
   console.log("| store | request | response cache | cold ms (first, counts) | req/s | p50 ms | p99 ms | target p99 |");
   console.log("|---|---|---|---:|---:|---:|---:|---|");

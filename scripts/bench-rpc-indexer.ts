@@ -19,8 +19,13 @@ import { StoreWriter } from "../indexer/store/writer";
 import { openStore, type Store } from "../indexer/store/db";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../indexer/decode";
 
-const o = new Command().option("--n <n>", "takes to time", "60").parse().opts<{ n: string }>();
-const N = Number(o.n);
+import { sizeOption } from "../stack/config/settings";
+import { strictExit } from "../stack/config/cli";
+const o = strictExit(new Command().name("bench-rpc-indexer"))
+  .addOption(sizeOption("--n <n>", "takes to time", 60))
+  .parse()
+  .opts<{ n: number }>();
+const N = o.n;
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];

@@ -19,6 +19,8 @@ import { startLocalStack } from "../stack/local-stack";
 import { workedExampleCreate } from "../harness/api-requests";
 import { liveOf } from "../graphql/live-ws";
 
+import { sizeOption } from "../stack/config/settings";
+import { strictExit } from "../stack/config/cli";
 process.env.LOG_LEVEL ??= "silent";
 const UNIT = 1_000_000n;
 const OFFERS = "/api/bets-usdc/offers";
@@ -105,13 +107,13 @@ async function post(url: string, path: string, body: unknown, token: string): Pr
 }
 
 async function main(): Promise<void> {
-  const o = new Command()
-    .option("--subscribers <n>", "concurrent SSE subscribers", "2000")
+  const o = strictExit(new Command().name("bench-subscriptions"))
+    .addOption(sizeOption("--subscribers <n>", "concurrent SSE subscribers", 2_000))
     .option("--client <url>", "(internal) run as the subscribers' process against this server")
     .option("--offer <address>", "(internal) the offer to subscribe to")
     .parse()
-    .opts<{ subscribers: string; client?: string; offer?: string }>();
-  const n = Number(o.subscribers);
+    .opts<{ subscribers: number; client?: string; offer?: string }>();
+  const n = o.subscribers;
   if (o.client) return subscribers(o.client, o.offer!, n);
 
   const s = await startLocalStack();

@@ -7,24 +7,28 @@
  *   npm run simulate -- --users 200 --actions 10000 --days 7 --seed 1 --engine both
  *   npm run simulate -- --http --users 50 --actions 2000 --days 7 --seed 1 --engine bankrun
  */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { runScenario, type ScenarioSummary } from "./sim/scenario";
 import { runHttpScenario } from "./sim/http-scenario";
 import type { EngineName } from "../harness/chain";
+import { ENGINES } from "../stack/config/settings";
+import { arg, countValue, enumValue, positiveValue } from "../stack/config/values";
+import { exitOnError, strictExit } from "../stack/config/cli";
 
-const cmd = new Command()
-  .option("--users <n>", "simulated users", "200")
-  .option("--actions <n>", "user actions", "10000")
-  .option("--days <n>", "simulated days the actions spread over", "7")
-  .option("--seed <n>", "random seed", "1")
-  .option("--engine <name>", "bankrun | litesvm | both", "both")
+const count = (flags: string, help: string, fallback: number, schema = positiveValue) => new Option(flags, help).argParser(arg(schema)).default(fallback);
+const cmd = strictExit(new Command().name("simulate"))
+  .addOption(count("--users <n>", "simulated users", 200))
+  .addOption(count("--actions <n>", "user actions", 10_000))
+  .addOption(count("--days <n>", "simulated days the actions spread over", 7))
+  .addOption(count("--seed <n>", "random seed", 1, countValue))
+  .addOption(new Option("--engine <name>", [...ENGINES, "both"].join(" | ")).argParser(arg(enumValue([...ENGINES, "both"] as const))).default("both"))
   .option("--http", "drive the local stack's REST API (custodial users, write service, indexer, worker) instead of the program")
   .parse();
-const opts = cmd.opts();
+const opts = cmd.opts<{ users: number; actions: number; days: number; seed: number; engine: EngineName | "both"; http?: boolean }>();
 
 /** The scenario's size and seed from the command line (both scenarios take the same). */
-const scenarioOptions = () => ({ users: Number(opts.users), actions: Number(opts.actions), days: Number(opts.days), seed: Number(opts.seed) });
+const scenarioOptions = () => ({ users: opts.users, actions: opts.actions, days: opts.days, seed: opts.seed });
 
 /** Runs `run` under a progress bar of the actions, labelled `label`. */
 async function withProgress<T>(label: string, run: (onProgress: (n: number) => void) => Promise<T>): Promise<T> {
@@ -32,7 +36,7 @@ async function withProgress<T>(label: string, run: (onProgress: (n: number) => v
     { format: `${label.padEnd(8)} [{bar}] {value}/{total} actions | {eta}s left`, hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(Number(opts.actions), 0);
+  bar.start(opts.actions, 0);
   try {
     return await run((n) => bar.update(n));
   } finally {
@@ -73,10 +77,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);

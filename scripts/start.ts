@@ -21,7 +21,10 @@
  * `indexer` and `worker` run that part when they lead (one of each acts, the others stand by and
  * take over; --leader-retry-ms / LEADER_RETRY_MS, 1000, is how often a standby tries).
  *
- * Environment equivalents: PORT, DATA_DIR, STORE_URL, SVM_ENGINE (bankrun | litesvm), RPC_URL, WS_URL.
+ * Every flag and its environment variable (HOST, PORT, DATA_DIR, STORE_URL, SVM_ENGINE, RPC_URL,
+ * WS_URL, TRUST_PROXY, LOG_LEVEL, MAX_LAG_SLOTS, the limits below...) is one setting of
+ * stack/config/settings.ts, parsed strictly: a bad value is one line naming it and exit code 2
+ * (docs/service-guide.md "Configuration"). The ports are checked before the data directory is touched.
  * The service key: SERVICE_KEY, or SERVICE_KEY_FILE; with --rpc one of them is required (a file
  * outside the data directory), in local mode <data>/service.key is generated when missing.
  * The service wallet: SERVICE_WALLET (JSON secret key) or SERVICE_WALLET_FILE; with --rpc one of
@@ -35,7 +38,7 @@
  * Request limits per client address and per bearer token (service/rate/request-limiter.ts; 429
  * with Retry-After; 0 switches one off): --ip-burst / IP_BURST (120), --ip-per-minute /
  * IP_PER_MINUTE (600), --token-burst / TOKEN_BURST (120), --token-per-minute / TOKEN_PER_MINUTE
- * (600); --trust-proxy / TRUST_PROXY=1 takes the address from X-Forwarded-For.
+ * (600); --trust-proxy / TRUST_PROXY (true/false, yes/no, on/off, 1/0) takes the address from X-Forwarded-For.
  *
  * Observability (README "Observability"): JSON logs on stdout at LOG_LEVEL (info), GET /metrics,
  * GET /readyz failing above --max-lag-slots / MAX_LAG_SLOTS (150) of indexer lag.
@@ -49,149 +52,121 @@ import { ServiceKey } from "../service/custody/crypto";
 import { loadServiceWallet } from "../service/custody/custody";
 import { adminApp } from "../graphql/admin-http";
 import type { AdminOps } from "../service/custody/admin";
-import { startLocalStack } from "../stack/local-stack";
 import { startClusterStack } from "../stack/cluster-stack";
 import type { AppParts, ServiceParts } from "../stack/service-parts";
-import type { EngineName } from "../harness/engines";
-import { createApp, EMBED_BASE, OFFERS_BASE } from "../graphql/server";
+import { EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { parseCorsOrigins } from "../graphql/cors";
 import { operatorRunWorker, parseRole, runs } from "../stack/roles";
-import { ReadService } from "../service/read/read-service";
-import { seed } from "./seed";
-import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
-import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../service/observability/observability";
-import { DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits } from "../service/rate/request-limiter";
+import { serviceApp } from "../stack/app";
+import { addSettings, settingsOf, type SettingName } from "../stack/config/settings";
+import { ConfigError, assertPortFree, exitOnError, portRefusal, strictExit } from "../stack/config/cli";
+import type { WalletLimits } from "../service/writes/wallet-guard";
+import { Observability } from "../service/observability/observability";
+import type { RequestLimiter, RequestLimits } from "../service/rate/request-limiter";
 
-const opts = new Command()
-  .option("--port <n>", "API port", process.env.PORT ?? "8080")
-  .option("--admin-port <n>", "operator endpoint port (loopback only)", process.env.ADMIN_PORT ?? "8081")
-  .option("--data <dir>", "data directory (keys, store)", process.env.DATA_DIR ?? "data/local")
-  .option("--store <url>", "store: SQLite file path or postgres:// URL (default <data>/store.sqlite)", process.env.STORE_URL)
-  .option("--engine <name>", "bankrun | litesvm", process.env.SVM_ENGINE ?? "bankrun")
-  .option("--public-url <url>", "public base URL used in links", process.env.PUBLIC_URL)
+const SETTINGS_TAKEN = [
+  "host",
+  "port",
+  "adminPort",
+  "data",
+  "store",
+  "engine",
+  "publicUrl",
+  "rpc",
+  "ws",
+  "role",
+  "leaderRetryMs",
+  "writeBurst",
+  "writesPerHour",
+  "maxOpenOffers",
+  "maxOpenPositions",
+  "ipBurst",
+  "ipPerMinute",
+  "tokenBurst",
+  "tokenPerMinute",
+  "corsOrigins",
+  "trustProxy",
+  "logLevel",
+  "maxLagSlots",
+  "liveMaxPerConnection",
+  "liveMaxSubscriptions",
+  "liveQueueLimit",
+  "liveAuthRecheckMs",
+] as const satisfies readonly SettingName[];
+
+const program = addSettings(strictExit(new Command().name("start").description("the offers service: the local stack, or against a Solana RPC")), SETTINGS_TAKEN)
   .option("--no-seed", "start without demo data")
-  .option("--rpc <url>", "run against this Solana RPC endpoint instead of the in-process chain", process.env.RPC_URL)
-  .option("--ws <url>", "its websocket endpoint (default: the RPC port + 1)", process.env.WS_URL)
   .option("--init", "with --rpc: create the mint, treasury and both Configs (a fresh validator)", false)
-  .option("--role <role>", "all | api | indexer | worker (all but `all` need --rpc and a PostgreSQL --store)", process.env.ROLE ?? "all")
-  .option("--leader-retry-ms <n>", "how often a standby indexer or worker tries to take over (ms)", process.env.LEADER_RETRY_MS ?? "1000")
-  .option("--write-burst <n>", "writes one user may make at once (0: no rate limit)", process.env.WRITE_BURST ?? String(DEFAULT_WALLET_LIMITS.writeBurst))
-  .option(
-    "--writes-per-hour <n>",
-    "writes per hour per user after the burst (0: no rate limit)",
-    process.env.WRITES_PER_HOUR ?? String(DEFAULT_WALLET_LIMITS.writesPerHour),
-  )
-  .option(
-    "--max-open-offers <n>",
-    "offers per user not yet settled and reclaimed (0: no cap)",
-    process.env.MAX_OPEN_OFFERS ?? String(DEFAULT_WALLET_LIMITS.maxOpenOffers),
-  )
-  .option(
-    "--max-open-positions <n>",
-    "positions per user not yet settled and reclaimed (0: no cap)",
-    process.env.MAX_OPEN_POSITIONS ?? String(DEFAULT_WALLET_LIMITS.maxOpenPositions),
-  )
-  .option("--ip-burst <n>", "requests one client address may make at once (0: no limit)", process.env.IP_BURST ?? String(DEFAULT_REQUEST_LIMITS.ipBurst))
-  .option(
-    "--ip-per-minute <n>",
-    "requests per minute per client address after the burst (0: no limit)",
-    process.env.IP_PER_MINUTE ?? String(DEFAULT_REQUEST_LIMITS.ipPerMinute),
-  )
-  .option("--token-burst <n>", "requests one bearer token may make at once (0: no limit)", process.env.TOKEN_BURST ?? String(DEFAULT_REQUEST_LIMITS.tokenBurst))
-  .option(
-    "--token-per-minute <n>",
-    "requests per minute per bearer token after the burst (0: no limit)",
-    process.env.TOKEN_PER_MINUTE ?? String(DEFAULT_REQUEST_LIMITS.tokenPerMinute),
-  )
-  .option("--cors-origins <list>", "comma-separated browser origins allowed to call the offers API and /graphql (default: none)", process.env.CORS_ORIGINS)
-  .option("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", process.env.TRUST_PROXY === "1")
-  .option(
-    "--max-lag-slots <n>",
-    "GET /readyz fails when the indexer is more slots behind the chain",
-    process.env.MAX_LAG_SLOTS ?? String(DEFAULT_MAX_LAG_SLOTS),
-  )
-  .parse()
-  .opts<{
-    port: string;
-    adminPort: string;
-    data: string;
-    store?: string;
-    engine: EngineName;
-    publicUrl?: string;
-    seed: boolean;
-    rpc?: string;
-    ws?: string;
-    init: boolean;
-    role: string;
-    leaderRetryMs: string;
-    writeBurst: string;
-    writesPerHour: string;
-    maxOpenOffers: string;
-    maxOpenPositions: string;
-    ipBurst: string;
-    ipPerMinute: string;
-    tokenBurst: string;
-    tokenPerMinute: string;
-    trustProxy: boolean;
-    corsOrigins?: string;
-    maxLagSlots: string;
-  }>();
-
-function count(v: string, flag: string): number {
-  if (!/^(0|[1-9][0-9]{0,8})$/.test(v)) throw new Error(`${flag} must be a non-negative integer, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
+  .parse();
+const opts = { ...settingsOf(program, SETTINGS_TAKEN), ...program.opts<{ seed: boolean; init: boolean }>() };
 
 /** The per-user bound on the service wallet's fees and rent (service/writes/wallet-guard.ts). */
 const walletLimits: WalletLimits = {
-  writeBurst: count(opts.writeBurst, "--write-burst"),
-  writesPerHour: count(opts.writesPerHour, "--writes-per-hour"),
-  maxOpenOffers: count(opts.maxOpenOffers, "--max-open-offers"),
-  maxOpenPositions: count(opts.maxOpenPositions, "--max-open-positions"),
+  writeBurst: opts.writeBurst,
+  writesPerHour: opts.writesPerHour,
+  maxOpenOffers: opts.maxOpenOffers,
+  maxOpenPositions: opts.maxOpenPositions,
 };
 /** Per-address and per-token request limits of the HTTP API. */
-const requestLimits: RequestLimits = {
-  ipBurst: count(opts.ipBurst, "--ip-burst"),
-  ipPerMinute: count(opts.ipPerMinute, "--ip-per-minute"),
-  tokenBurst: count(opts.tokenBurst, "--token-burst"),
-  tokenPerMinute: count(opts.tokenPerMinute, "--token-per-minute"),
-};
-/** Other origins whose browser frontends may call the API (off: same-origin only). */
-const corsOrigins = parseCorsOrigins(opts.corsOrigins);
+const requestLimits: RequestLimits = { ipBurst: opts.ipBurst, ipPerMinute: opts.ipPerMinute, tokenBurst: opts.tokenBurst, tokenPerMinute: opts.tokenPerMinute };
 let limiter: RequestLimiter | null = null;
 /** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
-const obs = new Observability({ processMetrics: true, maxLagSlots: count(opts.maxLagSlots, "--max-lag-slots") });
+const obs = new Observability({ processMetrics: true, maxLagSlots: opts.maxLagSlots, level: opts.logLevel });
 const workerLog = { log: (msg: string, extra?: Record<string, unknown>) => obs.log.warn(extra ?? {}, msg) };
+
+/** Origins allowed to call the API from a browser (a bad list is a usage error). */
+function corsOrigins(): string[] {
+  try {
+    return parseCorsOrigins(opts.corsOrigins);
+  } catch (e) {
+    throw new ConfigError(`--cors-origins / CORS_ORIGINS: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Before anything is written: both ports free (a second `npm start` must leave the first one's
+ * data directory alone), the CORS list readable.
+ */
+async function preflight(operator: boolean): Promise<string[]> {
+  const cors = corsOrigins();
+  await assertPortFree(opts.host, opts.port, "--port");
+  if (operator) await assertPortFree("127.0.0.1", opts.adminPort, "--admin-port");
+  return cors;
+}
+
+/** A listen that failed after the check (the port taken in between): the same sentence as the check's. */
+function listenRefusal(e: unknown): unknown {
+  const err = e as NodeJS.ErrnoException;
+  return (err?.code && portRefusal(err, opts.port, "--port")) || e;
+}
 
 /** The operator endpoint of scripts/admin.ts (loopback only), announced in <data>/admin.json. */
 function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Parameters<typeof adminApp>[2]) {
   const adminToken = randomBytes(24).toString("base64url");
-  const adminServer = serve({ fetch: adminApp(ops, adminToken, extra).fetch, port: Number(opts.adminPort), hostname: "127.0.0.1" });
+  const adminServer = serve({ fetch: adminApp(ops, adminToken, extra).fetch, port: opts.adminPort, hostname: "127.0.0.1" });
   const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
   writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl }) + "\n", { mode: 0o600 });
   return { adminUrl, adminServer };
 }
 
-/** The served app in both modes: REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
-function serverApp(parts: AppParts) {
-  // The feed is this process's indexer or, on PostgreSQL, any process's: the read caches drop on it.
-  const read = new ReadService({
-    db: parts.db,
-    now: async () => Number(await parts.chain.gateway.now()),
-    publicBaseUrl: opts.publicUrl ?? `http://127.0.0.1:${opts.port}`,
-    changes: parts.changes,
-  });
-  limiter = new RequestLimiter(parts.db, requestLimits);
-  return createApp({
-    read,
-    custody: parts.custody,
-    writes: parts.writes,
-    obs: parts.obs,
-    requestLimiter: limiter,
-    rateLimit: { trustProxy: opts.trustProxy },
-    corsOrigins,
-    changes: parts.changes,
-  });
+/** The served app in both modes (stack/app.ts): REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
+function serverApp(cors: string[]) {
+  return (parts: AppParts) => {
+    const built = serviceApp(parts, {
+      publicUrl: opts.publicUrl ?? `http://${opts.host === "0.0.0.0" || opts.host === "::" ? "127.0.0.1" : opts.host}:${opts.port}`,
+      requestLimits,
+      trustProxy: opts.trustProxy,
+      corsOrigins: cors,
+      live: {
+        maxPerConnection: opts.liveMaxPerConnection,
+        maxPerProcess: opts.liveMaxSubscriptions,
+        queueLimit: opts.liveQueueLimit,
+        authRecheckMs: opts.liveAuthRecheckMs,
+      },
+    });
+    limiter = built.requestLimiter;
+    return built.app;
+  };
 }
 
 /** The settlement worker every `workerMs` (unless a leadership starts it), and the hourly pruning of idempotency keys and idle request buckets; returns their stop. */
@@ -226,22 +201,26 @@ async function mainRpc(rpc: string) {
   const role = parseRole(opts.role, storeUrl);
   const key = ServiceKey.load(data, process.env, { cluster: true });
   const service = loadServiceWallet(data, key, process.env, { cluster: true });
+  const cors = await preflight(runs(role, "api"));
   mkdirSync(data, { recursive: true });
   const s = await startClusterStack({
     role,
     workerMs: 5_000,
-    leaderRetryMs: count(opts.leaderRetryMs, "--leader-retry-ms"),
+    leaderRetryMs: opts.leaderRetryMs,
     rpcUrl: rpc,
     wsUrl: opts.ws,
     storeUrl,
     service,
     serviceKey: key,
     init: opts.init,
-    port: Number(opts.port),
-    app: serverApp,
+    host: opts.host,
+    port: opts.port,
+    app: serverApp(cors),
     walletLimits,
     worker: workerLog,
     observability: obs,
+  }).catch((e: unknown) => {
+    throw listenRefusal(e);
   });
   // The worker runs under its leadership (cluster-stack), the pruning where the API runs.
   const stopBackground = runs(role, "api") ? background(s, null) : () => undefined;
@@ -268,7 +247,12 @@ Service up against ${rpc} (store ${storeUrl}, role ${role})
 
 async function main() {
   if (opts.rpc) return mainRpc(opts.rpc);
-  if (opts.role !== "all") throw new Error(`--role ${opts.role} needs --rpc: the local stack's in-process chain lives in one process, which runs --role all`);
+  if (opts.role !== "all")
+    throw new ConfigError(`--role ${opts.role} needs --rpc: the local stack's in-process chain lives in one process, which runs --role all`);
+  const cors = await preflight(true);
+  // Loaded here only: the SVM engines belong to the local stack, never to a cluster role.
+  const { startLocalStack } = await import("../stack/local-stack");
+  const { seed } = await import("./seed");
   const data = resolve(opts.data);
   mkdirSync(data, { recursive: true });
   const key = ServiceKey.load(data);
@@ -281,11 +265,14 @@ async function main() {
     serviceKey: key,
     service,
     engine: opts.engine,
-    port: Number(opts.port),
-    app: serverApp,
+    host: opts.host,
+    port: opts.port,
+    app: serverApp(cors),
     walletLimits,
     worker: workerLog,
     observability: obs,
+  }).catch((e: unknown) => {
+    throw listenRefusal(e);
   });
   await s.chain.gateway.setTime(BigInt(Math.floor(Date.now() / 1000)));
   // Seeding winds the clock back and forward to where it started (scripts/seed.ts): only then
@@ -338,7 +325,4 @@ Share pages (what shared links open, in a browser): ${s.url}/offers/${demo.offer
   });
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().catch(exitOnError);

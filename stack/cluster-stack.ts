@@ -24,7 +24,7 @@ import { OFFERS_PROGRAM_ID } from "../idl/client/offers";
 import { POOLS_PROGRAM_ID } from "../idl/client/pools";
 import { RpcGateway } from "../service/chain/rpc-gateway";
 import { ChainUnavailableError } from "../service/chain/gateway";
-import { initializeChain, offersClientFor, poolsClientFor, readConfig, type ServiceChain } from "../service/chain/local-chain";
+import { initializeChain, offersClientFor, poolsClientFor, readConfig, type ServiceChain } from "../service/chain/service-chain";
 import type { ServiceKey } from "../service/custody/crypto";
 import type { Leadership } from "../service/leadership/leadership";
 import { observabilityRoutes } from "../graphql/http-observability";
@@ -45,6 +45,8 @@ export interface ClusterStackOptions extends ServicePartsOptions {
   /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
   app?: AppBuilder<Omit<ClusterStack, "server" | "url" | "stop">>;
   port?: number;
+  /** The address the HTTP server binds (default 127.0.0.1; HOST / --host). */
+  host?: string;
   /** What this process runs (default `all`); checked against the store by scripts/start.ts (roles.ts parseRole). */
   role?: Role;
   /** The worker's pass period while it acts; without it (and role not `worker`) the worker is left to the caller (tests drain it). */

@@ -33,6 +33,8 @@ export interface LocalStackOptions extends ServicePartsOptions {
   /** Builds the HTTP app; default: the server's `createApp` (reads, writes, GraphQL). */
   app?: AppBuilder<Omit<LocalStack, "app" | "server" | "url" | "stop">>;
   port?: number;
+  /** The address the HTTP server binds (default 127.0.0.1; HOST / --host). */
+  host?: string;
   /**
    * Where the indexer's changes go: "local" (default) to this process only; "postgres" (a
    * PostgreSQL store) through NOTIFY, so API replicas on the same store hear them (stack/roles.ts).

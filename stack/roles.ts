@@ -20,9 +20,10 @@ import { PgChangeFeed } from "../service/changes/pg-change-feed";
 import { CompiledQuery } from "kysely";
 import { Leadership, leaderPid, type Duty, type LeaderRole, type LeadershipOptions } from "../service/leadership/leadership";
 import { AdminConflict } from "../graphql/admin-http";
-import type { ServiceChain } from "../service/chain/local-chain";
+import type { ServiceChain } from "../service/chain/service-chain";
 import type { ServiceKey } from "../service/custody/crypto";
 import { assembleStack, observabilityOf, type AppBuilder, type AppParts, type ServicePartsOptions } from "./service-parts";
+import { ConfigError } from "./config/cli";
 
 export const ROLES = ["all", "api", "indexer", "worker"] as const;
 export type Role = (typeof ROLES)[number];
@@ -30,9 +31,9 @@ export type Role = (typeof ROLES)[number];
 /** The role named on the command line, or a clear refusal. */
 export function parseRole(v: string | undefined, storeUrl: string): Role {
   const role = (v ?? "all") as Role;
-  if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(v)}`);
+  if (!ROLES.includes(role)) throw new ConfigError(`--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(v)}`);
   if (role !== "all" && !isPostgresUrl(storeUrl))
-    throw new Error(`--role ${role} needs a PostgreSQL store (--store postgres://...): a SQLite store belongs to one process, which runs --role all`);
+    throw new ConfigError(`--role ${role} needs a PostgreSQL store (--store postgres://...): a SQLite store belongs to one process, which runs --role all`);
   return role;
 }
 

@@ -1,8 +1,8 @@
 /**
  * What the local stack and the cluster stack build the same way on top of a store and a chain
  * gateway: custody, the write service, the operator's AdminOps, the settlement worker, and the
- * HTTP app (the read API's REST routes and GraphQL with the write routes/mutations) listening on
- * loopback. The stacks differ only in the chain and the indexer source they bring.
+ * HTTP app (./app.ts; the read API's REST routes and GraphQL with the write routes/mutations)
+ * listening on loopback unless a host is given. The stacks differ only in the chain and the indexer source they bring.
  */
 import type { Keypair, PublicKey } from "@solana/web3.js";
 import type { Hono } from "hono";
@@ -15,14 +15,14 @@ import type { Database } from "../indexer/store/schema";
 import type { OffersClient } from "../idl/client/offers";
 import type { PoolsClient } from "../idl/client/pools";
 import type { ChainGateway } from "../service/chain/gateway";
-import type { ServiceChain } from "../service/chain/local-chain";
+import type { ServiceChain } from "../service/chain/service-chain";
 import { Custody } from "../service/custody/custody";
 import type { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
 import type { WalletLimits } from "../service/writes/wallet-guard";
-import { createApp, listen as listenHttp } from "../graphql/server";
-import { ReadService } from "../service/read/read-service";
+import { listen as listenHttp } from "../graphql/server";
+import { testApp } from "./app";
 import { SettlementWorker, type WorkerDeps } from "../service/worker/worker";
 import { Observability, type ObservabilityOptions } from "../service/observability/observability";
 import { readProgress, recordProgress } from "../service/observability/indexer-progress";
@@ -139,7 +139,7 @@ export type AssembledStack<C extends ServiceChain, S extends SourceLike, W exten
 
 /**
  * Puts a stack together on a chain, a store and an indexer source: the service parts, the lag
- * watch (`headSlot` is the chain's current slot) and the HTTP app (`app`, default `defaultApp`)
+ * watch (`headSlot` is the chain's current slot) and the HTTP app (`app`, default `testApp`, ./app.ts)
  * on `port`.
  */
 export async function assembleStack<C extends ServiceChain, S extends SourceLike, W extends { checkpoint(): Promise<Checkpoint | null> } = StoreWriter>(
@@ -159,6 +159,8 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
     lagFrom?: "source" | "store" | "source-or-store";
     app?: AppBuilder<StackBase<C, S, W> & ServiceParts>;
     port?: number;
+    /** The address the HTTP server binds (default 127.0.0.1). */
+    host?: string;
     /** Runs at stop after the server closed, before the source and the store (leaderships, the feed). */
     beforeStoreClose?: () => Promise<void>;
   },
@@ -200,8 +202,8 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
       },
       checkpointSlot: async () => (await writer.checkpoint())?.slot ?? 0,
     });
-  const app = o.app ? await o.app(parts) : defaultApp(parts);
-  const http = await listen(app, o.port);
+  const app = o.app ? await o.app(parts) : testApp(parts);
+  const http = await listen(app, o.port, o.host);
   return {
     ...parts,
     app,
@@ -219,13 +221,7 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
   };
 }
 
-/** The whole server without GraphiQL, settings read fresh on every request (tests). */
-export function defaultApp(p: AppParts): Hono {
-  const read = new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), settingsTtlMs: 0, changes: p.changes });
-  return createApp({ read, custody: p.custody, writes: p.writes, graphiql: false, obs: p.obs, changes: p.changes });
-}
-
-/** Serves `app` on loopback (`port` 0: any free one), GraphQL over WebSocket included. */
-export async function listen(app: Hono, port = 0): Promise<{ server: ServerType; url: string; close(): Promise<void> }> {
-  return listenHttp(app, { port });
+/** Serves `app` on `host` (default loopback; `port` 0: any free one), GraphQL over WebSocket included. */
+export async function listen(app: Hono, port = 0, host?: string): Promise<{ server: ServerType; url: string; close(): Promise<void> }> {
+  return listenHttp(app, { port, hostname: host });
 }

@@ -10,7 +10,7 @@ import type { Database } from "../../indexer/store/schema";
 import { upsertContractCatalog, upsertProfile, type ContractCatalogInput } from "../../indexer/store/catalog";
 import type { OffersClient } from "../../idl/client/offers";
 import type { ChainGateway } from "../chain/gateway";
-import { mintTo, poolsClientFor, readConfig } from "../chain/local-chain";
+import { mintTo, poolsClientFor, readConfig } from "../chain/service-chain";
 import { sendAndConfirm } from "../chain/submitter";
 import type { Custody, User } from "./custody";
 import { SPORTS, sportOf } from "../read/sports";

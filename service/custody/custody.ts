@@ -24,6 +24,9 @@ import { ReadAuthCache, type ReadAuthCacheOptions } from "./read-auth-cache";
 
 /** bet:write: create, take, close. bet:read: signed-in reads only (any valid token may read). */
 export const SCOPES = ["bet:write", "bet:read"] as const;
+
+/** A token's lifetime when the operator names none (`admin issue-token` without --ttl): 30 days. */
+export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 86_400;
 export type Scope = (typeof SCOPES)[number];
 
 export interface User {
@@ -183,7 +186,10 @@ export class Custody {
     );
   }
 
-  /** Issues a token; the clear token is returned once and never stored. */
+  /**
+   * Issues a token; the clear token is returned once and never stored. `ttlSeconds` null or absent:
+   * no expiry (the operator's commands default to DEFAULT_TOKEN_TTL_SECONDS and say `never` to get this).
+   */
   async issueToken(
     userId: string,
     opts: { scopes?: string[]; ttlSeconds?: number | null; label?: string } = {},

@@ -19,7 +19,7 @@ import { describeFailure, type SubmitResult } from "../chain/submitter";
 export interface ObservabilityOptions extends LogOptions {
   /** Use this logger instead of creating one (level and destination are then ignored). */
   logger?: Logger;
-  /** Readiness fails when the indexer lags more slots than this (default `MAX_LAG_SLOTS`, else 150: about a minute). */
+  /** Readiness fails when the indexer lags more slots than this (default 150: about a minute; MAX_LAG_SLOTS / --max-lag-slots, stack/config). */
   maxLagSlots?: number;
   /** Lag sampling period (default 2 s). */
   sampleMs?: number;
@@ -42,13 +42,6 @@ export interface Readiness {
 
 export const DEFAULT_MAX_LAG_SLOTS = 150;
 
-function maxLagFromEnv(): number {
-  const v = process.env.MAX_LAG_SLOTS;
-  if (v === undefined || v === "") return DEFAULT_MAX_LAG_SLOTS;
-  if (!/^[0-9]{1,9}$/.test(v)) throw new Error(`MAX_LAG_SLOTS must be a non-negative integer, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
-
 const timeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
@@ -61,7 +54,7 @@ export class Observability {
   constructor(readonly opts: ObservabilityOptions = {}) {
     this.log = opts.logger ?? createLogger(opts);
     this.metrics = new ServiceMetrics({ processMetrics: opts.processMetrics });
-    this.maxLagSlots = opts.maxLagSlots ?? maxLagFromEnv();
+    this.maxLagSlots = opts.maxLagSlots ?? DEFAULT_MAX_LAG_SLOTS;
   }
 
   /** Starts watching the chain's head and the indexer's source (the stacks call it once both run). */

@@ -34,22 +34,6 @@ export interface LiveLimits {
 
 export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, authRecheckMs: 5_000 };
 
-/** Limits from the environment (LIVE_MAX_PER_CONNECTION, LIVE_MAX_SUBSCRIPTIONS, LIVE_QUEUE_LIMIT, LIVE_AUTH_RECHECK_MS), defaults otherwise. */
-export function liveLimitsFromEnv(env: Record<string, string | undefined> = process.env): LiveLimits {
-  const int = (name: string, def: number) => {
-    const v = env[name];
-    if (v === undefined || v === "") return def;
-    if (!/^[1-9][0-9]{0,8}$/.test(v)) throw new Error(`${name} must be a positive integer; got ${JSON.stringify(v)}`);
-    return Number(v);
-  };
-  return {
-    maxPerConnection: int("LIVE_MAX_PER_CONNECTION", LIVE_LIMITS.maxPerConnection),
-    maxPerProcess: int("LIVE_MAX_SUBSCRIPTIONS", LIVE_LIMITS.maxPerProcess),
-    queueLimit: int("LIVE_QUEUE_LIMIT", LIVE_LIMITS.queueLimit),
-    authRecheckMs: int("LIVE_AUTH_RECHECK_MS", LIVE_LIMITS.authRecheckMs),
-  };
-}
-
 /** Reads shared by every subscription during one dispatch: `key` names the read and its parameters. */
 export type Reader = <T>(key: string, load: (read: ReadService) => Promise<T>) => Promise<T>;
 

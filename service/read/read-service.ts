@@ -167,6 +167,8 @@ export interface ReadServiceOptions {
   clockCacheMs?: number;
   /** Which of these wallets are blocked from wagering (compliance); without it, none. */
   blockedWallets?: (wallets: string[]) => Promise<Set<string>>;
+  /** Moves when blockedWallets' answers may have changed (custody's read cache version); without it, never. */
+  blockedVersion?: () => number;
 }
 
 const shortWallet = (w: string) => `${w.slice(0, 4)}…${w.slice(-4)}`;
@@ -179,14 +181,15 @@ export class ReadService {
   private readonly cache: ReadCache;
   private readonly engine: "sqlite" | "postgres";
 
-  /** Compliance flags for canTake; createApp sets it from custody when the options did not. */
-  blockedWallets: (wallets: string[]) => Promise<Set<string>>;
+  /** Compliance flags for canTake (stack/app.ts passes custody's). */
+  readonly blockedWallets: (wallets: string[]) => Promise<Set<string>>;
   /** Moves when blockedWallets' answers may have changed (custody's read cache version): per-caller results key on it. */
-  blockedVersion: () => number = () => 0;
+  readonly blockedVersion: () => number;
 
   constructor(private readonly o: ReadServiceOptions) {
     this.db = o.db;
     this.blockedWallets = o.blockedWallets ?? (async () => new Set());
+    this.blockedVersion = o.blockedVersion ?? (() => 0);
     this.publicBaseUrl = (o.publicBaseUrl ?? "http://127.0.0.1:8080").replace(/\/$/, "");
     this.engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
     this.cache = new ReadCache({ indexedPosition: () => this.indexedPosition(), heard: !!o.changes, pollMs: o.slotPollMs });

@@ -7,10 +7,9 @@ import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import type { ExecutionResult } from "graphql";
 import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
-import { createApp } from "../../graphql/server";
-import { ReadService } from "../../service/read/read-service";
+import { serviceApp } from "../../stack/app";
 import type { LiveLimits } from "../../service/read/live-updates";
-import { RequestLimiter, type RequestLimits } from "../../service/rate/request-limiter";
+import type { RequestLimits } from "../../service/rate/request-limiter";
 
 export type Transport = "sse" | "ws";
 
@@ -176,11 +175,8 @@ export function wsSubscribe(client: Client, query: string, variables: Record<str
 export async function liveStack(opts: LocalStackOptions & { live?: Partial<LiveLimits>; requestLimits?: RequestLimits } = {}): Promise<LocalStack> {
   return startLocalStack({
     ...opts,
-    app: (parts) => {
-      const read = new ReadService({ db: parts.db, now: async () => Number(await parts.chain.gateway.now()), settingsTtlMs: 0, clockCacheMs: 0 });
-      const requestLimiter = opts.requestLimits ? new RequestLimiter(parts.db, opts.requestLimits) : null;
-      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false, changes: parts.changes, live: opts.live, requestLimiter });
-    },
+    app: (parts) =>
+      serviceApp(parts, { graphiql: false, live: opts.live, requestLimits: opts.requestLimits, readCaches: { settingsTtlMs: 0, clockCacheMs: 0 } }).app,
   });
 }
 

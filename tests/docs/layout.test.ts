@@ -30,7 +30,54 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/**
+ * What a module loads when it is imported: its static imports and re-exports (relative ones
+ * resolved to repository paths, packages by name), without `import type` (erased) and dynamic
+ * `import()` (loaded only on the path that calls it).
+ */
+function runtimeImportsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), "utf8");
+  const out: string[] = [];
+  const clause = String.raw`(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+\w+))?)`;
+  for (const m of text.matchAll(new RegExp(String.raw`^(?:import|export)\s+(type\s+)?(?:${clause}\s+from\s+)?["']([^"']+)["']`, "gm"))) {
+    if (m[1]) continue;
+    const spec = m[2];
+    if (!spec.startsWith(".")) {
+      out.push(spec);
+      continue;
+    }
+    const base = normalize(join(dirname(file), spec));
+    out.push([`${base}.ts`, base, join(base, "index.ts")].find((c) => existsSync(join(root, c)) && statSync(join(root, c)).isFile()) ?? base);
+  }
+  return out;
+}
+
+/** Every module `roots` load, each with the chain of imports that reaches it. */
+function loadedBy(roots: string[]): Map<string, string[]> {
+  const seen = new Map<string, string[]>(roots.map((r) => [r, [r]]));
+  const queue = [...roots];
+  while (queue.length) {
+    const f = queue.shift()!;
+    if (!f.endsWith(".ts")) continue;
+    for (const t of runtimeImportsOf(f)) {
+      if (seen.has(t)) continue;
+      seen.set(t, [...seen.get(f)!, t]);
+      queue.push(t);
+    }
+  }
+  return seen;
+}
+
 describe("layout", () => {
+  it("cluster roles load no SVM engine: solana-bankrun, LiteSVM and harness/engines are reached only through the local stack", () => {
+    // What `start --rpc --role api|indexer|worker|all` and `admin --rpc` import before any branch runs.
+    const loaded = loadedBy(["stack/cluster-stack.ts", "stack/roles.ts", "stack/app.ts", "scripts/start.ts", "scripts/admin.ts"]);
+    const engines = [...loaded].filter(([m]) => /^(solana-bankrun|litesvm)(\/|$)/.test(m) || m === "harness/engines.ts").map(([, via]) => via.join(" -> "));
+    expect(engines).toEqual([]);
+    // The check sees through the layers: the local stack does reach them.
+    expect([...loadedBy(["stack/local-stack.ts"]).keys()]).toEqual(expect.arrayContaining(["harness/engines.ts", "solana-bankrun", "litesvm"]));
+  });
+
   const sources = tracked(["*.ts"]).filter((f) => layerOf(f) >= 0);
 
   it("dependencies point one way: programs -> idl -> harness -> indexer -> service -> graphql -> stack -> scripts -> tests", () => {

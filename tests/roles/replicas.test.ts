@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hono } from "hono";
-import { createApp } from "../../graphql/server";
-import { ReadService } from "../../service/read/read-service";
+import { serviceApp } from "../../stack/app";
 import type { ChangeSet } from "../../indexer/changes";
 import { PgChangeFeed } from "../../service/changes/pg-change-feed";
 import { startApiReplica } from "../../stack/roles";
@@ -20,14 +19,8 @@ import { UNIT, balance, contract, createBody, key, makeUser, stack, type AnyStac
 import { get, post } from "../support/http";
 import { until } from "../support/wait";
 
-/** The production app (scripts/start.ts serverApp): the read service's own cache lifetimes, following the feed. */
-const productionApp = (p: AppParts): Hono =>
-  createApp({
-    read: new ReadService({ db: p.db, now: async () => Number(await p.chain.gateway.now()), changes: p.changes }),
-    custody: p.custody,
-    writes: p.writes,
-    obs: p.obs,
-  });
+/** The production app (stack/app.ts, as scripts/start.ts builds it): the read service's own cache lifetimes, following the feed. */
+const productionApp = (p: AppParts): Hono => serviceApp(p).app;
 
 describe("API replicas on one PostgreSQL store", () => {
   let target: StoreTarget;

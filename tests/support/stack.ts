@@ -3,8 +3,8 @@ import { afterAll, beforeAll } from "vitest";
 import { AccountLayout } from "@solana/spl-token";
 import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE, type LocalStack, type LocalStackOptions } from "../../stack/local-stack";
-import { createApp } from "../../graphql/server";
-import { ReadService } from "../../service/read/read-service";
+import type { ReadService } from "../../service/read/read-service";
+import { serviceApp } from "../../stack/app";
 import type { ChainGateway } from "../../service/chain/gateway";
 import type { User } from "../../service/custody/custody";
 import { workedExampleCreate } from "../../harness/api-requests";
@@ -38,23 +38,14 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
   const s = await startLocalStack({
     ...opts,
     app: (parts) => {
-      read = new ReadService({
-        db: parts.db,
-        now: async () => Number(await parts.chain.gateway.now()),
-        publicBaseUrl: "https://offers.example",
-        settingsTtlMs: opts.settingsTtlMs ?? 0,
-        embedTtlMs: opts.embedTtlMs,
-        clockCacheMs: 0,
-        changes: parts.changes,
-      });
-      return createApp({
-        read,
-        custody: parts.custody,
-        writes: parts.writes,
+      const built = serviceApp(parts, {
+        publicUrl: "https://offers.example",
         graphiql: false,
         responseCacheTtlMs: opts.responseCacheTtlMs,
-        changes: parts.changes,
+        readCaches: { settingsTtlMs: opts.settingsTtlMs ?? 0, embedTtlMs: opts.embedTtlMs, clockCacheMs: 0 },
       });
+      read = built.read;
+      return built.app;
     },
   });
   return Object.assign(s, { read });

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { Keypair, SystemProgram } from "@solana/web3.js";
 import { ACCOUNT_SIZE, createCloseAccountInstruction, createInitializeAccount3Instruction } from "@solana/spl-token";
-import { mintTo } from "../../service/chain/local-chain";
+import { mintTo } from "../../service/chain/service-chain";
 import { sendAndConfirm } from "../../service/chain/submitter";
 import { TOKEN_PROGRAM, decodeClaim } from "../../idl/client/offers";
 import { until } from "../support/wait";

@@ -1,0 +1,147 @@
+/**
+ * Every setting of the entry points (scripts/start.ts, scripts/admin.ts, scripts/simulate.ts,
+ * scripts/backfill.ts, the benchmarks), once: its flag, its environment variable, its schema
+ * (./values.ts) and its default. An entry point adds the options it takes and gets typed values;
+ * the service layer below receives those values, never a raw string. docs/service-guide.md
+ * "Configuration" lists them (tests/stack/config.test.ts checks that it names each one).
+ */
+import { Option, type Command } from "commander";
+import { z } from "zod";
+import { DEFAULT_WALLET_LIMITS } from "../../service/writes/wallet-guard";
+import { DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limiter";
+import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/observability";
+import { LIVE_LIMITS } from "../../service/read/live-updates";
+import { ROLES } from "../roles";
+import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
+
+/** The in-process SVM engines of the local stack (harness/engines.ts EngineName). */
+export const ENGINES = ["bankrun", "litesvm"] as const;
+
+/** An option read from `flags`, else `env`, parsed by `schema`; `fallback` when neither is given. */
+function setting<T>(flags: string, help: string, schema: z.ZodType<T, string>, o: { env?: string; fallback?: T; fallbackText?: string } = {}): Option {
+  const opt = new Option(flags, help).argParser(arg(schema));
+  if (o.env) opt.env(o.env);
+  if (o.fallback !== undefined) opt.default(o.fallback, o.fallbackText);
+  return opt;
+}
+
+/** A switch: `--flag` alone is on, `--flag false` (or the variable) says which; off by default. */
+function switchSetting(flags: string, help: string, env: string): Option {
+  return setting(`${flags} [boolean]`, help, booleanValue, { env, fallback: false }).preset("true");
+}
+
+const count = (flags: string, help: string, env: string, fallback: number) => setting(`${flags} <n>`, help, countValue, { env, fallback });
+const positive = (flags: string, help: string, env: string, fallback: number) => setting(`${flags} <n>`, help, positiveValue, { env, fallback });
+
+export const SETTINGS = {
+  host: () =>
+    setting("--host <address>", "address the HTTP API binds (0.0.0.0 or ::: every interface, behind a load balancer)", hostValue, {
+      env: "HOST",
+      fallback: "127.0.0.1",
+    }),
+  port: () => setting("--port <n>", "HTTP API port", portValue, { env: "PORT", fallback: 8080 }),
+  adminPort: () => setting("--admin-port <n>", "operator endpoint port (loopback only)", portValue, { env: "ADMIN_PORT", fallback: 8081 }),
+  data: () => setting("--data <dir>", "data directory (keys, store, admin.json)", nonEmpty(), { env: "DATA_DIR", fallback: "data/local" }),
+  store: () => setting("--store <url>", "store: SQLite file path or postgres:// URL (default <data>/store.sqlite)", nonEmpty(), { env: "STORE_URL" }),
+  rpc: () => setting("--rpc <url>", "Solana RPC endpoint (instead of the in-process chain)", urlValue, { env: "RPC_URL" }),
+  ws: () => setting("--ws <url>", "its websocket endpoint (default: the RPC port + 1)", urlValue, { env: "WS_URL" }),
+  engine: () => setting("--engine <name>", ENGINES.join(" | "), enumValue(ENGINES), { env: "SVM_ENGINE", fallback: "bankrun" }),
+  role: () =>
+    setting("--role <role>", `${ROLES.join(" | ")} (all but \`all\` need --rpc and a PostgreSQL --store)`, enumValue(ROLES), { env: "ROLE", fallback: "all" }),
+  publicUrl: () => setting("--public-url <url>", "public base URL used in links (default http://<host>:<port>)", urlValue, { env: "PUBLIC_URL" }),
+  corsOrigins: () =>
+    setting("--cors-origins <list>", "comma-separated browser origins allowed to call the offers API and /graphql (default: none)", nonEmpty(), {
+      env: "CORS_ORIGINS",
+    }),
+  trustProxy: () => switchSetting("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", "TRUST_PROXY"),
+  logLevel: () => setting("--log-level <level>", LOG_LEVELS.join(" | "), enumValue(LOG_LEVELS), { env: "LOG_LEVEL" }),
+  maxLagSlots: () => count("--max-lag-slots", "GET /readyz fails when the indexer is more slots behind the chain", "MAX_LAG_SLOTS", DEFAULT_MAX_LAG_SLOTS),
+  leaderRetryMs: () => positive("--leader-retry-ms", "how often a standby indexer or worker tries to take over (ms)", "LEADER_RETRY_MS", 1_000),
+  writeBurst: () => count("--write-burst", "writes one user may make at once (0: no rate limit)", "WRITE_BURST", DEFAULT_WALLET_LIMITS.writeBurst),
+  writesPerHour: () =>
+    count("--writes-per-hour", "writes per hour per user after the burst (0: no rate limit)", "WRITES_PER_HOUR", DEFAULT_WALLET_LIMITS.writesPerHour),
+  maxOpenOffers: () =>
+    count("--max-open-offers", "offers per user not yet settled and reclaimed (0: no cap)", "MAX_OPEN_OFFERS", DEFAULT_WALLET_LIMITS.maxOpenOffers),
+  maxOpenPositions: () =>
+    count("--max-open-positions", "positions per user not yet settled and reclaimed (0: no cap)", "MAX_OPEN_POSITIONS", DEFAULT_WALLET_LIMITS.maxOpenPositions),
+  ipBurst: () => count("--ip-burst", "requests one client address may make at once (0: no limit)", "IP_BURST", DEFAULT_REQUEST_LIMITS.ipBurst),
+  ipPerMinute: () =>
+    count("--ip-per-minute", "requests per minute per client address after the burst (0: no limit)", "IP_PER_MINUTE", DEFAULT_REQUEST_LIMITS.ipPerMinute),
+  tokenBurst: () => count("--token-burst", "requests one bearer token may make at once (0: no limit)", "TOKEN_BURST", DEFAULT_REQUEST_LIMITS.tokenBurst),
+  tokenPerMinute: () =>
+    count(
+      "--token-per-minute",
+      "requests per minute per bearer token after the burst (0: no limit)",
+      "TOKEN_PER_MINUTE",
+      DEFAULT_REQUEST_LIMITS.tokenPerMinute,
+    ),
+  liveMaxPerConnection: () =>
+    positive("--live-max-per-connection", "subscriptions one connection may hold", "LIVE_MAX_PER_CONNECTION", LIVE_LIMITS.maxPerConnection),
+  liveMaxSubscriptions: () =>
+    positive("--live-max-subscriptions", "subscriptions this process serves at once", "LIVE_MAX_SUBSCRIPTIONS", LIVE_LIMITS.maxPerProcess),
+  liveQueueLimit: () =>
+    positive("--live-queue-limit", "undelivered values one subscriber may hold before the oldest are dropped", "LIVE_QUEUE_LIMIT", LIVE_LIMITS.queueLimit),
+  liveAuthRecheckMs: () =>
+    positive("--live-auth-recheck-ms", "how often signed-in subscriptions' tokens are checked again (ms)", "LIVE_AUTH_RECHECK_MS", LIVE_LIMITS.authRecheckMs),
+} satisfies Record<string, () => Option>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** Each setting's value once parsed (what an entry point gets from `settingsOf`). */
+export interface SettingValues {
+  host: string;
+  port: number;
+  adminPort: number;
+  data: string;
+  store?: string;
+  rpc?: string;
+  ws?: string;
+  engine: (typeof ENGINES)[number];
+  role: (typeof ROLES)[number];
+  publicUrl?: string;
+  corsOrigins?: string;
+  trustProxy: boolean;
+  logLevel?: (typeof LOG_LEVELS)[number];
+  maxLagSlots: number;
+  leaderRetryMs: number;
+  writeBurst: number;
+  writesPerHour: number;
+  maxOpenOffers: number;
+  maxOpenPositions: number;
+  ipBurst: number;
+  ipPerMinute: number;
+  tokenBurst: number;
+  tokenPerMinute: number;
+  liveMaxPerConnection: number;
+  liveMaxSubscriptions: number;
+  liveQueueLimit: number;
+  liveAuthRecheckMs: number;
+}
+SETTINGS satisfies Record<keyof SettingValues, () => Option>;
+
+/** Adds the named settings to `cmd` as options; read them back with `settingsOf`. */
+export function addSettings<C extends Command>(cmd: C, names: readonly SettingName[]): C {
+  for (const n of names) cmd.addOption(SETTINGS[n]());
+  return cmd;
+}
+
+/** The parsed values of the named settings (after `cmd` parsed its arguments). */
+export function settingsOf<K extends SettingName>(cmd: Command, names: readonly K[]): Pick<SettingValues, K> {
+  const all = cmd.opts<SettingValues>();
+  return Object.fromEntries(names.map((n) => [n, all[n]])) as Pick<SettingValues, K>;
+}
+
+/** A size of a benchmark or simulation (`--offers`, `--connections`, `--n`): a positive integer, strictly. */
+export function sizeOption(flags: string, help: string, fallback: number): Option {
+  return setting(flags, help, positiveValue, { fallback });
+}
+
+/** A benchmark run's length (`--duration 10`, `--duration 30s`, `--duration 2m`), in whole seconds. */
+export function durationOption(flags: string, help: string, fallback: number): Option {
+  return setting(flags, help, durationValue, { fallback });
+}
+
+/** A non-empty string (a path, a URL list): an empty value is a mistake, not "unset". */
+function nonEmpty() {
+  return z.string().min(1, "expected a non-empty value");
+}

@@ -1,0 +1,97 @@
+/**
+ * The one configuration (stack/config): each kind of value accepts what the service guide
+ * documents and refuses the rest; every setting (flag and variable) is listed in the guide's
+ * "Configuration"; a variable goes through the same schema as its flag.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command } from "commander";
+import { SETTINGS, addSettings, settingsOf, type SettingName } from "../../stack/config/settings";
+import { amountValue, bpsValue, booleanValue, durationValue, enumValue, hostValue, lifetimeValue, portValue } from "../../stack/config/values";
+
+const ok = <T>(schema: { safeParse(v: string): { success: boolean; data?: T } }, v: string) => {
+  const r = schema.safeParse(v);
+  expect(r.success, `${v} should be accepted`).toBe(true);
+  return r.data as T;
+};
+const refused = (schema: { safeParse(v: string): { success: boolean } }, ...vs: string[]) => {
+  for (const v of vs) expect(schema.safeParse(v).success, `${JSON.stringify(v)} should be refused`).toBe(false);
+};
+
+describe("value schemas", () => {
+  it("booleans: the documented spellings in any case, nothing else", () => {
+    for (const v of ["true", "TRUE", "1", "yes", "Yes", "on", "ON"]) expect(ok(booleanValue, v)).toBe(true);
+    for (const v of ["false", "False", "0", "no", "NO", "off"]) expect(ok(booleanValue, v)).toBe(false);
+    refused(booleanValue, "", "maybe", "2", "y", "enabled");
+  });
+
+  it("durations: whole seconds from a number and a unit; zero, signs, fractions and compounds refused", () => {
+    expect(ok(durationValue, "90")).toBe(90);
+    expect(ok(durationValue, "90s")).toBe(90);
+    expect(ok(durationValue, "15m")).toBe(900);
+    expect(ok(durationValue, "1h")).toBe(3_600);
+    expect(ok(durationValue, "7d")).toBe(604_800);
+    expect(ok(durationValue, "2w")).toBe(1_209_600);
+    refused(durationValue, "0", "0s", "-10", "-5s", "1.5h", "1h30m", "1 h", "1H", "h", "", "36500000d");
+  });
+
+  it("lifetimes: a duration or never", () => {
+    expect(ok(lifetimeValue, "never")).toBe("never");
+    expect(ok(lifetimeValue, "30d")).toBe(2_592_000);
+    refused(lifetimeValue, "0", "-5", "Never", "forever", "1x");
+  });
+
+  it("amounts are bigints of micro-units within a u64; bps within 0..10000; ports; hosts; enums exactly", () => {
+    expect(ok(amountValue, "18446744073709551615")).toBe(18_446_744_073_709_551_615n);
+    refused(amountValue, "0", "1.5", "-1", "1e6", "18446744073709551616", "01");
+    expect(ok(bpsValue, "0")).toBe(0);
+    expect(ok(bpsValue, "10000")).toBe(10_000);
+    refused(bpsValue, "10%", "10.5", "10001", "-1", "");
+    expect(ok(portValue, "65535")).toBe(65_535);
+    refused(portValue, "0", "65536", "80a", "");
+    for (const h of ["0.0.0.0", "::", "127.0.0.1", "localhost", "api.internal"]) expect(ok(hostValue, h)).toBe(h);
+    refused(hostValue, "http://x", "a b", "", "x/y");
+    const engine = enumValue(["bankrun", "litesvm"] as const);
+    expect(ok(engine, "litesvm")).toBe("litesvm");
+    refused(engine, "foo", "Bankrun", "");
+  });
+});
+
+describe("settings", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  });
+  const parse = (names: SettingName[], argv: string[]) => {
+    const cmd = addSettings(new Command().exitOverride().configureOutput({ writeErr: () => undefined }), names);
+    cmd.parse(argv, { from: "user" });
+    return settingsOf(cmd, names);
+  };
+
+  it("a variable goes through its flag's schema; the flag wins over it", () => {
+    process.env.TRUST_PROXY = "true";
+    process.env.MAX_LAG_SLOTS = "300";
+    process.env.HOST = "0.0.0.0";
+    expect(parse(["trustProxy", "maxLagSlots", "host"], [])).toEqual({ trustProxy: true, maxLagSlots: 300, host: "0.0.0.0" });
+    expect(parse(["trustProxy", "maxLagSlots"], ["--trust-proxy", "off", "--max-lag-slots", "5"])).toEqual({ trustProxy: false, maxLagSlots: 5 });
+    process.env.TRUST_PROXY = "sometimes";
+    expect(() => parse(["trustProxy"], [])).toThrow(/'sometimes' from env 'TRUST_PROXY' is invalid/);
+    delete process.env.TRUST_PROXY;
+    expect(parse(["trustProxy"], ["--trust-proxy"])).toEqual({ trustProxy: true });
+    expect(parse(["trustProxy"], [])).toEqual({ trustProxy: false });
+  });
+
+  it("the service guide's Configuration names every setting's flag and variable", () => {
+    const guide = readFileSync(join(import.meta.dirname, "..", "..", "docs", "service-guide.md"), "utf8");
+    const section = guide.slice(guide.indexOf("## Configuration"), guide.indexOf("## Deployment"));
+    const missing: string[] = [];
+    for (const [name, make] of Object.entries(SETTINGS)) {
+      const o = make();
+      if (!section.includes(`\`${o.long}\``)) missing.push(`${name}: ${o.long}`);
+      if (o.envVar && !section.includes(`\`${o.envVar}\``)) missing.push(`${name}: ${o.envVar}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

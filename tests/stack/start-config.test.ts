@@ -1,0 +1,52 @@
+/**
+ * `scripts/start.ts` configured through its environment, as an operator behind a load balancer
+ * runs it: HOST=0.0.0.0 answers on an interface other than loopback, TRUST_PROXY=true takes the
+ * client address from X-Forwarded-For (each forwarded address its own request budget).
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..", "..");
+let child: ChildProcess | null = null;
+let data = "";
+afterAll(() => {
+  child?.kill("SIGKILL");
+  if (data) rmSync(data, { recursive: true, force: true });
+});
+
+/** An IPv4 address of this machine other than loopback (null on a machine with none). */
+const outside = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+
+describe("start.ts: HOST and TRUST_PROXY from the environment", () => {
+  it("binds every interface and trusts X-Forwarded-For", async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    data = mkdtempSync(join(tmpdir(), "start-config-"));
+    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--no-seed", "--port", String(port), "--admin-port", String(port + 1)], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: data, HOST: "0.0.0.0", TRUST_PROXY: "true", IP_BURST: "1", IP_PER_MINUTE: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    await new Promise<void>((resolve, reject) => {
+      child!.stdout!.on("data", (b: Buffer) => {
+        out += b.toString();
+        if (out.includes("Local stack up")) resolve();
+      });
+      child!.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+      child!.on("exit", (code) => reject(new Error(`start.ts exited ${code}: ${out}`)));
+    });
+    // On a non-loopback address of this machine (where it has one: CI machines do), which a
+    // server bound to 127.0.0.1 never answers.
+    const host = outside ?? "127.0.0.1";
+    const contracts = (from: string) => fetch(`http://${host}:${port}/api/bets-usdc/offers/contracts`, { headers: { "x-forwarded-for": from } });
+    // One request per forwarded address: the budget is the forwarded client's, not the proxy's.
+    expect((await contracts("203.0.113.1")).status).toBe(200);
+    expect((await contracts("203.0.113.2")).status).toBe(200);
+    expect((await contracts("203.0.113.1")).status).toBe(429);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The operator CLI's values on a running stack, as an operator types them (child processes):
+ * the stack and the CLI both find the data directory through DATA_DIR; token lifetimes with units,
+ * a 30-day default and `never`; the boolean spellings of offers-enabled; durations for the clock
+ * and the cutoff.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { DEFAULT_TOKEN_TTL_SECONDS } from "../../service/custody/custody";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const run = promisify(execFile);
+
+describe("admin CLI values on a running stack (DATA_DIR)", () => {
+  let child: ChildProcess;
+  let data: string;
+
+  /** A command with the data directory from the environment only, as `DATA_DIR=... npm run admin` runs. */
+  const cli = async (...args: string[]) => {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "admin.ts"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: data },
+      timeout: 240_000,
+    });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const nowSec = () => Math.floor(Date.now() / 1000);
+
+  beforeAll(async () => {
+    data = mkdtempSync(join(tmpdir(), "admin-strict-"));
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "scripts", "admin.ts"), "local", "--port", String(port), "--admin-port", String(port + 1), "--no-seed"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATA_DIR: data },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (b: Buffer) => {
+        out += b.toString();
+        if (out.includes("operator")) resolve();
+      });
+      child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+      child.on("exit", (code) => reject(new Error(`local stack exited ${code}: ${out}`)));
+    });
+    await cli("create-user", "erin");
+  });
+  afterAll(() => {
+    child?.kill("SIGTERM");
+    if (data) rmSync(data, { recursive: true, force: true });
+  });
+
+  it("tokens: --ttl 1h expires in an hour, no --ttl in 30 days, --ttl never does not expire", async () => {
+    const t0 = nowSec();
+    const [hour, fallback, never] = await Promise.all([
+      cli("issue-token", "erin", "--ttl", "1h"),
+      cli("issue-token", "erin"),
+      cli("issue-token", "erin", "--ttl", "never"),
+    ]);
+    const t1 = nowSec();
+    expect(hour.expiresAt).toBeGreaterThanOrEqual(t0 + 3_600);
+    expect(hour.expiresAt).toBeLessThanOrEqual(t1 + 3_600);
+    expect(DEFAULT_TOKEN_TTL_SECONDS).toBe(30 * 86_400);
+    expect(fallback.expiresAt).toBeGreaterThanOrEqual(t0 + DEFAULT_TOKEN_TTL_SECONDS);
+    expect(fallback.expiresAt).toBeLessThanOrEqual(t1 + DEFAULT_TOKEN_TTL_SECONDS);
+    expect(never.expiresAt).toBeNull();
+  });
+
+  it("offers-enabled: yes/TRUE/on/1 each switch offers on (after off)", async () => {
+    expect(await cli("offers-enabled", "off")).toEqual({ offersEnabled: false });
+    const on = await Promise.all(["yes", "TRUE", "on", "1"].map((v) => cli("offers-enabled", v, "--fee-bps", "250")));
+    expect(on).toEqual(Array(4).fill({ offersEnabled: true }));
+  });
+
+  it("advance-clock 1h and create-contract --cutoff-in 2h take durations", async () => {
+    const [advanced, created] = await Promise.all([
+      cli("advance-clock", "1h"),
+      cli(
+        "create-contract",
+        "--title",
+        "T",
+        "--event",
+        "A vs B",
+        "--sport",
+        "football",
+        "--competition",
+        "L",
+        "--side-a",
+        "A",
+        "--side-b",
+        "B",
+        "--cutoff-in",
+        "2h",
+        "--deadline-after",
+        "1d",
+      ),
+    ]);
+    expect(advanced).toEqual({ advanced: 3_600 });
+    expect(created.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  });
+});
