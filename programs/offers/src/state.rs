@@ -2,7 +2,7 @@
 //! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/offers.json`. The
 //! Claim is kit's (`kit::claim`), the same in both programs.
 
-use crate::discriminators as disc;
+use crate::{discriminators as disc, error::OfferError};
 pub use kit::claim::Claim;
 use kit::{pod::*, Address};
 
@@ -127,4 +127,21 @@ pub struct Position {
 
 kit::pod!(Limits);
 kit::settings!(Config);
+impl Contract {
+    /// Whether the contract takes offers and takes at `now`: Open, then before its cutoff (the
+    /// cutoff second itself is past). create_offer and take_offer refuse with this error;
+    /// close_offer lets anyone close once it fails. One rule, mirrored by `contractRefusal` in
+    /// idl/client/offers-rules.ts.
+    #[inline(always)]
+    pub fn accepts_offers(&self, now: i64) -> Result<(), OfferError> {
+        if self.status != CONTRACT_OPEN {
+            return Err(OfferError::ContractNotOpen);
+        }
+        if now >= self.cutoff_at.get() {
+            return Err(OfferError::CutoffPassed);
+        }
+        Ok(())
+    }
+}
+
 kit::account!(Contract = disc::ACCOUNT_CONTRACT, Offer = disc::ACCOUNT_OFFER, Position = disc::ACCOUNT_POSITION,);
