@@ -6,6 +6,7 @@
  */
 import type { ConfigTable, OffersTable, PositionsTable } from "../../indexer";
 import { iso } from "../../indexer";
+import { SETTLEMENT_STATUSES, type SettlementStatusName } from "../../idl/client/offers";
 import {
   closeRefusal,
   creatorWinReturn,
@@ -32,11 +33,9 @@ export interface ViewerPosition {
   feeMicros: string | null;
 }
 
-export const SETTLEMENT_STATUSES = ["SettledCreatorWin", "SettledTakerWin", "Refunded"] as const;
-
 /** Settled positions of one outcome, summed. */
 export interface SettlementOutcome {
-  status: (typeof SETTLEMENT_STATUSES)[number];
+  status: SettlementStatusName;
   positionCount: number;
   takerMicros: string;
   creatorMatchedMicros: string;
@@ -60,9 +59,18 @@ export interface CreatorSettlement {
   outcomes: SettlementOutcome[];
 }
 
-/** Why the caller cannot take, when canTake is false. */
-export type TakeRefusal =
-  "offerNotOpen" | "contractClosed" | "offersDisabled" | "ownOffer" | "callerBlocked" | "creatorBlocked" | "maximumWager" | "tooSmallToMatch";
+/** Why the caller cannot take, when canTake is false (the API's enum: GraphQL and OpenAPI take it from here). */
+export const TAKE_REFUSALS = [
+  "offerNotOpen",
+  "contractClosed",
+  "offersDisabled",
+  "ownOffer",
+  "callerBlocked",
+  "creatorBlocked",
+  "maximumWager",
+  "tooSmallToMatch",
+] as const;
+export type TakeRefusal = (typeof TAKE_REFUSALS)[number];
 
 export interface Viewer {
   role: "none" | "creator" | "taker";
@@ -134,7 +142,7 @@ export function creatorSettlement(o: OffersTable, positions: PositionsTable[]): 
  * asks about the most the caller may take (`maxTakeMicros`), so a refusal of that amount is the
  * caller's room under maximumWagerMicros; RevisionMismatch cannot happen (a read holds no revision).
  */
-export const VIEWER_TAKE_REFUSALS: Record<TakeRefusalName, TakeRefusal> = {
+export const TAKE_REFUSAL_OF: Record<TakeRefusalName, TakeRefusal> = {
   CallerBlocked: "callerBlocked",
   CreatorBlocked: "creatorBlocked",
   OffersDisabled: "offersDisabled",
@@ -184,7 +192,7 @@ function takeRoom(i: ViewerInput, terms: OfferTerms, held: bigint): Pick<Viewer,
     now: i.now,
     config: i.config ? { offersEnabled: Number(i.config.offers_enabled) === 1, maximumWager: maxWager } : null,
   });
-  const refusal = refused === null ? null : VIEWER_TAKE_REFUSALS[refused];
+  const refusal = refused === null ? null : TAKE_REFUSAL_OF[refused];
   return { canTake: refusal === null, maxTakeMicros: refusal === null ? cap.toString() : "0", takeLimit, takeRefusal: refusal };
 }
 
