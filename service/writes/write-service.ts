@@ -37,7 +37,6 @@ import {
   decodePosition,
   offersAccountKind,
   type ConfigAccount,
-  type ContractAccount,
   type OfferAccount,
 } from "../../idl/client/offers";
 import { closeRefusal, contractRefusal, matchedForTake, oddsRefusal, takeRefusal, unmatchedStake, type OfferTerms } from "../../idl/client/offers-rules";

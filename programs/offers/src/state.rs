@@ -145,3 +145,33 @@ impl Contract {
 }
 
 kit::account!(Contract = disc::ACCOUNT_CONTRACT, Offer = disc::ACCOUNT_OFFER, Position = disc::ACCOUNT_POSITION,);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(status: u8, cutoff: i64) -> Contract {
+        let z = PodI64::new(0);
+        Contract {
+            template_id: [0; 16],
+            event_id: [0; 16],
+            cutoff_at: PodI64::new(cutoff),
+            resolution_deadline: z,
+            status,
+            result: 0,
+            bump: 0,
+            created_at: z,
+            resolved_at: z,
+        }
+    }
+
+    #[test]
+    fn accepts_offers_checks_status_then_cutoff() {
+        assert_eq!(contract(CONTRACT_OPEN, 1_000).accepts_offers(999), Ok(()));
+        // The cutoff second itself is past.
+        assert_eq!(contract(CONTRACT_OPEN, 1_000).accepts_offers(1_000), Err(OfferError::CutoffPassed));
+        // Not Open is named first, whatever the time.
+        assert_eq!(contract(CONTRACT_RESOLVED, 1_000).accepts_offers(5_000), Err(OfferError::ContractNotOpen));
+        assert_eq!(contract(CONTRACT_VOIDED, 1_000).accepts_offers(0), Err(OfferError::ContractNotOpen));
+    }
+}
