@@ -6,7 +6,9 @@
 import { z } from "@hono/zod-openapi";
 import { SPORTS } from "../../service/read/sports";
 import { POOL_CANCEL_REASONS } from "../../indexer";
-import { OFFER_STATUSES } from "../../service/read/params";
+import { OfferStatus as OFFER_STATUSES, SETTLEMENT_STATUSES } from "../../idl/client/offers";
+import { POOL_STATES } from "../../idl/client/pools-rules";
+import { TAKE_REFUSALS } from "../../service/read/offer-viewer";
 import { API_ERROR_CODES, type HttpErrorStatus } from "../../service/api-error";
 
 const micros = (description = "amount in micro-units, a decimal string of an unsigned 64-bit integer") =>
@@ -86,7 +88,7 @@ const ViewerPosition = z
 
 const SettlementOutcome = z
   .object({
-    status: z.enum(["SettledCreatorWin", "SettledTakerWin", "Refunded"]),
+    status: z.enum(SETTLEMENT_STATUSES),
     positionCount: z.number().int(),
     takerMicros: micros(),
     creatorMatchedMicros: micros(),
@@ -113,9 +115,7 @@ const Viewer = z
     canTake: z.boolean(),
     maxTakeMicros: micros(),
     takeLimit: z.enum(["remaining", "maximumWager"]),
-    takeRefusal: z
-      .enum(["offerNotOpen", "contractClosed", "offersDisabled", "ownOffer", "callerBlocked", "creatorBlocked", "maximumWager", "tooSmallToMatch"])
-      .nullable(),
+    takeRefusal: z.enum(TAKE_REFUSALS).nullable(),
     canClose: z.boolean(),
     returnMicros: micros().nullable(),
     position: ViewerPosition.nullable(),
@@ -203,7 +203,7 @@ export const PoolAggregate = z
     slug: z.string().nullable(),
     question: z.string(),
     version: z.number().int(),
-    state: z.enum(["OPEN", "LOCKED", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"]),
+    state: z.enum(POOL_STATES),
     cancelReason: z.enum(POOL_CANCEL_REASONS).nullable(),
     outcomes: z.array(
       z.object({

@@ -2,23 +2,12 @@
  * The API's enums, with the spec's own spellings (all valid GraphQL enum names, so the JSON
  * values are the REST ones). Registered once per builder: reads and writes share them.
  */
-import { OFFER_STATUSES, VIEWS, MINE_ROLES } from "../../service/read/params";
-import { SETTLEMENT_STATUSES } from "../../service/read/offer-viewer";
-import { ContractStatus } from "../../idl/client/offers";
+import { VIEWS, MINE_ROLES } from "../../service/read/params";
+import { TAKE_REFUSALS } from "../../service/read/offer-viewer";
+import { ContractStatus, OfferStatus as OFFER_STATUSES, PositionStatus as POSITION_STATUSES, SETTLEMENT_STATUSES } from "../../idl/client/offers";
+import { POOL_STATES } from "../../idl/client/pools-rules";
 import { POOL_CANCEL_REASONS } from "../../indexer";
 import type { ApiBuilder } from "./builder";
-
-const TAKE_REFUSALS = [
-  "offerNotOpen",
-  "contractClosed",
-  "offersDisabled",
-  "ownOffer",
-  "callerBlocked",
-  "creatorBlocked",
-  "maximumWager",
-  "tooSmallToMatch",
-] as const;
-const POOL_STATES = ["OPEN", "LOCKED", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"] as const;
 
 function defineEnums(builder: ApiBuilder) {
   const OfferStatus = builder.enumType("OfferStatus", { values: OFFER_STATUSES, description: "An offer's status (the spec's values)." });
@@ -28,7 +17,7 @@ function defineEnums(builder: ApiBuilder) {
   const Side = builder.enumType("Side", { values: ["sideA", "sideB"] as const, description: "A side of a two-sided contract." });
   const ContractResult = builder.enumType("ContractResult", { values: ["sideA", "sideB", "void"] as const, description: "The side that won, or void." });
   const ContractStatusE = builder.enumType("ContractStatus", { values: ContractStatus, description: "A contract's status on chain." });
-  const PositionStatus = builder.enumType("PositionStatus", { values: ["Open", ...SETTLEMENT_STATUSES] as const, description: "Open until settled." });
+  const PositionStatus = builder.enumType("PositionStatus", { values: POSITION_STATUSES, description: "Open until settled." });
   const SettlementStatus = builder.enumType("SettlementStatus", { values: SETTLEMENT_STATUSES });
   const GuardrailStatus = builder.enumType("GuardrailStatus", {
     values: ["normal", "warning"] as const,

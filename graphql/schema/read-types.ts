@@ -9,7 +9,6 @@
  * (limits, outcomes, the viewer block, settlement sums) have no id of their own: clients store
  * them inside their parent.
  */
-import type { SETTLEMENT_STATUSES } from "../../service/read/offer-viewer";
 import type {
   Contract,
   CreatorSettlement,
@@ -24,7 +23,7 @@ import type {
 import { resolveViewer } from "../../service/read/viewer";
 import type { Custody } from "../../service/custody/custody";
 import type { DerivedFill, PoolAggregate } from "../../indexer";
-import type { ContractStatus } from "../../idl/client/offers";
+import type { ContractStatus, PositionStatusName } from "../../idl/client/offers";
 import { SPORTS } from "../../service/read/sports";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { enumsOf } from "./enums";
@@ -157,7 +156,7 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
       address: t.expose("address", { type: "Address" }),
       takerAmountMicros: t.expose("takerAmountMicros", { type: "Amount" }),
       creatorMatchedMicros: t.expose("creatorMatchedMicros", { type: "Amount" }),
-      status: t.field({ type: PositionStatus, resolve: (p) => p.status as "Open" | (typeof SETTLEMENT_STATUSES)[number] }),
+      status: t.field({ type: PositionStatus, resolve: (p) => p.status as PositionStatusName }),
       createdAt: t.expose("createdAt", { type: "DateTime" }),
       fillCount: t.exposeInt("fillCount"),
       settledAt: t.expose("settledAt", { type: "DateTime", nullable: true }),

@@ -3,7 +3,9 @@
  * (service/writes/write-service.ts), the read API's derived fields (indexer/derive/offers.ts,
  * service/read/read-service.ts) and the worker's selection (service/worker/worker.ts). The arithmetic
  * mirrors programs/offers/src/math.rs (integers only, every rounding down, exact 128-bit
- * products); the contract rules mirror create_offer.rs, take_offer.rs and close_offer.rs.
+ * products); the contract rules mirror create_offer.rs, take_offer.rs and close_offer.rs: who may
+ * take (`takeRefusal`) and close (`closeRefusal`) is decided here only, by the program's error
+ * names, for the write path's pre-checks and the read API's `viewer` alike.
  *
  * programs/offers/math-vectors.json is the one table both sides are tested against: a Rust test
  * (math.rs `vectors_file_matches_rust`) recomputes every row with math.rs, and
@@ -92,8 +94,9 @@ export interface ContractTiming {
 }
 
 /**
- * Why a contract takes no more offers or takes at `now`, in the program's order (create_offer,
- * take_offer): not Open, then the cutoff (`now >= cutoffAt`: the cutoff second itself is past).
+ * Why a contract takes no more offers or takes at `now`, in the program's order
+ * (`Contract::accepts_offers` in programs/offers/src/state.rs): not Open, then the cutoff
+ * (`now >= cutoffAt`: the cutoff second itself is past).
  */
 export function contractRefusal(c: ContractTiming, now: bigint | number): "ContractNotOpen" | "CutoffPassed" | null {
   if (c.status !== "Open") return "ContractNotOpen";
@@ -101,13 +104,101 @@ export function contractRefusal(c: ContractTiming, now: bigint | number): "Contr
   return null;
 }
 
-export function contractAcceptsOffers(c: ContractTiming, now: bigint | number): boolean {
-  return contractRefusal(c, now) === null;
+// ---- who may take, who may close ---------------------------------------------------------
+
+/** An offer as the take and close rules need it: the chain account or a store row, amounts in micro-units. */
+export interface OfferTerms {
+  status: string;
+  /** The creator's wallet (base58). */
+  creator: string;
+  creatorTotal: bigint;
+  creatorAllocated: bigint;
+  takerTarget: bigint;
+  takerFilled: bigint;
+  minimumTake: bigint;
+  revision: bigint;
 }
 
-/** close_offer: the creator may close any time; anyone once the contract accepts no offers. */
-export function mayClose(isCreator: boolean, c: ContractTiming, now: bigint | number): boolean {
-  return isCreator || !contractAcceptsOffers(c, now);
+/**
+ * Why a take is refused: the offers program's error names (idl/offers.json `errors`), in the
+ * order take_offer.rs checks them, after the service's compliance rule (a blocked caller or
+ * creator wagers on nothing; not a program rule, so its names are the service's own).
+ */
+export const TAKE_REFUSALS = [
+  "CallerBlocked",
+  "CreatorBlocked",
+  "OffersDisabled",
+  "ContractNotOpen",
+  "CutoffPassed",
+  "OfferNotOpen",
+  "SelfTake",
+  "RevisionMismatch",
+  "ZeroAmount",
+  "AmountExceedsRemaining",
+  "TakeBelowMinimum",
+  "TakeTooSmallToMatch",
+  "PositionAboveMaximum",
+] as const;
+export type TakeRefusalName = (typeof TAKE_REFUSALS)[number];
+
+export interface TakeAttempt {
+  offer: OfferTerms;
+  contract: ContractTiming;
+  /** The taker's wallet (null: an anonymous reader, who is nobody's creator), compliance flag and position on this offer. */
+  taker: { wallet: string | null; blocked: boolean; held: bigint };
+  creatorBlocked: boolean;
+  amount: bigint;
+  /** The revision the caller read; undefined skips the check (a read, which holds no revision). */
+  expectedRevision?: bigint;
+  now: bigint | number;
+  /** The Config's switch and per-position cap; null before the Config is known (no limit applied). */
+  config: { offersEnabled: boolean; maximumWager: bigint } | null;
+}
+
+/**
+ * The first rule a take of `amount` breaks, or null when the program would accept it (the
+ * caller's token balance aside: it is not indexed, the write path checks it last). The write
+ * path answers each name with its status (service/writes/errors.ts), the offer's `viewer` with
+ * its `takeRefusal` (service/read/offer-viewer.ts).
+ */
+export function takeRefusal(t: TakeAttempt): TakeRefusalName | null {
+  const o = t.offer;
+  const remaining = o.takerTarget - o.takerFilled;
+  if (t.taker.blocked) return "CallerBlocked";
+  if (t.creatorBlocked) return "CreatorBlocked";
+  if (t.config && !t.config.offersEnabled) return "OffersDisabled";
+  const contract = contractRefusal(t.contract, t.now);
+  if (contract) return contract;
+  // A store row with nothing left is Filled, whatever its status says (the program sets both at once).
+  if (o.status !== "Open" || remaining <= 0n) return "OfferNotOpen";
+  if (t.taker.wallet !== null && t.taker.wallet === o.creator) return "SelfTake";
+  if (t.expectedRevision !== undefined && t.expectedRevision !== o.revision) return "RevisionMismatch";
+  if (t.amount <= 0n) return "ZeroAmount";
+  if (t.amount > remaining) return "AmountExceedsRemaining";
+  if (t.amount < o.minimumTake && t.amount !== remaining) return "TakeBelowMinimum";
+  if (matchedForTake(t.amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated) === 0n) return "TakeTooSmallToMatch";
+  if (t.config && t.taker.held + t.amount > t.config.maximumWager) return "PositionAboveMaximum";
+  return null;
+}
+
+/** Why a close is refused: the program's error names in close_offer.rs's order. */
+export type CloseRefusalName = "OfferNotOpen" | "RevisionMismatch" | "CloseNotAllowed";
+
+/**
+ * close_offer: the offer must be Open (and at the revision the caller read, when given); its
+ * creator may close it any time, anyone else once the contract accepts no more offers.
+ */
+export function closeRefusal(c: {
+  offer: Pick<OfferTerms, "status" | "creator" | "revision">;
+  contract: ContractTiming;
+  caller: string | null;
+  expectedRevision?: bigint;
+  now: bigint | number;
+}): CloseRefusalName | null {
+  if (c.offer.status !== "Open") return "OfferNotOpen";
+  if (c.expectedRevision !== undefined && c.expectedRevision !== c.offer.revision) return "RevisionMismatch";
+  if (c.caller !== c.offer.creator && contractRefusal(c.contract, c.now) === null) return "CloseNotAllowed";
+  return null;
 }
 
 /**

@@ -14,10 +14,17 @@ export const OFFERS_PROGRAM_ID = new PublicKey(offersIdl.address);
 
 export const Side = { sideA: 1, sideB: 2 } as const;
 export type SideName = keyof typeof Side;
+// The statuses by on-chain code (state.rs), each declared here only: the decoders, the indexer's
+// rows, the read API's filters, the GraphQL enums and the OpenAPI schemas all take them from here.
 export const ContractStatus = ["Open", "Resolved", "Voided"] as const;
 export const ContractResult = ["none", "sideA", "sideB", "void"] as const;
 export const OfferStatus = ["Open", "Filled", "Closed", "Settled"] as const;
+export type OfferStatusName = (typeof OfferStatus)[number];
 export const PositionStatus = ["Open", "SettledCreatorWin", "SettledTakerWin", "Refunded"] as const;
+export type PositionStatusName = (typeof PositionStatus)[number];
+/** A settled position's statuses (every status but Open). */
+export type SettlementStatusName = Exclude<PositionStatusName, "Open">;
+export const SETTLEMENT_STATUSES: readonly SettlementStatusName[] = PositionStatus.filter((s): s is SettlementStatusName => s !== "Open");
 
 export interface LimitsArgs {
   minimumCreatorMicros: bigint;

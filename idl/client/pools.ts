@@ -1,12 +1,14 @@
 /**
  * Client of the pools program, on top of Anchor's `Program` built from idl/pools.json: PDA
  * derivation, account decoding (u64/i64 as bigint, text as strings), instruction builders, the
- * event parser and the spec's aggregate numbers (shares in bps, derived LOCKED state).
+ * event parser and what can happen next to a pool (`poolResolutionAt`). The aggregate's rules
+ * (shares in bps, the derived LOCKED state) are in ./pools-rules.ts.
  */
 import { Program, type Provider } from "./anchor";
 import { PublicKey } from "@solana/web3.js";
 import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bigints, bn, programCodec, type ClaimAccount, u64le } from "./common";
 import { poolsIdl, type Pools } from "../pools";
+import { STORED_POOL_STATES, type StoredPoolState } from "./pools-rules";
 
 export const POOLS_IDL: Pools = poolsIdl;
 export const POOLS_PROGRAM_ID = new PublicKey(poolsIdl.address);
@@ -25,10 +27,8 @@ export const DISPUTE_WINDOW_SECONDS = 86_400n;
 export const PROPOSAL_DEADLINE_SECONDS = 259_200n;
 /** The authority must decide an escalated pool within this long; then anyone may cancel. */
 export const AUTHORITY_DEADLINE_SECONDS = 604_800n;
-/** On-chain states by code; LOCKED is derived (OPEN with closesAt passed). RESOLVING covers a
- * proposal in its dispute window, a disputed one and an escalated pool. */
-export const PoolState = ["OPEN", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"] as const;
-export type PoolStateName = (typeof PoolState)[number] | "LOCKED";
+/** On-chain states by code (./pools-rules.ts declares them, with the derived LOCKED). */
+export const PoolState = STORED_POOL_STATES;
 export const NO_OUTCOME = 255;
 /** `authorityResolve` with this outcome cancels the pool. */
 export const CANCEL_OUTCOME = 255;
@@ -280,7 +280,7 @@ export interface PoolAccount {
   nonce: bigint;
   bump: number;
   version: number;
-  state: (typeof PoolState)[number];
+  state: StoredPoolState;
   outcomeCount: number;
   feeBps: number;
   question: string;
@@ -414,20 +414,6 @@ export function decodeClaim(data: Buffer): ClaimAccount {
 /** Which account type a program-owned account holds, by its discriminator. */
 export type PoolsAccountKind = "config" | "pool" | "participant" | "claim";
 export const poolsAccountKind = codec.accountKind;
-
-/** Share of each outcome in bps: floor(total_i * 10000 / pot); all 0 on an empty pot. Exact in bigint. */
-export function sharesBps(pool: Pick<PoolAccount, "outcomes" | "totalOi">): number[] {
-  return pool.outcomes.map((o) => (pool.totalOi === 0n ? 0 : Number((o.totalOi * 10_000n) / pool.totalOi)));
-}
-
-/**
- * The embed state at `now` (unix seconds): LOCKED is OPEN with closesAt passed (no proposal yet,
- * nor an escalation); RESOLVING is stored for a proposal in or after its dispute window, a
- * disputed proposal and an escalated pool alike; the other states are stored as they are shown.
- */
-export function poolStateAt(pool: Pick<PoolAccount, "state" | "closesAt">, now: bigint): PoolStateName {
-  return pool.state === "OPEN" && now >= pool.closesAt ? "LOCKED" : pool.state;
-}
 
 /** What can happen next to a pool at `now` in the resolution of the program (for crank and UI). */
 export function poolResolutionAt(

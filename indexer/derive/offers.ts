@@ -3,7 +3,8 @@
  * rows it read; the tests compare them with the on-chain accounts read directly.
  */
 import { termsGuardrail, type WarningRatio } from "../../idl/client/offers-rules";
-import type { ConfigTable, ContractsTable, FillsTable, OffersTable, PositionsTable } from "../store/schema";
+import type { OfferStatusName, PositionStatusName } from "../../idl/client/offers";
+import type { ConfigTable, FillsTable, OffersTable, PositionsTable } from "../store/schema";
 
 // The rules live in one module (mirroring programs/offers/src/math.rs); re-exported for the API.
 export { takerWinReturn, termsGuardrail, type WarningRatio } from "../../idl/client/offers-rules";
@@ -34,7 +35,7 @@ export interface DerivedOffer {
   minimumTakeMicros: string;
   feeBps: number;
   termsGuardrail: { status: GuardrailStatus };
-  status: "Open" | "Filled" | "Closed" | "Settled";
+  status: OfferStatusName;
   fillCount: number;
   positionCount: number;
   settledPositionCount: number;
@@ -113,7 +114,7 @@ export interface DerivedPosition {
   taker: string;
   takerMicros: string;
   creatorMatchedMicros: string;
-  status: "Open" | "SettledCreatorWin" | "SettledTakerWin" | "Refunded";
+  status: PositionStatusName;
   fillCount: number;
   createdAt: string;
   settledAt: string | null;
@@ -136,20 +137,5 @@ export function derivePosition(p: PositionsTable): DerivedPosition {
     creatorPayoutMicros: p.creator_payout_micros,
     takerPayoutMicros: p.taker_payout_micros,
     feeMicros: p.fee_micros,
-  };
-}
-
-/** Contract fields from chain + catalog (joined, not mixed). */
-export function deriveContractChain(c: ContractsTable) {
-  return {
-    address: c.address,
-    templateId: c.template_id,
-    eventId: c.event_id,
-    cutoffAt: iso(c.cutoff_at)!,
-    resolutionDeadline: iso(c.resolution_deadline)!,
-    status: c.status,
-    result: c.result,
-    createdAt: iso(c.created_at)!,
-    resolvedAt: iso(c.resolved_at),
   };
 }

@@ -5,39 +5,11 @@ import { createHash } from "node:crypto";
 import type { PoolCatalogTable, PoolOutcomesTable, PoolsTable } from "../store/schema";
 import { iso } from "./offers";
 import { AUTHORITY_DEADLINE_SECONDS } from "../../idl/client/pools";
+import { poolState, shareBps, type PoolStateName } from "../../idl/client/pools-rules";
 
-export type PoolState = "OPEN" | "LOCKED" | "RESOLVING" | "RESOLVED" | "DISTRIBUTED" | "CANCELED" | "REFUNDED";
-
-/**
- * Shares of the pot in bps by largest remainder: each outcome gets floor(total*10000/pot), and
- * the bps left over go one each to the outcomes with the largest remainders (ties: lower index
- * first). The shares sum to exactly 10000 when the pot is non-zero; all 0 when it is zero.
- */
-export function shareBps(totals: bigint[]): number[] {
-  const pot = totals.reduce((a, b) => a + b, 0n);
-  if (pot === 0n) return totals.map(() => 0);
-  const base = totals.map((t) => (t * 10_000n) / pot);
-  const rem = totals.map((t, i) => ({ i, r: (t * 10_000n) % pot }));
-  let left = 10_000n - base.reduce((a, b) => a + b, 0n);
-  rem.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
-  for (const { i } of rem) {
-    if (left === 0n) break;
-    base[i] += 1n;
-    left -= 1n;
-  }
-  return base.map(Number);
-}
-
-/**
- * The embed state: OPEN becomes LOCKED once closes_at has passed at `nowUnix` (read time); every
- * other state as stored. The program stores RESOLVING for a proposed outcome (during and after its
- * dispute window), a disputed one and an escalated pool alike, and keeps `winning_outcome` empty
- * until RESOLVED, so a proposal never shows as a result (`isResolved`).
- */
-export function poolState(state: string, closesAt: number | null, nowUnix: number): PoolState {
-  if (state === "OPEN" && closesAt !== null && nowUnix >= Number(closesAt)) return "LOCKED";
-  return state as PoolState;
-}
+// The pools rules (one share rounding, one LOCKED rule) live with the client; the read API takes
+// them from here with the rest of the aggregate.
+export { poolState, shareBps, type PoolStateName };
 
 /** JSON with object keys sorted recursively: equal content, equal text. */
 export function canonicalJson(v: unknown): string {
@@ -109,7 +81,7 @@ export interface PoolAggregate {
   slug: string | null;
   question: string;
   version: number;
-  state: PoolState;
+  state: PoolStateName;
   /** Why the pool was canceled (CANCELED, or REFUNDED after a cancel); null for every other pool. */
   cancelReason: PoolCancelReason | null;
   outcomes: PoolOutcomeAggregate[];

@@ -70,7 +70,7 @@ export interface OffersTable extends ChainMeta {
   nonce: string;
   /** "sideA" | "sideB": the creator's outcome */
   side: string;
-  /** "Open" | "Filled" | "Closed" | "Settled" */
+  /** An OfferStatus name (idl/client/offers.ts) */
   status: string;
   fee_bps: number;
   creator_total_micros: string;
@@ -95,7 +95,7 @@ export interface PositionsTable extends ChainMeta {
   rent_payer: string;
   taker_micros: string;
   creator_matched_micros: string;
-  /** "Open" | "SettledCreatorWin" | "SettledTakerWin" | "Refunded" */
+  /** A PositionStatus name (idl/client/offers.ts) */
   status: string;
   fill_count: number;
   created_at: number;
@@ -150,7 +150,7 @@ export interface PoolCancelsTable {
 export interface SettlementsTable {
   position: string;
   offer: string;
-  /** "SettledCreatorWin" | "SettledTakerWin" | "Refunded" */
+  /** A SETTLEMENT_STATUSES name (idl/client/offers.ts) */
   status: string;
   creator_payout_micros: string;
   taker_payout_micros: string;

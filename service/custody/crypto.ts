@@ -11,7 +11,7 @@
  * sealed with a fresh 12-byte IV and authenticated with associated data (the wallet address), so a
  * ciphertext moved to another user's row does not decrypt.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve, isAbsolute } from "node:path";
 
@@ -105,10 +105,4 @@ export function isInside(file: string, dir: string): boolean {
 
 export function sha256Hex(s: string | Buffer): string {
   return createHash("sha256").update(s).digest("hex");
-}
-
-export function safeEqualHex(a: string, b: string): boolean {
-  const x = Buffer.from(a, "hex");
-  const y = Buffer.from(b, "hex");
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -6,7 +6,17 @@
  */
 import type { ConfigTable, OffersTable, PositionsTable } from "../../indexer";
 import { iso } from "../../indexer";
-import { contractAcceptsOffers, creatorWinReturn, matchedForTake, mayClose, payouts, takerWinReturn, type ContractTiming } from "../../idl/client/offers-rules";
+import { SETTLEMENT_STATUSES, type SettlementStatusName } from "../../idl/client/offers";
+import {
+  closeRefusal,
+  creatorWinReturn,
+  payouts,
+  takeRefusal,
+  takerWinReturn,
+  type ContractTiming,
+  type OfferTerms,
+  type TakeRefusalName,
+} from "../../idl/client/offers-rules";
 
 export type ContractResult = "sideA" | "sideB" | "void";
 
@@ -23,11 +33,9 @@ export interface ViewerPosition {
   feeMicros: string | null;
 }
 
-export const SETTLEMENT_STATUSES = ["SettledCreatorWin", "SettledTakerWin", "Refunded"] as const;
-
 /** Settled positions of one outcome, summed. */
 export interface SettlementOutcome {
-  status: (typeof SETTLEMENT_STATUSES)[number];
+  status: SettlementStatusName;
   positionCount: number;
   takerMicros: string;
   creatorMatchedMicros: string;
@@ -51,9 +59,18 @@ export interface CreatorSettlement {
   outcomes: SettlementOutcome[];
 }
 
-/** Why the caller cannot take, when canTake is false. */
-export type TakeRefusal =
-  "offerNotOpen" | "contractClosed" | "offersDisabled" | "ownOffer" | "callerBlocked" | "creatorBlocked" | "maximumWager" | "tooSmallToMatch";
+/** Why the caller cannot take, when canTake is false (the API's enum: GraphQL and OpenAPI take it from here). */
+export const TAKE_REFUSALS = [
+  "offerNotOpen",
+  "contractClosed",
+  "offersDisabled",
+  "ownOffer",
+  "callerBlocked",
+  "creatorBlocked",
+  "maximumWager",
+  "tooSmallToMatch",
+] as const;
+export type TakeRefusal = (typeof TAKE_REFUSALS)[number];
 
 export interface Viewer {
   role: "none" | "creator" | "taker";
@@ -121,32 +138,61 @@ export function creatorSettlement(o: OffersTable, positions: PositionsTable[]): 
 }
 
 /**
- * canTake holds when a take of at least the minimum (or of exactly the remainder) could pass
- * every check the write service makes from indexed state: the offer is Open, its contract
- * accepts offers, offers are switched on, the caller is not the creator, neither the caller nor
- * the creator is blocked, and the caller's position leaves room under maximumWagerMicros. The
- * caller's balance is not indexed and is not part of it.
+ * The viewer's name for each refusal of the take rule (idl/client/offers-rules.ts). The viewer
+ * asks about the most the caller may take (`maxTakeMicros`), so a refusal of that amount is the
+ * caller's room under maximumWagerMicros; RevisionMismatch cannot happen (a read holds no revision).
  */
-function takeRoom(i: ViewerInput, held: bigint): Pick<Viewer, "canTake" | "maxTakeMicros" | "takeLimit" | "takeRefusal"> {
-  const o = i.offer;
-  const remaining = BigInt(o.taker_target_micros) - BigInt(o.taker_filled_micros);
+export const TAKE_REFUSAL_OF: Record<TakeRefusalName, TakeRefusal> = {
+  CallerBlocked: "callerBlocked",
+  CreatorBlocked: "creatorBlocked",
+  OffersDisabled: "offersDisabled",
+  ContractNotOpen: "contractClosed",
+  CutoffPassed: "contractClosed",
+  OfferNotOpen: "offerNotOpen",
+  SelfTake: "ownOffer",
+  RevisionMismatch: "offerNotOpen",
+  ZeroAmount: "maximumWager",
+  AmountExceedsRemaining: "maximumWager",
+  TakeBelowMinimum: "maximumWager",
+  TakeTooSmallToMatch: "tooSmallToMatch",
+  PositionAboveMaximum: "maximumWager",
+};
+
+/** An indexed offer as the take and close rules read it. */
+function offerTerms(o: OffersTable): OfferTerms {
+  return {
+    status: o.status,
+    creator: o.creator,
+    creatorTotal: BigInt(o.creator_total_micros),
+    creatorAllocated: BigInt(o.creator_allocated_micros),
+    takerTarget: BigInt(o.taker_target_micros),
+    takerFilled: BigInt(o.taker_filled_micros),
+    minimumTake: BigInt(o.minimum_take_micros),
+    revision: BigInt(o.revision),
+  };
+}
+
+/**
+ * canTake holds when a take of the most the caller may take (the offer's remainder, or the
+ * caller's room under maximumWagerMicros when smaller) passes the take rule from indexed state.
+ * The caller's balance is not indexed and is not part of it.
+ */
+function takeRoom(i: ViewerInput, terms: OfferTerms, held: bigint): Pick<Viewer, "canTake" | "maxTakeMicros" | "takeLimit" | "takeRefusal"> {
+  const remaining = terms.takerTarget - terms.takerFilled;
   const maxWager = i.config ? BigInt(i.config.maximum_wager_micros) : remaining;
   const room = maxWager - held;
   const takeLimit = room < remaining ? ("maximumWager" as const) : ("remaining" as const);
   const cap = room < remaining ? room : remaining;
-  const minimum = BigInt(o.minimum_take_micros);
-  let refusal: TakeRefusal | null = null;
-  if (o.status !== "Open" || remaining <= 0n) refusal = "offerNotOpen";
-  else if (i.config && Number(i.config.offers_enabled) !== 1) refusal = "offersDisabled";
-  else if (!contractAcceptsOffers(i.contract, i.now)) refusal = "contractClosed";
-  else if (i.wallet !== null && i.wallet === o.creator) refusal = "ownOffer";
-  else if (i.callerBlocked) refusal = "callerBlocked";
-  else if (i.creatorBlocked) refusal = "creatorBlocked";
-  else if (cap <= 0n || (cap < minimum && cap !== remaining)) refusal = "maximumWager";
-  else if (
-    matchedForTake(cap, BigInt(o.creator_total_micros), BigInt(o.taker_target_micros), BigInt(o.taker_filled_micros), BigInt(o.creator_allocated_micros)) === 0n
-  )
-    refusal = "tooSmallToMatch";
+  const refused = takeRefusal({
+    offer: terms,
+    contract: i.contract,
+    taker: { wallet: i.wallet, blocked: i.callerBlocked, held },
+    creatorBlocked: i.creatorBlocked,
+    amount: cap,
+    now: i.now,
+    config: i.config ? { offersEnabled: Number(i.config.offers_enabled) === 1, maximumWager: maxWager } : null,
+  });
+  const refusal = refused === null ? null : TAKE_REFUSAL_OF[refused];
   return { canTake: refusal === null, maxTakeMicros: refusal === null ? cap.toString() : "0", takeLimit, takeRefusal: refusal };
 }
 
@@ -161,9 +207,10 @@ export function viewerOf(i: ViewerInput): Viewer {
   const o = i.offer;
   const { wallet, position, result } = i;
   const isCreator = wallet !== null && wallet === o.creator;
-  const canClose = wallet !== null && o.status === "Open" && mayClose(isCreator, i.contract, i.now);
+  const terms = offerTerms(o);
+  const canClose = wallet !== null && closeRefusal({ offer: terms, contract: i.contract, caller: wallet, now: i.now }) === null;
   const feeBps = Number(o.fee_bps);
-  const take = takeRoom(i, position ? BigInt(position.taker_micros) : 0n);
+  const take = takeRoom(i, terms, position ? BigInt(position.taker_micros) : 0n);
   if (isCreator) {
     const ret =
       result === null

@@ -8,9 +8,9 @@ import { z } from "zod";
 import { addressSchema } from "../writes/validate";
 import { parseWith } from "../validation";
 import { SPORTS, sportOf, type Sport } from "./sports";
+import { OfferStatus as OFFER_STATUSES, type OfferStatusName } from "../../idl/client/offers";
 
-export const OFFER_STATUSES = ["Open", "Filled", "Closed", "Settled"] as const;
-export type OfferStatus = (typeof OFFER_STATUSES)[number];
+export type OfferStatus = OfferStatusName;
 export const VIEWS = ["browse", "results"] as const;
 export type View = (typeof VIEWS)[number];
 export const MINE_ROLES = ["creator", "taker"] as const;

@@ -16,7 +16,7 @@
  *   offers program refused, `token program: <name>` for an SPL Token error, else a few words.
  * - The row is deleted when the item succeeds, when the chain shows it no longer needs the
  *   action (another worker did it, the account is gone), and by `prune` when the store no longer
- *   lists the item as due.
+ *   lists the item as due (by the phase's own candidate query).
  */
 import type { Kysely, SelectQueryBuilder } from "kysely";
 import type { Database } from "../../indexer/store/schema";
@@ -53,6 +53,9 @@ export interface WorkerFailure {
 }
 
 type Db = Kysely<CustodyDatabase & Database>;
+/** The addresses a phase lists as due (one column). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DueItems = SelectQueryBuilder<any, any, { address: string }>;
 
 export function backoffSeconds(attempts: number, o: BackoffOptions = {}): number {
   const base = o.baseSeconds ?? 30;
@@ -123,27 +126,18 @@ export class WorkerFailures {
   }
 
   /**
-   * Forgets failures of items the store no longer lists as needing their action (settled,
-   * closed, reclaimed or voided since, by this worker, another one or anyone else).
+   * Forgets failures of items the store no longer lists as due for their action (settled,
+   * closed, reclaimed or voided since, by this worker, another one or anyone else). `due` is
+   * each phase's own candidate query (service/worker/worker.ts): what "still due" means is
+   * written once, in the phase. Failures of a kind none of `due` names are left as they are
+   * (a worker without that phase cannot tell).
    */
-  async prune(payer: string): Promise<number> {
-    const db = this.db;
+  async prune(due: { kind: WorkKind; items: DueItems }[]): Promise<number> {
     let n = 0;
-    const del = async (kind: WorkKind, still: SelectQueryBuilder<CustodyDatabase & Database, keyof Database, { address: string }>) => {
-      const r = await db.deleteFrom("worker_failures").where("kind", "=", kind).where("item", "not in", still).executeTakeFirst();
+    for (const { kind, items } of due) {
+      const r = await this.db.deleteFrom("worker_failures").where("kind", "=", kind).where("item", "not in", items).executeTakeFirst();
       n += Number(r.numDeletedRows);
-    };
-    await del("void-contract", db.selectFrom("contracts").select("address").where("status", "=", "Open").where("deleted", "=", 0));
-    await del("close-offer", db.selectFrom("offers").select("address").where("status", "=", "Open").where("deleted", "=", 0));
-    await del("settle-position", db.selectFrom("positions").select("address").where("status", "=", "Open").where("deleted", "=", 0));
-    await del("reclaim-position", db.selectFrom("positions").select("address").where("deleted", "=", 0).where("rent_payer", "=", payer));
-    await del("reclaim-offer", db.selectFrom("offers").select("address").where("deleted", "=", 0).where("rent_payer", "=", payer));
-    const live = db.selectFrom("pools").select("address").where("deleted", "=", 0);
-    await del("resolve-pool", live.where("state", "in", ["OPEN", "RESOLVING"]));
-    await del("cancel-pool", live.where("state", "in", ["OPEN", "RESOLVING"]));
-    const unpaid = db.selectFrom("pool_participants").select("address").where("settled", "=", 0).where("deleted", "=", 0);
-    await del("settle-participant", unpaid);
-    await del("refund-participant", unpaid);
+    }
     return n;
   }
 

@@ -591,9 +591,11 @@ export class SettlementWorker {
     const maxUnproductive = Math.max(1, this.deps.maxFailuresPerPass ?? Math.max(100, batch));
     const now = await this.deps.gateway.now();
     const wallNow = this.clock();
-    await this.failures.prune(this.deps.payer.publicKey.toBase58());
+    const phases = this.phases(now);
+    // One "still due" per phase: its candidate query decides what is pruned too.
+    await this.failures.prune(phases.map((p) => ({ kind: p.kind, items: p.query().select(sql.ref(p.keys[p.keys.length - 1]).as("address")) })));
 
-    for (const p of this.phases(now)) {
+    for (const p of phases) {
       // Fresh work, oldest due first; only successes count against the batch.
       let done = 0;
       let unproductive = 0;

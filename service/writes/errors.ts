@@ -1,21 +1,56 @@
 /**
- * How the API answers a transaction the chain refused or lost after the pre-checks passed (a
- * race with another write, the chain unreachable): the offers program's errors get the status
- * and message its own pre-checks give; everything else is a 503 without detail.
+ * How the API answers a rule the offers program (or the service's compliance rule) refuses, by
+ * its name: before signing, when a pre-check finds it (idl/client/offers-rules.ts `takeRefusal`,
+ * `closeRefusal`, `contractRefusal`), with the figures the service read; and after submitting,
+ * when the chain refused on a race with another write, with the message alone. Everything else
+ * the chain refuses or loses is a 503 without detail.
  */
-import { OFFERS_ERRORS } from "../../idl/client/offers";
+import { OFFERS_ERRORS, type ContractAccount, type OfferAccount } from "../../idl/client/offers";
+import type { CloseRefusalName, TakeRefusalName } from "../../idl/client/offers-rules";
 import { ApiError, type ApiStatus } from "../api-error";
 import type { SubmitFailure } from "../chain/submitter";
 
-/** The offers program's errors the API answers, by IDL name; without a message, the IDL's. */
-const PROGRAM_ERRORS: Record<string, { status: ApiStatus; message?: string }> = {
+/** What a pre-check read, for the message of its refusal. */
+export interface RefusalFacts {
+  offer?: OfferAccount;
+  contract?: ContractAccount;
+  amount?: bigint;
+  /** The caller's position on the offer before this take. */
+  held?: bigint;
+  expectedRevision?: bigint;
+  maximumWager?: bigint;
+}
+
+interface Answer {
+  status: ApiStatus;
+  /** The answer to the chain's refusal; without it, the IDL's message. */
+  message?: string;
+  /** The answer to the pre-check's refusal, with what it read; without it, `message`. */
+  precheck?: (f: RefusalFacts) => string;
+}
+
+const remaining = (o: OfferAccount) => o.takerTarget - o.takerFilled;
+const changed = (f: RefusalFacts) => `the offer changed: expectedRevision ${f.expectedRevision}, current revision ${f.offer!.revision}; re-read it and retry`;
+
+/** Every refusal the API answers, by name (the offers program's IDL names, and the compliance rule's). */
+const ANSWERS: Record<string, Answer> = {
+  CallerBlocked: { status: 403, message: "your account is blocked from wagering" },
+  CreatorBlocked: { status: 403, message: "the offer's creator is blocked from wagering" },
   OffersDisabled: { status: 503, message: "offers are switched off; retry later with the same idempotencyKey" },
   FeeChanged: { status: 409, message: "the fee changed; re-read feeBps from /contracts and retry" },
-  ContractNotOpen: { status: 409, message: "the contract no longer accepts offers" },
+  ContractNotOpen: {
+    status: 409,
+    message: "the contract no longer accepts offers",
+    precheck: (f) => `the contract is ${f.contract!.status} and no longer accepts offers`,
+  },
   CutoffPassed: { status: 409, message: "the contract's cutoff has passed" },
-  OfferNotOpen: { status: 409, message: "the offer is no longer open; re-read it" },
-  RevisionMismatch: { status: 409, message: "the offer changed since expectedRevision; re-read it and retry with its current revision" },
-  AmountExceedsRemaining: { status: 409, message: "the amount is no longer available; re-read remainingTakerMicros" },
+  OfferNotOpen: { status: 409, message: "the offer is no longer open; re-read it", precheck: (f) => `the offer is ${f.offer!.status}` },
+  RevisionMismatch: { status: 409, message: "the offer changed since expectedRevision; re-read it and retry with its current revision", precheck: changed },
+  AmountExceedsRemaining: {
+    status: 409,
+    message: "the amount is no longer available; re-read remainingTakerMicros",
+    precheck: (f) => `the amount is no longer available: remainingTakerMicros is ${remaining(f.offer!)}`,
+  },
   AlreadyInitialized: { status: 409, message: "an offer for this idempotencyKey already exists" },
   InvalidSide: { status: 400 },
   StakeBelowMinimum: { status: 400 },
@@ -27,12 +62,31 @@ const PROGRAM_ERRORS: Record<string, { status: ApiStatus; message?: string }> = 
   MinimumTakeAboveTarget: { status: 400 },
   InsufficientBalance: { status: 400, message: "insufficient balance" },
   SelfTake: { status: 400, message: "you cannot take your own offer" },
-  ZeroAmount: { status: 400 },
-  TakeBelowMinimum: { status: 400, message: "takeAmountMicros is below the offer's minimumTakeMicros and is not the remaining amount" },
-  PositionAboveMaximum: { status: 400, message: "your position on this offer would exceed maximumWagerMicros" },
+  ZeroAmount: { status: 400, precheck: () => "takeAmountMicros must be positive" },
+  TakeBelowMinimum: {
+    status: 400,
+    message: "takeAmountMicros is below the offer's minimumTakeMicros and is not the remaining amount",
+    precheck: (f) =>
+      `takeAmountMicros must be at least the offer's minimumTakeMicros ${f.offer!.minimumTake}, or exactly remainingTakerMicros ${remaining(f.offer!)}`,
+  },
+  PositionAboveMaximum: {
+    status: 400,
+    message: "your position on this offer would exceed maximumWagerMicros",
+    precheck: (f) => `your position on this offer would be ${f.held! + f.amount!} micros, above maximumWagerMicros ${f.maximumWager}`,
+  },
   TakeTooSmallToMatch: { status: 400, message: "takeAmountMicros is too small to be matched with any creator stake" },
-  CloseNotAllowed: { status: 409, message: "only the creator may close an offer before the contract's cutoff" },
+  CloseNotAllowed: {
+    status: 409,
+    message: "only the creator may close an offer before the contract's cutoff",
+    precheck: (f) => `only the creator may close this offer before the contract's cutoff at ${new Date(Number(f.contract!.cutoffAt) * 1000).toISOString()}`,
+  },
 };
+
+/** A pre-check's refusal as the API's error: the status of its name, the message with what it read. */
+export function refusalError(name: TakeRefusalName | CloseRefusalName | "ContractNotOpen" | "CutoffPassed", facts: RefusalFacts = {}): ApiError {
+  const a = ANSWERS[name];
+  return new ApiError(a.status, a.precheck?.(facts) ?? a.message ?? name);
+}
 
 export const CHAIN_UNREACHABLE = "the chain is temporarily unreachable; retry with the same idempotencyKey";
 export const CHAIN_REFUSED = "the chain refused the transaction; retry later with the same idempotencyKey";
@@ -54,7 +108,7 @@ export function loggedU64s(logs: string[], marker: string): bigint[] | null {
  */
 export function programRefusal(f: SubmitFailure): ApiError | null {
   if (f.kind !== "program" || f.program !== "offers" || !f.name) return null;
-  const e = PROGRAM_ERRORS[f.name];
+  const e = ANSWERS[f.name];
   if (!e) return null;
   if (f.name === "InsufficientBalance") {
     const n = loggedU64s(f.logs, "insufficient balance: needed, available");

@@ -14,9 +14,10 @@
  * `retryAfterSeconds`); 503 offers switched off or the chain unreachable. A program error on a
  * race maps to the same status (./errors.ts).
  *
- * The rules the pre-checks apply (matched stake, odds, cutoff, refund) come from
- * idl/client/offers-rules.ts, the mirror of the program's math; transactions go through the one
- * submitter (service/chain/submitter.ts).
+ * The rules the pre-checks apply (who may take or close, matched stake, odds, cutoff, refund)
+ * come from idl/client/offers-rules.ts, the mirror of the program's rules, by the program's
+ * error names; ./errors.ts answers each name with its status and message. Transactions go
+ * through the one submitter (service/chain/submitter.ts).
  *
  * The bound on the service's wallet (./wallet-guard.ts): a write that passed every check takes a
  * token of the caller's write bucket and, for a create or a new position, passes the holdings
@@ -36,15 +37,14 @@ import {
   decodePosition,
   offersAccountKind,
   type ConfigAccount,
-  type ContractAccount,
   type OfferAccount,
 } from "../../idl/client/offers";
-import { contractRefusal, matchedForTake, mayClose, oddsRefusal, unmatchedStake } from "../../idl/client/offers-rules";
+import { closeRefusal, contractRefusal, matchedForTake, oddsRefusal, takeRefusal, unmatchedStake, type OfferTerms } from "../../idl/client/offers-rules";
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { Submitter, isSubmitFailure, type SubmitterOptions } from "../chain/submitter";
 import type { Custody, Principal } from "../custody/custody";
 import { bearerToken } from "../custody/custody";
-import { CHAIN_UNREACHABLE, submitFailureError } from "./errors";
+import { CHAIN_UNREACHABLE, refusalError, submitFailureError } from "./errors";
 import { Idempotency, type Recorder } from "./idempotency";
 import { ApiError } from "../api-error";
 import { parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
@@ -152,12 +152,6 @@ export class WriteService {
     return AccountLayout.decode(a.data).amount;
   }
 
-  private assertOpenContract(k: ContractAccount, now: bigint) {
-    const refusal = contractRefusal(k, now);
-    if (refusal === "ContractNotOpen") throw new ApiError(409, `the contract is ${k.status} and no longer accepts offers`);
-    if (refusal === "CutoffPassed") throw new ApiError(409, "the contract's cutoff has passed");
-  }
-
   // ---- create ------------------------------------------------------------------------------
 
   /** The offer nonce of (user, key): the offer PDA is fixed by the idempotency key. */
@@ -177,7 +171,7 @@ export class WriteService {
       idempotencyKey: undefined,
     });
     return (await this.idem.run(p.user.id, req.idempotencyKey, "create", hash, async (record) => {
-      if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
+      if (p.user.blocked) throw refusalError("CallerBlocked");
       return this.doCreate(p, req, record);
     })) as CreateResponse;
   }
@@ -190,12 +184,14 @@ export class WriteService {
       const [contract, token, existing] = await this.deps.gateway.getAccounts([req.contract, p.user.tokenAccount, offer]);
       return { cfg, contract, token, existing, now: await this.deps.gateway.now() };
     });
-    if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
+    if (!cfg.offersEnabled) throw refusalError("OffersDisabled");
     if (req.expectedFeeBps !== cfg.feeBps)
       throw new ApiError(409, `expectedFeeBps ${req.expectedFeeBps} differs from the current feeBps ${cfg.feeBps}; re-read /contracts`);
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract address");
-    this.assertOpenContract(decodeContract(kd), now);
+    const k = decodeContract(kd);
+    const closed = contractRefusal(k, now);
+    if (closed) throw refusalError(closed, { contract: k });
     const l = cfg.limits;
     const { creatorTotal: total, takerTarget: target, minimumTake: minTake } = req;
     if (total < l.minimumCreatorMicros) throw new ApiError(400, `creatorTotalMicros must be at least minimumCreatorMicros ${l.minimumCreatorMicros}`);
@@ -270,7 +266,8 @@ export class WriteService {
     const req = parseTake(offerAddress, body);
     const hash = requestHash("take", req.offer.toBase58(), { amount: String(req.amount), expectedRevision: String(req.expectedRevision) });
     return (await this.idem.run(p.user.id, req.idempotencyKey, "take", hash, async (record) => {
-      if (p.user.blocked) throw new ApiError(403, "your account is blocked from wagering");
+      // Compliance before any chain read (takeRefusal states it again for the viewer).
+      if (p.user.blocked) throw refusalError("CallerBlocked");
       return this.doTake(p, req, record);
     })) as TakeResponse;
   }
@@ -286,32 +283,30 @@ export class WriteService {
   private async doTake(p: Principal, req: TakeRequest, record: Recorder): Promise<TakeResponse> {
     const o = await this.loadOffer(req.offer, "take");
     const creator = await this.deps.custody.userByWallet(o.creator.toBase58());
-    if (creator?.blocked) throw new ApiError(403, "the offer's creator is blocked from wagering");
     const [position] = this.client.pda.position(req.offer, p.user.wallet);
     const { cfg, contract, token, pos, now } = await this.read(async () => {
       const cfg = await this.config();
       const [contract, token, pos] = await this.deps.gateway.getAccounts([o.contract, p.user.tokenAccount, position]);
       return { cfg, contract, token, pos, now: await this.deps.gateway.now() };
     });
-    if (!cfg.offersEnabled) throw new ApiError(503, "offers are switched off; retry later with the same idempotencyKey");
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract of this offer");
-    if (o.creator.equals(p.user.wallet)) throw new ApiError(400, "you cannot take your own offer");
-    if (req.expectedRevision !== o.revision)
-      throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
-    if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
-    this.assertOpenContract(decodeContract(kd), now);
-    const remaining = o.takerTarget - o.takerFilled;
-    if (req.amount === 0n) throw new ApiError(400, "takeAmountMicros must be positive");
-    if (req.amount > remaining) throw new ApiError(409, `the amount is no longer available: remainingTakerMicros is ${remaining}`);
-    if (req.amount < o.minimumTake && req.amount !== remaining)
-      throw new ApiError(400, `takeAmountMicros must be at least the offer's minimumTakeMicros ${o.minimumTake}, or exactly remainingTakerMicros ${remaining}`);
-    const matched = matchedForTake(req.amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
-    if (matched === 0n) throw new ApiError(400, "takeAmountMicros is too small to be matched with any creator stake");
+    const k = decodeContract(kd);
     const pd = this.owned(pos, "position");
     const held = pd ? decodePosition(pd).takerAmount : 0n;
-    if (held + req.amount > cfg.limits.maximumWagerMicros)
-      throw new ApiError(400, `your position on this offer would be ${held + req.amount} micros, above maximumWagerMicros ${cfg.limits.maximumWagerMicros}`);
+    const maximumWager = cfg.limits.maximumWagerMicros;
+    const refused = takeRefusal({
+      offer: offerTerms(o),
+      contract: k,
+      taker: { wallet: p.user.wallet.toBase58(), blocked: p.user.blocked, held },
+      creatorBlocked: creator?.blocked ?? false,
+      amount: req.amount,
+      expectedRevision: req.expectedRevision,
+      now,
+      config: { offersEnabled: cfg.offersEnabled, maximumWager },
+    });
+    if (refused) throw refusalError(refused, { offer: o, contract: k, amount: req.amount, held, expectedRevision: req.expectedRevision, maximumWager });
+    const matched = matchedForTake(req.amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
     const available = await this.tokenBalance(token);
     if (available < req.amount) throw new ApiError(400, `insufficient balance: needed ${req.amount} micros, available ${available} micros`);
 
@@ -349,11 +344,8 @@ export class WriteService {
     const kd = this.owned(contract, "contract");
     if (!kd) throw new ApiError(404, "unknown contract of this offer");
     const k = decodeContract(kd);
-    if (req.expectedRevision !== o.revision)
-      throw new ApiError(409, `the offer changed: expectedRevision ${req.expectedRevision}, current revision ${o.revision}; re-read it and retry`);
-    if (o.status !== "Open") throw new ApiError(409, `the offer is ${o.status}`);
-    if (!mayClose(o.creator.equals(p.user.wallet), k, now))
-      throw new ApiError(409, `only the creator may close this offer before the contract's cutoff at ${new Date(Number(k.cutoffAt) * 1000).toISOString()}`);
+    const refused = closeRefusal({ offer: offerTerms(o), contract: k, caller: p.user.wallet.toBase58(), expectedRevision: req.expectedRevision, now });
+    if (refused) throw refusalError(refused, { offer: o, contract: k, expectedRevision: req.expectedRevision });
     const user = await this.deps.custody.signer(p.user.id);
     const ix = await this.client.closeOffer({
       caller: p.user.wallet,
@@ -366,6 +358,11 @@ export class WriteService {
     const fields = { offerAddress: req.offer.toBase58(), refundMicros: String(unmatchedStake(o)), expectedRevision: String(req.expectedRevision) };
     return this.submitForUser(p, user, ix, () => this.guard.admitClose(p.user), fields, record);
   }
+}
+
+/** The chain's offer as the take and close rules read it. */
+function offerTerms(o: OfferAccount): OfferTerms {
+  return { ...o, creator: o.creator.toBase58() };
 }
 
 /** sha256 of the canonical request: operation, path address and normalized fields (sorted). */

@@ -12,7 +12,7 @@ import {
   cutoffFilter,
   fee,
   matchedForTake,
-  mayClose,
+  closeRefusal,
   mulDivFloor,
   oddsRefusal,
   payouts,
@@ -65,9 +65,10 @@ describe("contract timing and the warning ratio", () => {
     expect(contractRefusal(k, 999n)).toBeNull();
     expect(contractRefusal(k, 1_000)).toBe("CutoffPassed");
     expect(contractRefusal({ status: "Resolved", cutoffAt: 5_000 }, 999)).toBe("ContractNotOpen");
-    expect(mayClose(false, k, 999)).toBe(false);
-    expect(mayClose(true, k, 999)).toBe(true);
-    expect(mayClose(false, k, 1_000)).toBe(true);
+    const close = (caller: string, now: number) => closeRefusal({ offer: { status: "Open", creator: "C", revision: 0n }, contract: k, caller, now });
+    expect(close("S", 999)).toBe("CloseNotAllowed");
+    expect(close("C", 999)).toBeNull();
+    expect(close("S", 1_000)).toBeNull();
     // The store filter says the same: cutoff_at <= now is passed, > now is ahead.
     expect(cutoffFilter("passed", 1_000n)).toEqual(["<=", 1_000]);
     expect(cutoffFilter("ahead", 1_000n)).toEqual([">", 1_000]);

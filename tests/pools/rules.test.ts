@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PublicKey } from "@solana/web3.js";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { expectError as expectErr, expectOk } from "../support/expect";
-import { POOLS_ERRORS, parsePoolsEvents, poolResolutionAt, poolStateAt, sharesBps } from "../../idl/client/pools";
+import { POOLS_ERRORS, parsePoolsEvents, poolResolutionAt } from "../../idl/client/pools";
+import { poolState, shareBps } from "../../idl/client/pools-rules";
 import type { TxResult } from "../../harness/chain";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
@@ -96,7 +97,8 @@ describe("picks", () => {
     expect(p.outcomes.map((o) => o.wagerCount)).toEqual([2, 1, 1]);
     expect(p.totalOi).toBe(30n * UNIT);
     expect(p.participantCount).toBe(2);
-    expect(sharesBps(p)).toEqual([5000, 3333, 1666]);
+    // 15:10:5 floors to 5000 + 3333 + 1666; the bps left goes to the largest remainder (2/3 of 5).
+    expect(shareBps(p.outcomes.map((o) => o.totalOi))).toEqual([5000, 3333, 1667]);
     const pa = await w.participant(w.participantOf(pool, a.key.publicKey));
     expect(pa.stakes.slice(0, 3)).toEqual([15n * UNIT, 0n, 5n * UNIT]);
     expect(pa.pickCount).toBe(3);
@@ -114,7 +116,8 @@ describe("picks", () => {
     const ix = await w.client.placePick({ payer: w.chain.payer.publicKey, user: a.key.publicKey, userToken: other, pool, outcome: 0, amount: UNIT });
     expectError(await w.send([ix], [a.key]), "NotTokenOwner");
     await w.chain.advance(100n);
-    expect(poolStateAt(await w.pool(pool), await w.chain.now())).toBe("LOCKED");
+    const locked = await w.pool(pool);
+    expect(poolState(locked.state, locked.closesAt, await w.chain.now())).toBe("LOCKED");
     expectError(await w.pick(a, pool, 0, UNIT), "PoolClosed");
     expect((await w.balances()).vault).toBe(before.vault);
   });
@@ -143,7 +146,7 @@ describe("propose, dispute and resolve", () => {
     ]);
     const p = await w.pool(pool);
     expect([p.state, p.proposedOutcome, p.voteEndsAt, p.escalated, p.winningOutcome]).toEqual(["RESOLVING", 1, now + 200n + 86_400n, false, null]);
-    expect(poolStateAt(p, now + 200n)).toBe("RESOLVING");
+    expect(poolState(p.state, p.closesAt, now + 200n)).toBe("RESOLVING");
     expect([poolResolutionAt(p, now + 200n), poolResolutionAt(p, now + 200n + 86_400n)]).toEqual(["dispute-window", "resolvable"]);
     expectError(await w.propose(creator.key, pool, 0), "AlreadyProposed");
     expectError(await w.pick(a, pool, 0, UNIT), "PoolNotOpen");
@@ -215,7 +218,7 @@ describe("propose, dispute and resolve", () => {
     const at = await w.chain.now();
     let p = await w.pool(pool);
     expect([p.state, p.escalated, p.escalatedAt, p.proposedOutcome, p.winningOutcome]).toEqual(["RESOLVING", true, at, 1, null]);
-    expect(poolStateAt(p, at)).toBe("RESOLVING");
+    expect(poolState(p.state, p.closesAt, at)).toBe("RESOLVING");
     expect([poolResolutionAt(p, at), poolResolutionAt(p, at + 604_800n)]).toEqual(["awaiting-authority", "cancelable"]);
     expectError(await w.resolve(outsider.key, pool), "EscalationPending");
     expectError(await w.propose(creator.key, pool, 0), "AlreadyProposed");

@@ -2,7 +2,7 @@
 //! discriminator; `scripts/gen-idl.ts` reads these definitions to write `idl/offers.json`. The
 //! Claim is kit's (`kit::claim`), the same in both programs.
 
-use crate::discriminators as disc;
+use crate::{discriminators as disc, error::OfferError};
 pub use kit::claim::Claim;
 use kit::{pod::*, Address};
 
@@ -127,4 +127,51 @@ pub struct Position {
 
 kit::pod!(Limits);
 kit::settings!(Config);
+impl Contract {
+    /// Whether the contract takes offers and takes at `now`: Open, then before its cutoff (the
+    /// cutoff second itself is past). create_offer and take_offer refuse with this error;
+    /// close_offer lets anyone close once it fails. One rule, mirrored by `contractRefusal` in
+    /// idl/client/offers-rules.ts.
+    #[inline(always)]
+    pub fn accepts_offers(&self, now: i64) -> Result<(), OfferError> {
+        if self.status != CONTRACT_OPEN {
+            return Err(OfferError::ContractNotOpen);
+        }
+        if now >= self.cutoff_at.get() {
+            return Err(OfferError::CutoffPassed);
+        }
+        Ok(())
+    }
+}
+
 kit::account!(Contract = disc::ACCOUNT_CONTRACT, Offer = disc::ACCOUNT_OFFER, Position = disc::ACCOUNT_POSITION,);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(status: u8, cutoff: i64) -> Contract {
+        let z = PodI64::new(0);
+        Contract {
+            template_id: [0; 16],
+            event_id: [0; 16],
+            cutoff_at: PodI64::new(cutoff),
+            resolution_deadline: z,
+            status,
+            result: 0,
+            bump: 0,
+            created_at: z,
+            resolved_at: z,
+        }
+    }
+
+    #[test]
+    fn accepts_offers_checks_status_then_cutoff() {
+        assert_eq!(contract(CONTRACT_OPEN, 1_000).accepts_offers(999), Ok(()));
+        // The cutoff second itself is past.
+        assert_eq!(contract(CONTRACT_OPEN, 1_000).accepts_offers(1_000), Err(OfferError::CutoffPassed));
+        // Not Open is named first, whatever the time.
+        assert_eq!(contract(CONTRACT_RESOLVED, 1_000).accepts_offers(5_000), Err(OfferError::ContractNotOpen));
+        assert_eq!(contract(CONTRACT_VOIDED, 1_000).accepts_offers(0), Err(OfferError::ContractNotOpen));
+    }
+}

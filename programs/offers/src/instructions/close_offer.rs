@@ -32,8 +32,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOffer
     }
     let now = time::now();
     // The creator may withdraw at any time; anyone once the contract no longer takes offers.
-    let contract_done = now >= k.cutoff_at.get() || k.status != CONTRACT_OPEN;
-    if caller.address() != &o.creator && !contract_done {
+    if k.accepts_offers(now).is_ok() && caller.address() != &o.creator {
         return Err(OfferError::CloseNotAllowed.into());
     }
     let refund = o.creator_total.get() - o.creator_allocated.get();

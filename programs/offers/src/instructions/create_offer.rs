@@ -28,12 +28,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOffe
         return Err(OfferError::FeeChanged.into());
     }
     let now = time::now();
-    if k.status != CONTRACT_OPEN {
-        return Err(OfferError::ContractNotOpen.into());
-    }
-    if now >= k.cutoff_at.get() {
-        return Err(OfferError::CutoffPassed.into());
-    }
+    k.accepts_offers(now)?;
     if args.side != SIDE_A && args.side != SIDE_B {
         return Err(OfferError::InvalidSide.into());
     }

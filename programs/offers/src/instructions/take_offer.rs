@@ -27,12 +27,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferA
         return Err(OfferError::OffersDisabled.into());
     }
     let now = time::now();
-    if k.status != CONTRACT_OPEN {
-        return Err(OfferError::ContractNotOpen.into());
-    }
-    if now >= k.cutoff_at.get() {
-        return Err(OfferError::CutoffPassed.into());
-    }
+    k.accepts_offers(now)?;
     if o.status != OFFER_OPEN {
         return Err(OfferError::OfferNotOpen.into());
     }

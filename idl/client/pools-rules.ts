@@ -1,0 +1,48 @@
+/**
+ * The pools program's rules as the API shows them, for the indexer's aggregate
+ * (indexer/derive/pools.ts), the client and the tests alike: the states a pool is shown in
+ * (LOCKED derived), and each outcome's share of the pot. Pure functions over plain values, so a
+ * chain account and a store row go through the same rule.
+ */
+
+/**
+ * The states of the spec's embed, in the program's order (state.rs: OPEN = 0 .. REFUNDED = 5)
+ * with LOCKED after OPEN. LOCKED is never stored: it is OPEN once closesAt has passed.
+ */
+export const POOL_STATES = ["OPEN", "LOCKED", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"] as const;
+export type PoolStateName = (typeof POOL_STATES)[number];
+export type StoredPoolState = Exclude<PoolStateName, "LOCKED">;
+/** The stored states by their on-chain code. */
+export const STORED_POOL_STATES: readonly StoredPoolState[] = POOL_STATES.filter((s): s is StoredPoolState => s !== "LOCKED");
+
+/**
+ * The shown state at `now` (unix seconds): OPEN becomes LOCKED once closesAt has passed (the
+ * program refuses picks from that second on, `PoolClosed`), until a proposal or a cancel moves
+ * it on; every other state as stored. RESOLVING is stored for a proposal in or after its dispute
+ * window, a disputed proposal and an escalated pool alike.
+ */
+export function poolState(state: string, closesAt: bigint | number | null, now: bigint | number): PoolStateName {
+  if (state === "OPEN" && closesAt !== null && BigInt(now) >= BigInt(closesAt)) return "LOCKED";
+  return state as PoolStateName;
+}
+
+/**
+ * Each outcome's share of the pot in bps, by largest remainder: each gets
+ * floor(total * 10000 / pot), and the bps left over go one each to the outcomes with the largest
+ * remainders (ties: lower index first). The shares sum to exactly 10000 when the pot is
+ * non-zero (so a page's bars add up); all 0 when it is zero. Exact in bigint.
+ */
+export function shareBps(totals: readonly bigint[]): number[] {
+  const pot = totals.reduce((a, b) => a + b, 0n);
+  if (pot === 0n) return totals.map(() => 0);
+  const base = totals.map((t) => (t * 10_000n) / pot);
+  const rem = totals.map((t, i) => ({ i, r: (t * 10_000n) % pot }));
+  let left = 10_000n - base.reduce((a, b) => a + b, 0n);
+  rem.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+  for (const { i } of rem) {
+    if (left === 0n) break;
+    base[i] += 1n;
+    left -= 1n;
+  }
+  return base.map(Number);
+}
