@@ -69,10 +69,15 @@ export class OfferQueries {
     page: KeysetPage<OfferKey>,
     mineOf?: string,
   ): Promise<{ rows: OfferRow[]; more: boolean; total: number }> {
-    let base = this.offerFilter(p);
-    if (mineOf) base = this.mineScope(base, mineOf, p.role);
+    const scoped = (q: ReturnType<OfferQueries["offerFilter"]>) => (mineOf ? this.mineScope(q, mineOf, p.role) : q);
+    const [{ n }] = await scoped(this.offerFilter(p))
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .execute();
+    const total = Number(n);
+    // A page of a browse list walks the list-order index as a numbered page does (planFor); the
+    // caller's own offers are a small set found through their two indexes.
+    let q = scoped(mineOf ? this.offerFilter(p) : await this.listFilter(p, await this.planFor(p, total)));
     const k = page.key;
-    let q = this.withContractIn(base);
     if (k)
       q = q.where((eb) =>
         eb.or([
@@ -80,17 +85,15 @@ export class OfferQueries {
           eb.and([eb("offers.created_at", "=", k.createdAt), eb("offers.address", page.forward ? ">" : "<", k.address)]),
         ]),
       );
-    const [rows, [{ n }]] = await Promise.all([
-      q
-        .orderBy("offers.created_at", page.forward ? "desc" : "asc")
-        .orderBy("offers.address", page.forward ? "asc" : "desc")
-        .limit(page.limit + 1)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as("n")).execute(),
-    ]);
-    const taken = rows.slice(0, page.limit);
+    const keys = await q
+      .select("offers.address")
+      .orderBy("offers.created_at", page.forward ? "desc" : "asc")
+      .orderBy("offers.address", page.forward ? "asc" : "desc")
+      .limit(page.limit + 1)
+      .execute();
+    const taken = keys.slice(0, page.limit);
     if (!page.forward) taken.reverse();
-    return { rows: taken, more: rows.length > page.limit, total: Number(n) };
+    return { rows: await this.rowsOf(taken), more: keys.length > page.limit, total };
   }
 
   /** One offer with its contract (listed or not). */
@@ -188,6 +191,11 @@ export class OfferQueries {
       .limit(p.pageSize)
       .offset(offsetOf(p))
       .execute();
+    return this.rowsOf(keys);
+  }
+
+  /** The rows with contracts of these offers, in the order given. */
+  private async rowsOf(keys: { address: string }[]): Promise<OfferRow[]> {
     if (keys.length === 0) return [];
     const rows = await this.withContract
       .where(

@@ -125,7 +125,7 @@ export class ReadService {
    * keyed by their parameters, until the indexer applies a write (./read-cache.ts).
    */
   async anonymous<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
-    const ttl = this.o.anonymousTtlMs ?? 1_000;
+    const ttl = this.anonymousTtl();
     if (ttl <= 0) return load();
     // Derived fields (canTake, open contracts) depend on chain time, a second-resolution clock.
     return this.cache.get(`a:${await this.now()}:${key}`, ttl, load, keep);
@@ -136,9 +136,17 @@ export class ReadService {
    * the anonymous ones; for the HTTP layer too (a per-caller response cache).
    */
   forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
-    const ttl = this.o.viewerTtlMs ?? this.o.anonymousTtlMs ?? 1_000;
+    const ttl = this.viewerTtl();
     if (ttl <= 0) return load();
     return this.now().then((now) => this.cache.get(`v:${wallet}:${now}:${key}`, ttl, load));
+  }
+
+  private anonymousTtl(): number {
+    return this.o.anonymousTtlMs ?? 1_000;
+  }
+
+  private viewerTtl(): number {
+    return this.o.viewerTtlMs ?? this.anonymousTtl();
   }
 
   // ---- settings and contracts ---------------------------------------------------------------
@@ -163,6 +171,7 @@ export class ReadService {
    * gets the anonymous page (shared) with only the viewer blocks derived for them.
    */
   async browse(p: BrowseParams, viewerWallet: string | null): Promise<OfferList> {
+    if (this.anonymousTtl() <= 0) return this.listFor(await this.queries.browse(p), p, viewerWallet);
     const key = `browse:${filterKey(p)}:${p.pageSize}:${offsetOf(p)}`;
     const page = await this.anonymous(key, async () => this.sharedPage(await this.queries.browse(p), p));
     return this.listResponse(viewerWallet === null ? page.offers : await this.withViewer(page, viewerWallet, key), page.pagination);
@@ -173,6 +182,7 @@ export class ReadService {
    * the two. Each carries the viewer block of its role (settlement summary or position).
    */
   async mine(p: BrowseParams & { role?: MineRole }, wallet: string): Promise<OfferList> {
+    if (this.viewerTtl() <= 0) return this.listFor(await this.queries.mine(p, wallet), p, wallet);
     const pageKey = `mine:${filterKey(p)}:${p.role ?? ""}:${p.pageSize}:${offsetOf(p)}`;
     const page = await this.forViewer(wallet, pageKey, async () => this.sharedPage(await this.queries.mine(p, wallet), p));
     return this.listResponse(await this.withViewer(page, wallet, pageKey), page.pagination);
@@ -191,6 +201,10 @@ export class ReadService {
 
   /** One offer; signed in, the shared anonymous offer with the caller's viewer block. */
   async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
+    if (this.anonymousTtl() <= 0) {
+      const row = await this.queries.one(address);
+      return row ? (await this.shaper.shape([row], viewerWallet))[0] : null;
+    }
     // A miss is not kept: an address asked for just before its offer is indexed must not stay 404.
     const page = await this.anonymous(
       `offer:${address}`,
@@ -313,6 +327,14 @@ export class ReadService {
   }
 
   // ---- shared pages and the caller's overlay --------------------------------------------------
+
+  /**
+   * A page's rows shaped once, for this caller: what a read does when nothing of it is kept (no
+   * shared page to lay the caller's viewer blocks over, so no second pass over the rows).
+   */
+  private async listFor(r: { rows: OfferRow[]; total: number }, p: PageParams, wallet: string | null): Promise<OfferList> {
+    return { offers: await this.shaper.shape(r.rows, wallet), pagination: pagination(p, r.total) };
+  }
 
   /** A page's rows shaped once for everyone (anonymous viewer blocks), with its pagination. */
   private async sharedPage(r: { rows: OfferRow[]; total: number }, p: PageParams): Promise<SharedPage> {
