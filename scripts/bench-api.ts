@@ -50,6 +50,8 @@ interface Result {
   p99: number;
   errors: number;
   non2xx: number;
+  /** This process's CPU time (user + system) per answered request, in microseconds. */
+  cpuUs: number;
 }
 
 async function load(url: string, opts: { post?: string; token?: string } = {}): Promise<Result> {
@@ -57,9 +59,15 @@ async function load(url: string, opts: { post?: string; token?: string } = {}): 
   if (opts.token) args.push("-H", `authorization=Bearer ${opts.token}`);
   if (opts.post) args.push("-m", "POST", "-H", "content-type=application/json", "-b", opts.post);
   args.push(url);
+  // The server's CPU per request is measured too: autocannon runs in its own process, so this
+  // process's CPU time is the server's (app or bare handler), and unlike req/s it hardly moves
+  // with what else the machine runs.
+  const cpu = process.cpuUsage();
   const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), args, { maxBuffer: 1 << 24 });
-  const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  const r = { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx };
+  const used = process.cpuUsage(cpu);
+  const j = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
+  const cpuUs = (used.user + used.system) / Math.max(1, j.requests.total);
+  const r = { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx, cpuUs };
   if (r.errors || r.non2xx) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`);
   return r;
 }
@@ -320,9 +328,9 @@ async function main() {
       .join(", ")}\n`,
   );
   console.log(
-    "| request | response cache | anonymous req/s | p50 / p99 ms | signed-in req/s | p50 / p99 ms | bare signed-in req/s (mean of a run before and after) | bare p99 ms (worse of the two) | signed-in / bare | target (signed in) |",
+    "| request | response cache | anonymous req/s | p50 / p99 ms | signed-in req/s | p50 / p99 ms | bare signed-in req/s (mean of a run before and after) | bare p99 ms (worse of the two) | signed-in / bare | server CPU µs per request: app / bare = bare/app | target (signed in) |",
   );
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   const cell = (r: Result | null) => (r ? [r.rps.toFixed(0), `${r.p50} / ${r.p99}`] : ["—", "—"]);
   for (const c of cases.filter((x) => only.has(x.key))) {
     // The bare handler runs before and after the app's runs and counts as their mean: on a shared
@@ -349,6 +357,7 @@ async function main() {
       p99: Math.max(bareBefore.p99, bareAfter.p99),
       errors: 0,
       non2xx: 0,
+      cpuUs: (bareBefore.cpuUs + bareAfter.cpuUs) / 2,
     };
     for (const { label, anon, signed } of rows) {
       const mine = signed ?? anon!;
@@ -363,7 +372,7 @@ async function main() {
             ? `>= 0.7 of bare: ${ratio >= 0.7 ? "met" : "NOT met"}`
             : "(shown, no target)";
       console.log(
-        `| ${c.name} | ${label} | ${cell(anon).join(" | ")} | ${cell(signed).join(" | ")} | ${bareResult.rps.toFixed(0)} | ${bareResult.p99} | ${ratio.toFixed(2)} | ${target} |`,
+        `| ${c.name} | ${label} | ${cell(anon).join(" | ")} | ${cell(signed).join(" | ")} | ${bareResult.rps.toFixed(0)} | ${bareResult.p99} | ${ratio.toFixed(2)} | ${mine.cpuUs.toFixed(0)} / ${bareResult.cpuUs.toFixed(0)} = ${(bareResult.cpuUs / mine.cpuUs).toFixed(2)} | ${target} |`,
       );
     }
   }
