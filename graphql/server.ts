@@ -8,6 +8,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { createYoga } from "graphql-yoga";
+import { useCompiledQueries } from "./compiled-queries";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -181,6 +182,8 @@ export function createApp(deps: AppDeps): Hono {
         maxTokens: { n: 2_000 },
         blockFieldSuggestion: { enabled: process.env.NODE_ENV === "production" },
       }),
+      // Before the response cache, which runs (and keeps) what the compiled query answers.
+      useCompiledQueries(),
       responseCache.plugin,
       // Subscribers of one offer share each event's execution and JSON (last: it sets the subscribe function yoga runs).
       ...(live ? [useSharedSubscriptionEvents(live.events), useSseEvents()] : []),

@@ -3,7 +3,7 @@
  * offer: used by the share pages (graphql/pages) and the `/shareable` chat text alike, so a link
  * and the page it opens say the same thing in the same words.
  */
-import type { Offer } from "./read-service";
+import type { Offer, ShareableOffer } from "./read-model";
 
 /** "1,234.5 USDC" from a micro-unit decimal string, in bigint arithmetic (never a JS number for money). */
 export function formatMicros(micros: string): string {
@@ -45,4 +45,10 @@ export function shareText(o: Offer, url: string): string {
   // A title is usually a question: its own mark ends the sentence.
   const end = /[.?!]$/.test(title) ? "" : ".";
   return `${o.creator.displayName} backs "${o.creatorSideLabel}" on ${title}${end} ${takerTerms(o)} ${url}`;
+}
+
+/** `o` as chat text linking to its page under `publicBaseUrl` (`/shareable`, GraphQL `shareable`). */
+export function shareableOf(o: Offer, publicBaseUrl: string): ShareableOffer {
+  const url = `${publicBaseUrl}/offers/${o.address}`;
+  return { address: o.address, text: shareText(o, url), url, offer: o };
 }

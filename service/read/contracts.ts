@@ -1,0 +1,106 @@
+/**
+ * Contracts as the read API shows them: a contract joined with its catalog row (a contract the
+ * catalog does not describe is never listed). The joined columns are listed once, here: the
+ * contracts query selects them as they are, the offers query selects them beside each offer
+ * prefixed `k_` (one row per offer, no second query for its contract).
+ */
+import type { Kysely } from "kysely";
+import { iso, visualsOf, type ContractCatalogTable, type ContractsTable, type Database, type OffersTable } from "../../indexer";
+import { cutoffFilter } from "../../idl/client/offers-rules";
+import type { Contract } from "./read-model";
+import type { ContractResult } from "./offer-viewer";
+
+/** The contract's own columns the API shows (its address is the offer's `contract`). */
+const CONTRACT_COLUMNS = ["template_id", "event_id", "cutoff_at", "resolution_deadline", "status", "result"] as const;
+/** The catalog's columns the API shows. */
+const CATALOG_COLUMNS = ["title", "description", "event", "sport", "competition", "starts_at", "side_a_label", "side_b_label", "visuals_json"] as const;
+
+type ContractColumn = (typeof CONTRACT_COLUMNS)[number];
+type CatalogColumn = (typeof CATALOG_COLUMNS)[number];
+
+/** A contract with its catalog columns, as toContract reads it. */
+export type ContractRow = { address: string } & Pick<ContractsTable, ContractColumn> & Pick<ContractCatalogTable, CatalogColumn>;
+
+/** The joined contract columns beside an offer's own (see offersWithContract). */
+export type JoinedContract = { [K in ContractColumn | CatalogColumn as `k_${K}`]: ContractRow[K] };
+
+/** An offer row with its contract: what the offer queries return and shaping reads. */
+export type OfferRow = OffersTable & JoinedContract;
+
+const JOINED: readonly (ContractColumn | CatalogColumn)[] = [...CONTRACT_COLUMNS, ...CATALOG_COLUMNS];
+
+/** Contracts with their catalog row, not deleted. */
+export function contractsWithCatalog(db: Kysely<Database>) {
+  return db
+    .selectFrom("contracts")
+    .innerJoin("contract_catalog", "contract_catalog.contract", "contracts.address")
+    .select(["contracts.address", ...CONTRACT_COLUMNS.map((c) => `contracts.${c}` as const), ...CATALOG_COLUMNS.map((c) => `contract_catalog.${c}` as const)])
+    .where("contracts.deleted", "=", 0)
+    .$castTo<ContractRow>();
+}
+
+/** Offers with their contract and catalog columns (prefixed k_), in the same query. */
+export function offersWithContract(db: Kysely<Database>) {
+  return db
+    .selectFrom("offers")
+    .innerJoin("contracts", "contracts.address", "offers.contract")
+    .innerJoin("contract_catalog", "contract_catalog.contract", "offers.contract")
+    .selectAll("offers")
+    .select([...CONTRACT_COLUMNS.map((c) => `contracts.${c} as k_${c}` as const), ...CATALOG_COLUMNS.map((c) => `contract_catalog.${c} as k_${c}` as const)])
+    .$castTo<OfferRow>();
+}
+
+/** The contract part of a joined offer row. */
+export function contractOfRow(r: OfferRow): ContractRow {
+  const c: Record<string, unknown> = { address: r.contract };
+  for (const k of JOINED) c[k] = r[`k_${k}`];
+  return c as ContractRow;
+}
+
+/** Open contracts before their cutoff at `now`, soonest cutoff first. */
+export async function openContracts(db: Kysely<Database>, now: number): Promise<Contract[]> {
+  const [op, at] = cutoffFilter("ahead", now);
+  const rows = await contractsWithCatalog(db)
+    .where("contracts.status", "=", "Open")
+    .where("contracts.cutoff_at", op, at)
+    .orderBy("contracts.cutoff_at")
+    .orderBy("contracts.address")
+    .execute();
+  return rows.map(toContract);
+}
+
+export async function contractsByAddress(db: Kysely<Database>, addresses: readonly string[]): Promise<Map<string, Contract>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await contractsWithCatalog(db)
+    .where("contracts.address", "in", [...new Set(addresses)])
+    .execute();
+  return new Map(rows.map((r) => [r.address, toContract(r)]));
+}
+
+const RESULTS: readonly string[] = ["sideA", "sideB", "void"];
+
+/** A contract's result, or null while it has none ("none" in the store). */
+export const resultOf = (result: string): ContractResult | null => (RESULTS.includes(result) ? (result as ContractResult) : null);
+
+export function toContract(r: ContractRow): Contract {
+  return {
+    address: r.address,
+    templateId: r.template_id,
+    eventId: r.event_id,
+    title: r.title ?? "",
+    description: r.description ?? "",
+    event: r.event ?? "",
+    sport: r.sport,
+    competition: r.competition ?? "",
+    startsAt: iso(r.starts_at)!,
+    cutoffAt: iso(r.cutoff_at)!,
+    resolutionDeadline: iso(r.resolution_deadline)!,
+    status: r.status,
+    result: resultOf(r.result),
+    outcomes: [
+      { side: "sideA", label: r.side_a_label ?? "Side A" },
+      { side: "sideB", label: r.side_b_label ?? "Side B" },
+    ],
+    visuals: r.visuals_json ? visualsOf({ visuals_json: r.visuals_json }) : [],
+  };
+}

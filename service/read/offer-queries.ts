@@ -1,0 +1,215 @@
+/**
+ * Which offers a list holds, and in what order: the browse filters, the caller's own offers
+ * (`mine`, written once here), numbered pages and keyset pages, lookups by address. Returns rows
+ * with their contract (contracts.ts); offer-shaping.ts makes API objects of them.
+ *
+ * The planner: the contracts whose offers are listed (those with a catalog row, narrowed by sport
+ * and text search) are a small set, so a list runs on the offers' own indexes in list order and a
+ * deep page skips index entries instead of joined rows.
+ */
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Database } from "../../indexer";
+import { offersWithContract, type OfferRow } from "./contracts";
+import type { BrowseParams, MineRole, PageParams } from "./params";
+import type { ReadCache } from "./read-cache";
+import { offsetOf, type KeysetPage, type OfferKey } from "./read-model";
+import { searchCondition } from "./search";
+
+/** Lists up to this long are fetched whole and sorted; longer ones are walked in list order. */
+const SMALL_LIST = 2_000;
+
+/** How a list's page is best found (see offerFilter). */
+type Plan = "all" | "order" | "any";
+
+export interface OfferQueriesOptions {
+  db: Kysely<Database>;
+  engine: "sqlite" | "postgres";
+  /** Keeps the lists' totals and listed contracts (they are dropped with every applied write). */
+  cache: ReadCache;
+  /** How long a list's total is reused while no write is applied; 0 counts on every request. */
+  countTtlMs: number;
+}
+
+/** The filter part of browse parameters, as a cache key. */
+export const filterKey = (p: Partial<BrowseParams>) => JSON.stringify([p.status ?? "", p.view ?? "", p.sport ?? "", p.query ?? ""]);
+
+export class OfferQueries {
+  private readonly db: Kysely<Database>;
+  /** Built once (kysely builders are immutable): parsing this select list was a large part of a page's cost. */
+  private readonly withContract;
+
+  constructor(private readonly o: OfferQueriesOptions) {
+    this.db = o.db;
+    this.withContract = offersWithContract(o.db);
+  }
+
+  /** Browse: a page of the list `p` selects, newest first, and the list's total. */
+  async browse(p: BrowseParams): Promise<{ rows: OfferRow[]; total: number }> {
+    const total = await this.total(`browse:${filterKey(p)}`, await this.listFilter(p));
+    const rows = await this.pageRows(await this.listFilter(p, await this.planFor(p, total)), p);
+    return { rows, total };
+  }
+
+  /** A page of the offers `wallet` created or took (`role` narrows it to one), and their total. */
+  async mine(p: BrowseParams & { role?: MineRole }, wallet: string): Promise<{ rows: OfferRow[]; total: number }> {
+    const base = this.mineScope(await this.listFilter(p), wallet, p.role);
+    const [total, rows] = await Promise.all([this.total(`mine:${wallet}:${filterKey(p)}:${p.role ?? ""}`, base), this.pageRows(base, p)]);
+    return { rows, total };
+  }
+
+  /**
+   * A page of offers in browse order (newest first, then address) next to a key: `forward` takes
+   * the items after it, otherwise the items before it (returned in browse order). A key names an
+   * item, not a position, so paging stays exact while offers arrive. `mineOf` narrows to that
+   * wallet's offers as mine() does.
+   */
+  async keyset(
+    p: Partial<BrowseParams> & { role?: MineRole },
+    page: KeysetPage<OfferKey>,
+    mineOf?: string,
+  ): Promise<{ rows: OfferRow[]; more: boolean; total: number }> {
+    const scoped = (q: ReturnType<OfferQueries["offerFilter"]>) => (mineOf ? this.mineScope(q, mineOf, p.role) : q);
+    const [{ n }] = await scoped(this.offerFilter(p))
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .execute();
+    const total = Number(n);
+    // A page of a browse list walks the list-order index as a numbered page does (planFor); the
+    // caller's own offers are a small set found through their two indexes.
+    let q = scoped(mineOf ? this.offerFilter(p) : await this.listFilter(p, await this.planFor(p, total)));
+    const k = page.key;
+    if (k)
+      q = q.where((eb) =>
+        eb.or([
+          eb("offers.created_at", page.forward ? "<" : ">", k.createdAt),
+          eb.and([eb("offers.created_at", "=", k.createdAt), eb("offers.address", page.forward ? ">" : "<", k.address)]),
+        ]),
+      );
+    const keys = await q
+      .select("offers.address")
+      .orderBy("offers.created_at", page.forward ? "desc" : "asc")
+      .orderBy("offers.address", page.forward ? "asc" : "desc")
+      .limit(page.limit + 1)
+      .execute();
+    const taken = keys.slice(0, page.limit);
+    if (!page.forward) taken.reverse();
+    return { rows: await this.rowsOf(taken), more: keys.length > page.limit, total };
+  }
+
+  /** One offer with its contract (listed or not). */
+  async one(address: string): Promise<OfferRow | null> {
+    return (await this.withContract.where("offers.address", "=", address).executeTakeFirst()) ?? null;
+  }
+
+  /** The listed offers among `addresses` that pass the filters `p`, newest first. */
+  async among(addresses: readonly string[], p: Partial<BrowseParams>): Promise<OfferRow[]> {
+    if (addresses.length === 0) return [];
+    return this.withContractIn(this.offerFilter(p))
+      .where("offers.address", "in", [...new Set(addresses)])
+      .orderBy("offers.created_at", "desc")
+      .orderBy("offers.address")
+      .execute();
+  }
+
+  /** The offers `wallet` created (role creator), took (taker) or either, as a set of addresses from the two indexes, not an OR over every offer. */
+  private mineScope(q: ReturnType<OfferQueries["offerFilter"]>, wallet: string, role: MineRole | undefined) {
+    const created = this.db.selectFrom("offers as own").select("own.address").where("own.creator", "=", wallet);
+    const took = this.db.selectFrom("positions").select("positions.offer as address").where("positions.taker", "=", wallet);
+    return q.where("offers.address", "in", role === "creator" ? created : role === "taker" ? took : created.union(took));
+  }
+
+  /**
+   * A list's total, counted once per filter while the indexer applies no write, for at most
+   * countTtlMs (catalog edits do not come through the indexer): a full count on every request
+   * would cost more than the page itself.
+   */
+  private total(key: string, base: ReturnType<OfferQueries["offerFilter"]>): Promise<number> {
+    return this.o.cache.get(`n:${key}`, this.o.countTtlMs, async () => {
+      const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
+      return Number(n);
+    });
+  }
+
+  /** The contracts whose offers are listed (those with a catalog row), narrowed by sport and text search. */
+  private listedContracts(p: Partial<BrowseParams>) {
+    let q = this.db.selectFrom("contract_catalog").innerJoin("contracts", "contracts.address", "contract_catalog.contract").select("contract_catalog.contract");
+    if (p.sport) q = q.where(sql`lower(${sql.ref("contract_catalog.sport")})`, "=", p.sport.toLowerCase());
+    if (p.query) q = q.where(searchCondition(this.o.engine, p.query));
+    return q;
+  }
+
+  /**
+   * The offers of a list (no joins: see listedContracts); pages and totals select from it.
+   * `plan`: "all" leaves out the listed-contracts test (every offer's contract is listed and no
+   * sport or text narrows it, so it filters nothing); "order" makes SQLite walk the list-order
+   * index and test each entry (the list is large), where it would otherwise fetch every offer of
+   * the listed contracts and sort them all; "any" lets the planner choose (a small list).
+   */
+  private offerFilter(p: Partial<BrowseParams>, plan: Plan = "any") {
+    let q = this.db.selectFrom("offers");
+    // SQLite: a unary + on the column keeps the planner off the index on offers.contract.
+    const contract = plan === "order" && this.o.engine === "sqlite" ? sql<string>`+${sql.ref("offers.contract")}` : sql.ref("offers.contract");
+    if (plan !== "all") q = q.where(contract, "in", this.listedContracts(p));
+    if (p.status) q = q.where("offers.status", "=", p.status);
+    if (p.view === "browse") q = q.where("offers.status", "=", "Open");
+    if (p.view === "results") q = q.where("offers.status", "in", ["Closed", "Settled"]);
+    return q;
+  }
+
+  /**
+   * offerFilter as each engine runs it best. PostgreSQL gets the listed contracts as one array
+   * parameter (kept like a total), which it tests with a hash per offer; as a subquery, its
+   * estimate of a text search's matches is far off and it picked nested loops or sorts of every
+   * matching offer.
+   */
+  private async listFilter(p: Partial<BrowseParams>, plan: Plan = "any") {
+    if (this.o.engine !== "postgres" || plan === "all") return this.offerFilter(p, plan);
+    const contracts = await this.o.cache.get(`lc:${filterKey(p)}`, this.o.countTtlMs, async () =>
+      (await this.listedContracts(p).execute()).map((r) => r.contract),
+    );
+    return this.offerFilter(p, "all").where(sql<boolean>`${sql.ref("offers.contract")} = any(${contracts}::text[])`);
+  }
+
+  /** How a list's page is best found (offerFilter), from its total and whether every offer is listed. */
+  private async planFor(p: Partial<BrowseParams>, total: number): Promise<Plan> {
+    if (!p.sport && !p.query) {
+      const [all, listed] = await Promise.all([
+        this.total("offers", this.db.selectFrom("offers")),
+        this.listFilter({}).then((q) => this.total(`browse:${filterKey({})}`, q)),
+      ]);
+      if (all === listed) return "all";
+    }
+    return total > SMALL_LIST ? "order" : "any";
+  }
+
+  /** A numbered page of a list: its addresses in list order (index order, no joins), then their rows with contracts. */
+  private async pageRows(base: ReturnType<OfferQueries["offerFilter"]>, p: PageParams): Promise<OfferRow[]> {
+    const keys = await base
+      .select("offers.address")
+      .orderBy("offers.created_at", "desc")
+      .orderBy("offers.address")
+      .limit(p.pageSize)
+      .offset(offsetOf(p))
+      .execute();
+    return this.rowsOf(keys);
+  }
+
+  /** The rows with contracts of these offers, in the order given. */
+  private async rowsOf(keys: { address: string }[]): Promise<OfferRow[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.withContract
+      .where(
+        "offers.address",
+        "in",
+        keys.map((k) => k.address),
+      )
+      .execute();
+    const byAddress = new Map(rows.map((r) => [r.address, r]));
+    return keys.map((k) => byAddress.get(k.address)).filter((r) => r !== undefined);
+  }
+
+  /** withContract over the offers a filter selects (the filter's addresses as a subquery). */
+  private withContractIn(base: ReturnType<OfferQueries["offerFilter"]>) {
+    return this.withContract.where("offers.address", "in", base.select("offers.address"));
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Offer rows (with their contract, see contracts.ts) to the API's Offer objects: the derived
+ * chain fields, the contract, the creator's profile, the side labels and the viewer block. The
+ * profiles of a page, the caller's positions on it and the compliance flags are loaded in one
+ * query each (no N+1).
+ */
+import type { Kysely } from "kysely";
+import { deriveOffer, sideLabels, type ConfigTable, type Database, type PositionsTable } from "../../indexer";
+import { contractOfRow, resultOf, toContract, type OfferRow } from "./contracts";
+import { viewerOf, type Viewer } from "./offer-viewer";
+import type { Contract, Offer } from "./read-model";
+
+/** The caller's positions on a page's offers, and every position of the offers the caller created. */
+export interface HeldPositions {
+  positionOf: Map<string, PositionsTable>;
+  creatorPositions: PositionsTable[];
+}
+
+export interface ShapingDeps {
+  db: Kysely<Database>;
+  configRow: () => Promise<ConfigTable | null>;
+  /** Chain time in unix seconds. */
+  now: () => Promise<number>;
+  /** Which of these wallets are blocked from wagering. */
+  blockedWallets: (wallets: string[]) => Promise<Set<string>>;
+}
+
+const shortWallet = (w: string) => `${w.slice(0, 4)}…${w.slice(-4)}`;
+
+export class OfferShaper {
+  constructor(private readonly d: ShapingDeps) {}
+
+  /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
+  async shape(rows: OfferRow[], viewerWallet: string | null): Promise<Offer[]> {
+    if (rows.length === 0) return [];
+    const config = await this.d.configRow();
+    const contracts = new Map<string, Contract>();
+    for (const r of rows) if (!contracts.has(r.contract)) contracts.set(r.contract, toContract(contractOfRow(r)));
+    const [profiles, viewers] = await Promise.all([
+      this.d.db
+        .selectFrom("profiles")
+        .selectAll()
+        .where("wallet", "in", [...new Set(rows.map((r) => r.creator))])
+        .execute(),
+      this.viewers(rows, viewerWallet),
+    ]);
+    const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
+    return rows.map((r, i) => {
+      const { contract: _c, creator: _cr, ...fields } = deriveOffer(r, config);
+      const contract = contracts.get(r.contract)!;
+      const prof = profileOf.get(r.creator);
+      return {
+        ...fields,
+        contract,
+        creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
+        ...sideLabels(fields.creatorOutcome, { side_a_label: contract.outcomes[0].label, side_b_label: contract.outcomes[1].label }),
+        viewer: viewers[i],
+      };
+    });
+  }
+
+  /** The viewer blocks of `rows` for `wallet` (anonymous: null), from `held` when the caller already has it. */
+  async viewers(rows: OfferRow[], wallet: string | null, held?: HeldPositions): Promise<Viewer[]> {
+    if (rows.length === 0) return [];
+    const [config, now, { positionOf, creatorPositions }, blocked] = await Promise.all([
+      this.d.configRow(),
+      this.d.now(),
+      held ?? this.positions(rows, wallet),
+      this.d.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(wallet ? [wallet] : [])])]),
+    ]);
+    return rows.map((r) =>
+      viewerOf({
+        offer: r,
+        wallet,
+        position: positionOf.get(r.address) ?? null,
+        creatorPositions: creatorPositions.filter((p) => p.offer === r.address),
+        contract: { status: r.k_status, cutoffAt: r.k_cutoff_at },
+        result: resultOf(r.k_result),
+        now,
+        config,
+        callerBlocked: wallet !== null && blocked.has(wallet),
+        creatorBlocked: blocked.has(r.creator),
+      }),
+    );
+  }
+
+  /** The caller's positions on `rows` (one query) and every position of the rows the caller created (one more). */
+  async positions(rows: OfferRow[], wallet: string | null): Promise<HeldPositions> {
+    const own = wallet === null ? [] : rows.filter((r) => r.creator === wallet).map((r) => r.address);
+    const [positions, creatorPositions] = await Promise.all([
+      wallet === null || rows.length === 0
+        ? ([] as PositionsTable[])
+        : this.d.db
+            .selectFrom("positions")
+            .selectAll()
+            .where("taker", "=", wallet)
+            .where(
+              "offer",
+              "in",
+              rows.map((r) => r.address),
+            )
+            .execute(),
+      own.length === 0 ? ([] as PositionsTable[]) : this.d.db.selectFrom("positions").selectAll().where("offer", "in", own).execute(),
+    ]);
+    return { positionOf: new Map(positions.map((p) => [p.offer, p])), creatorPositions };
+  }
+}
