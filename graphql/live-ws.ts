@@ -19,7 +19,7 @@ import { ApiError } from "../service/api-error";
 import type { LiveUpdates } from "../service/read/live-updates";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import type { RequestLimiter } from "../service/rate/request-limiter";
-import { tokenBucketKey, type RateLimitOptions } from "./rate-limit";
+import { clientAddressOf, tokenBucketKey, type RateLimitOptions } from "./rate-limit";
 
 export interface LiveTransport {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -59,6 +59,11 @@ export function liveOf(app: object): LiveUpdates | null {
   return transports.get(app)?.live ?? null;
 }
 
+/** A node:http header as one string (the first of repeated ones). */
+function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
 /** The close code of a refused token: the WebSocket's 401 (graphql-ws clients do not retry it). */
 export const CLOSE_UNAUTHORIZED = 4401;
 
@@ -76,12 +81,7 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
   const limited = async (upgrade: IncomingMessage, authorization: string | null): Promise<number> => {
     const limiter = t.requestLimiter;
     if (!limiter) return 0;
-    const forwarded = t.rateLimit?.trustProxy
-      ? String(upgrade.headers["x-forwarded-for"] ?? "")
-          .split(",")[0]
-          .trim()
-      : "";
-    const ipWait = await limiter.ip(forwarded || upgrade.socket.remoteAddress || "unknown");
+    const ipWait = await limiter.ip(clientAddressOf(headerValue(upgrade.headers["x-forwarded-for"]), upgrade.socket.remoteAddress, t.rateLimit));
     if (ipWait > 0 || !authorization) return ipWait;
     return limiter.token(tokenBucketKey(authorization));
   };
