@@ -19,6 +19,7 @@ import { ApiError } from "../service/api-error";
 import type { LiveUpdates } from "../service/read/live-updates";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import type { RequestLimiter } from "../service/rate/request-limiter";
+import { tooDeep } from "./variables-depth";
 import { clientAddressOf, tokenBucketKey, type RateLimitOptions } from "./rate-limit";
 
 export interface LiveTransport {
@@ -110,6 +111,8 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
           return refused([
             new GraphQLError(`too many requests; retry in ${wait} s`, { extensions: { code: "TOO_MANY_REQUESTS", status: 429, retryAfter: wait } }),
           ]);
+        const deep = tooDeep(payload);
+        if (deep) return refused([deep]);
         const { schema, execute, subscribe, contextFactory, parse, validate } = t.yoga.getEnveloped({
           request: conn.request,
           viewer: conn.viewer,

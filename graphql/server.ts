@@ -36,6 +36,7 @@ import { addSubscriptions } from "./schema/subscription-schema";
 import { registerLive, serveLive } from "./live-ws";
 import { useSharedSubscriptionEvents } from "./shared-subscription-events";
 import { useSseEvents } from "./sse-events";
+import { useVariablesDepthLimit } from "./variables-depth";
 
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
@@ -107,9 +108,10 @@ export function schemaSdl(schema: GraphQLSchema): string {
 
 /**
  * Errors the API raises on purpose (coded GraphQLErrors: parse, validation, limits, REST-status
- * errors of the services) pass; anything else is masked, so no internal detail leaks.
+ * errors of the services) pass; anything else is masked, so no internal detail leaks, and logged
+ * (`log` writes the request id with it), so that no failure is silent.
  */
-function maskError(error: unknown, message: string): Error {
+function maskError(error: unknown, message: string, log?: (e: unknown) => void): Error {
   // Duck-typed: yoga and this module may hold different copies (ESM/CJS) of graphql's classes.
   const isGql = (e: unknown): e is GraphQLError => !!e && (e as Error).name === "GraphQLError";
   if (isGql(error) && (!error.originalError || isGql(error.originalError))) {
@@ -120,6 +122,7 @@ function maskError(error: unknown, message: string): Error {
       (error.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
     return error;
   }
+  log?.((error as GraphQLError | null)?.originalError ?? error);
   return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 
@@ -174,8 +177,9 @@ export function createApp(deps: AppDeps): Hono {
     // CORS is hono's (corsAllowList above), the same allow-list as the offers API.
     cors: false,
     landingPage: false,
-    maskedErrors: { maskError },
+    maskedErrors: { maskError: (error, message) => maskError(error, message, d.log) },
     plugins: [
+      useVariablesDepthLimit(),
       EnvelopArmorPlugin({
         // 7 = the deepest path of the schema (shareable.edges.node.offer.viewer.position.address).
         maxDepth: { n: 7 },
