@@ -42,7 +42,7 @@
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { ServiceKey } from "../service/custody/crypto";
@@ -58,6 +58,7 @@ import { parseCorsOrigins } from "../graphql/cors";
 import { operatorRunWorker, parseRole, runs } from "../stack/roles";
 import { ReadService } from "../service/read/read-service";
 import { seed } from "./seed";
+import { secureDataDir } from "../service/data-dir";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "../service/writes/wallet-guard";
 import { DEFAULT_MAX_LAG_SLOTS, Observability } from "../service/observability/observability";
 import { DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits } from "../service/rate/request-limiter";
@@ -226,7 +227,7 @@ async function mainRpc(rpc: string) {
   const role = parseRole(opts.role, storeUrl);
   const key = ServiceKey.load(data, process.env, { cluster: true });
   const service = loadServiceWallet(data, key, process.env, { cluster: true });
-  mkdirSync(data, { recursive: true });
+  secureDataDir(data);
   const s = await startClusterStack({
     role,
     workerMs: 5_000,
@@ -270,7 +271,7 @@ async function main() {
   if (opts.rpc) return mainRpc(opts.rpc);
   if (opts.role !== "all") throw new Error(`--role ${opts.role} needs --rpc: the local stack's in-process chain lives in one process, which runs --role all`);
   const data = resolve(opts.data);
-  mkdirSync(data, { recursive: true });
+  secureDataDir(data);
   const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   // The in-process chain starts empty each time, so the store does too.
