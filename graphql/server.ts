@@ -14,7 +14,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { Custody } from "../service/custody/custody";
-import { rateLimit, type RateLimitOptions } from "./rate-limit";
+import { clientAddress, rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
@@ -168,7 +168,7 @@ export function createApp(deps: AppDeps): Hono {
   const live = d.changes
     ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log, metrics: obs.metrics.registry })
     : null;
-  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
+  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null>; address?: string }, ReadContext>({
     schema: buildSchema(d, live),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
@@ -192,7 +192,7 @@ export function createApp(deps: AppDeps): Hono {
       // Subscribers of one offer share each event's execution and JSON (last: it sets the subscribe function yoga runs).
       ...(live ? [useSharedSubscriptionEvents(live.events), useSseEvents()] : []),
     ],
-    context: ({ request, viewer }) => ({ request, viewer }),
+    context: ({ request, viewer, address }) => ({ request, viewer, address }),
   });
   if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody, requestLimiter: d.requestLimiter, rateLimit: d.rateLimit });
   /**
@@ -214,9 +214,10 @@ export function createApp(deps: AppDeps): Hono {
   app.on(["GET", "POST"], "/graphql", async (c) => {
     // The token is checked before yoga: the response cache keys signed-in answers by the wallet.
     const raw = c.req.raw;
-    if (!raw.headers.get("authorization")) return yoga.fetch(raw, {});
+    const address = clientAddress(c, d.rateLimit);
+    if (!raw.headers.get("authorization")) return yoga.fetch(raw, { address });
     const auth = await signedIn(raw);
-    return auth instanceof Response ? auth : yoga.fetch(raw, auth);
+    return auth instanceof Response ? auth : yoga.fetch(raw, { ...auth, address });
   });
   // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get
   // traffic is /readyz (store, chain, indexer lag).
