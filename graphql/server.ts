@@ -22,6 +22,7 @@ import { addReadQueries } from "./schema/read-schema";
 import { createBuilder, type ApiBuilder, type ReadContext } from "./schema/builder";
 import type { ReadTypes } from "./schema/read-types";
 import { graphqlResponseCache } from "./response-cache";
+import { registerCacheMetrics } from "./cache-metrics";
 import type { ChangeFeed } from "../indexer";
 import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
@@ -52,6 +53,8 @@ export interface AppDeps {
   obs?: Observability;
   /** How long a GraphQL query's answer is reused (default 1000 ms; see response-cache.ts); 0 turns that off. */
   responseCacheTtlMs?: number;
+  /** Ceiling of the GraphQL answers kept, in estimated bytes (default RESPONSE_CACHE_MAX_BYTES, 32 MiB). */
+  responseCacheMaxBytes?: number;
   /**
    * The indexer's announced writes: the GraphQL response cache follows them at once (else it polls
    * the indexed slot), and they feed the subscriptions (without it those answer 503).
@@ -164,7 +167,8 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
-  const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
+  const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID, maxBytes: d.responseCacheMaxBytes });
+  registerCacheMetrics(obs.metrics.registry, { rest: () => d.read.cache.stats(), graphql: () => responseCache.store.stats() });
   const live = d.changes
     ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log, metrics: obs.metrics.registry })
     : null;

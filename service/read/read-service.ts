@@ -175,7 +175,8 @@ export class ReadService {
   readonly publicBaseUrl: string;
   private settingsCache: { at: number; value: Settings | null; config: ConfigTable | null } | null = null;
   private embedCache = new Map<string, { at: number; rows: PoolRows | null; aggregate?: PoolAggregate }>();
-  private readonly cache: ReadCache;
+  /** Its stats are on /metrics (graphql/cache-metrics.ts). */
+  readonly cache: ReadCache;
   private readonly engine: "sqlite" | "postgres";
 
   /** Compliance flags for canTake; createApp sets it from custody when the options did not. */
