@@ -68,7 +68,8 @@ export class ResponseCacheStore {
   }
 
   invalidate(entities: Iterable<EntityRecord>): void {
-    for (const { typename, id } of entities) for (const answer of [...(this.byEntity.get(id == null ? typename : `${typename}:${id}`) ?? [])]) this.answers.delete(answer);
+    for (const { typename, id } of entities)
+      for (const answer of [...(this.byEntity.get(id == null ? typename : `${typename}:${id}`) ?? [])]) this.answers.delete(answer);
   }
 
   stats(): CacheStats {

@@ -167,7 +167,13 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
-  const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID, maxBytes: d.responseCacheMaxBytes });
+  const responseCache = graphqlResponseCache({
+    read: d.read,
+    ttlMs: d.responseCacheTtlMs ?? 1_000,
+    changes: d.changes,
+    globalId: encodeGlobalID,
+    maxBytes: d.responseCacheMaxBytes,
+  });
   registerCacheMetrics(obs.metrics.registry, { rest: () => d.read.cache.stats(), graphql: () => responseCache.store.stats() });
   const live = d.changes
     ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...liveLimitsFromEnv(), ...d.live }, log: d.log, metrics: obs.metrics.registry })

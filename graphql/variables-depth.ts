@@ -11,7 +11,9 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from "../service/json-depth";
 export function tooDeep(params: { variables?: unknown; extensions?: unknown }): GraphQLError | null {
   for (const what of ["variables", "extensions"] as const)
     if (nestedDeeperThan(params[what]))
-      return new GraphQLError(`${what} nested deeper than ${MAX_JSON_DEPTH} levels`, { extensions: { code: "BAD_REQUEST", status: 400, http: { status: 400 } } });
+      return new GraphQLError(`${what} nested deeper than ${MAX_JSON_DEPTH} levels`, {
+        extensions: { code: "BAD_REQUEST", status: 400, http: { status: 400 } },
+      });
   return null;
 }
 

@@ -26,7 +26,8 @@ export function secureDataDir(dir: string, warn: (line: string) => void = (l) =>
   const warnings: string[] = [];
   const uid = process.getuid?.();
   const owner = statSync(dir).uid;
-  if (uid !== undefined && uid !== 0 && owner !== uid) warnings.push(`data directory ${dir} belongs to uid ${owner}, not this process (uid ${uid}): it is shared`);
+  if (uid !== undefined && uid !== 0 && owner !== uid)
+    warnings.push(`data directory ${dir} belongs to uid ${owner}, not this process (uid ${uid}): it is shared`);
   const tighten = (path: string, mode: number) => {
     try {
       chmodSync(path, mode);
@@ -34,7 +35,8 @@ export function secureDataDir(dir: string, warn: (line: string) => void = (l) =>
       // Not ours to change: reported below from what the mode is.
     }
     const now = lstatSync(path).mode & 0o777;
-    if (now & 0o077) warnings.push(`${path} is mode ${now.toString(8)} (readable by other users) and could not be made ${mode.toString(8)}: the data directory is shared`);
+    if (now & 0o077)
+      warnings.push(`${path} is mode ${now.toString(8)} (readable by other users) and could not be made ${mode.toString(8)}: the data directory is shared`);
   };
   const walk = (d: string) => {
     tighten(d, DATA_DIR_MODE);

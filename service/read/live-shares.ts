@@ -114,7 +114,9 @@ export class LiveShares {
 
   /** Whether one more connection from `address` is refused at the upgrade (the exact count is taken by openConnection). */
   connectionRefused(address: string): string | null {
-    return this.connsByAddress.get(address) >= this.limits.connectionsPerAddress ? `at most ${this.limits.connectionsPerAddress} connections per address` : null;
+    return this.connsByAddress.get(address) >= this.limits.connectionsPerAddress
+      ? `at most ${this.limits.connectionsPerAddress} connections per address`
+      : null;
   }
 
   /** A WebSocket from `address` opened: counted until the returned release; ApiError 429 when over the address's share. */

@@ -136,7 +136,8 @@ describe("fair shares of live capacity (default limits)", () => {
       byAddress.set(address, t);
     }
     expect([...byAddress.values()].reduce((n, t) => n + t.served + t.refused, 0)).toBe(10_000);
-    for (const [address, t] of byAddress) expect({ address, ...t }).toEqual({ address, served: LIVE_SHARES.anonymousSubscriptionsPerAddress, refused: 200 - 50 });
+    for (const [address, t] of byAddress)
+      expect({ address, ...t }).toEqual({ address, served: LIVE_SHARES.anonymousSubscriptionsPerAddress, refused: 200 - 50 });
     expect(live.stats().subscriptions).toBe(50 * LIVE_SHARES.anonymousSubscriptionsPerAddress);
 
     // An attacking address is refused over SSE too: 429 with Retry-After.
@@ -148,7 +149,8 @@ describe("fair shares of live capacity (default limits)", () => {
     const extra = Array.from({ length: LIVE_SHARES.anonymousConnectionsPerAddress }, () => new RawLive(s.url, attackers[0]));
     const opened = await Promise.allSettled(extra.map((c) => c.ready()));
     expect(opened.filter((o) => o.status === "fulfilled")).toHaveLength(LIVE_SHARES.anonymousConnectionsPerAddress - 8);
-    for (const c of extra.filter((c) => c.closed)) expect(c.closed).toMatchObject({ code: 4429, reason: expect.stringMatching(/anonymous connections per address/) });
+    for (const c of extra.filter((c) => c.closed))
+      expect(c.closed).toMatchObject({ code: 4429, reason: expect.stringMatching(/anonymous connections per address/) });
     for (const c of extra) c.close();
 
     // A fresh signed-in subscriber and a fresh anonymous one are served, over WebSocket and SSE.

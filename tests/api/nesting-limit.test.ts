@@ -38,8 +38,7 @@ async function wsOnce(variables: string): Promise<any> {
     ws.on("message", (m) => {
       const msg = JSON.parse(String(m));
       messages.push(msg);
-      if (msg.type === "connection_ack")
-        ws.send(`{"id":"1","type":"subscribe","payload":{"query":"subscription { indexedSlot }","variables":${variables}}}`);
+      if (msg.type === "connection_ack") ws.send(`{"id":"1","type":"subscribe","payload":{"query":"subscription { indexedSlot }","variables":${variables}}}`);
       else if (msg.type !== "ping") resolve(msg);
     });
     ws.on("close", (code, reason) => reject(new Error(`closed ${code} ${reason}`)));

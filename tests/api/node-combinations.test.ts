@@ -81,7 +81,12 @@ describe("node and nodes in one document", () => {
   it("every type at once, node for each, nodes of them all twice over", async () => {
     const ids = nodes.map((n) => n[0]);
     const single = nodes.map(([id], i) => `n${i}: node(id: "${id}") { id __typename }`).join(" ");
-    const r = await gql(s, `query($ids: [ID!]!) { all: nodes(ids: $ids) { id __typename } ${single} again: nodes(ids: $ids) { id __typename } }`, { ids: [...ids, ...[...ids].reverse()] }, taker.token);
+    const r = await gql(
+      s,
+      `query($ids: [ID!]!) { all: nodes(ids: $ids) { id __typename } ${single} again: nodes(ids: $ids) { id __typename } }`,
+      { ids: [...ids, ...[...ids].reverse()] },
+      taker.token,
+    );
     expect(r.body.errors).toBeUndefined();
     const expected = [...nodes, ...[...nodes].reverse()].map(([id, __typename]) => ({ id, __typename }));
     expect(r.body.data.all).toEqual(expected);

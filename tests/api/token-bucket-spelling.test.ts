@@ -19,7 +19,11 @@ afterAll(async () => s?.stop());
 
 const get = (authorization: string) => fetch(`${s.url}${OFFERS_BASE}/contracts`, { headers: { authorization } });
 const query = (authorization: string) =>
-  fetch(`${s.url}/graphql`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify({ query: "{ indexedSlot }" }) });
+  fetch(`${s.url}/graphql`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: JSON.stringify({ query: "{ indexedSlot }" }),
+  });
 
 describe("per-token request limit and the token's spelling", () => {
   it("every spelling of one token draws from one bucket, on REST, GraphQL and WebSocket", async () => {

@@ -23,10 +23,14 @@ describe("data directory permissions", () => {
     chmodSync(data, 0o755);
     writeFileSync(join(data, "left-behind.json"), "{}\n", { mode: 0o644 });
     chmodSync(join(data, "left-behind.json"), 0o644);
-    child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--no-seed", "--port", String(port), "--admin-port", String(port + 1), "--data", data], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "scripts/start.ts", "--no-seed", "--port", String(port), "--admin-port", String(port + 1), "--data", data],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
