@@ -17,9 +17,11 @@ import { useServer } from "graphql-ws/use/ws";
 import type { Custody } from "../service/custody/custody";
 import { ApiError } from "../service/api-error";
 import type { LiveUpdates } from "../service/read/live-updates";
+import type { LiveConnectionShare } from "../service/read/live-shares";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import type { RequestLimiter } from "../service/rate/request-limiter";
-import { tokenBucketKey, type RateLimitOptions } from "./rate-limit";
+import { tooDeep } from "./variables-depth";
+import { clientAddressOf, tokenBucketKey, type RateLimitOptions } from "./rate-limit";
 
 export interface LiveTransport {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -59,8 +61,16 @@ export function liveOf(app: object): LiveUpdates | null {
   return transports.get(app)?.live ?? null;
 }
 
+/** A node:http header as one string (the first of repeated ones). */
+function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
 /** The close code of a refused token: the WebSocket's 401 (graphql-ws clients do not retry it). */
 export const CLOSE_UNAUTHORIZED = 4401;
+
+/** The close code of a connection over its caller's share (live-shares.ts): the WebSocket's 429. */
+export const CLOSE_TOO_MANY = 4429;
 
 /**
  * Attaches graphql-ws at /graphql to `server` when `app` was created with live updates; returns
@@ -69,19 +79,39 @@ export const CLOSE_UNAUTHORIZED = 4401;
 export function serveLive(app: object, server: Server): (() => Promise<void>) | null {
   const t = transports.get(app);
   if (!t) return null;
-  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: t.maxPayload });
-  /** Per socket: the request standing for the connection (its Authorization) and its viewer. */
-  const sockets = new WeakMap<WebSocket, { request: Request; viewer: Promise<ReadViewer | null> }>();
+  const addressOf = (req: IncomingMessage) => clientAddressOf(headerValue(req.headers["x-forwarded-for"]), req.socket.remoteAddress, t.rateLimit);
+  const shares = t.live.shares;
+  const wss = new WebSocketServer({
+    server,
+    path: "/graphql",
+    maxPayload: t.maxPayload,
+    // An address holding its share of connections is refused before the upgrade: 429, no socket.
+    verifyClient: (info, done) => {
+      const refused = shares.connectionRefused(addressOf(info.req));
+      if (refused) done(false, 429, `${refused}; close one first`, { "retry-after": String(shares.limits.shareRetryAfterSeconds) });
+      else done(true);
+    },
+  });
+  /** Per socket: its share of the connections (known once connection_init names the caller). */
+  const connectionShares = new WeakMap<WebSocket, LiveConnectionShare>();
+  // Before graphql-ws's own listener: the exact count (upgrades racing past verifyClient are closed here).
+  wss.on("connection", (socket, req) => {
+    try {
+      const share = shares.openConnection(addressOf(req));
+      connectionShares.set(socket, share);
+      socket.once("close", () => share.release());
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      socket.close(CLOSE_TOO_MANY, e.message.slice(0, 120));
+    }
+  });
+  /** Per socket: the request standing for the connection (its Authorization), its viewer, the client's address group. */
+  const sockets = new WeakMap<WebSocket, { request: Request; viewer: Promise<ReadViewer | null>; address: string }>();
   /** Seconds to wait when this subscribe exceeds the address's or the token's request limit, else 0. */
   const limited = async (upgrade: IncomingMessage, authorization: string | null): Promise<number> => {
     const limiter = t.requestLimiter;
     if (!limiter) return 0;
-    const forwarded = t.rateLimit?.trustProxy
-      ? String(upgrade.headers["x-forwarded-for"] ?? "")
-          .split(",")[0]
-          .trim()
-      : "";
-    const ipWait = await limiter.ip(forwarded || upgrade.socket.remoteAddress || "unknown");
+    const ipWait = await limiter.ip(addressOf(upgrade));
     if (ipWait > 0 || !authorization) return ipWait;
     return limiter.token(tokenBucketKey(authorization));
   };
@@ -94,8 +124,17 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
           if (raw !== undefined && raw !== null && typeof raw !== "string")
             throw new ApiError(401, "connectionParams.authorization must be a string: Bearer <token>");
           const viewer = await resolveViewer(t.custody, authorization);
+          const share = connectionShares.get(ctx.extra.socket);
+          if (!share) return false; // closed already: over the address's share
+          try {
+            share.identify(authorization ? tokenBucketKey(authorization) : null);
+          } catch (e) {
+            if (!(e instanceof ApiError)) throw e;
+            ctx.extra.socket.close(CLOSE_TOO_MANY, e.message.slice(0, 120));
+            return false;
+          }
           const request = new Request("http://live.invalid/graphql", { headers: authorization ? { authorization } : {} });
-          sockets.set(ctx.extra.socket, { request, viewer: Promise.resolve(viewer) });
+          sockets.set(ctx.extra.socket, { request, viewer: Promise.resolve(viewer), address: addressOf(ctx.extra.request) });
           return true;
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;
@@ -110,9 +149,12 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
           return refused([
             new GraphQLError(`too many requests; retry in ${wait} s`, { extensions: { code: "TOO_MANY_REQUESTS", status: 429, retryAfter: wait } }),
           ]);
+        const deep = tooDeep(payload);
+        if (deep) return refused([deep]);
         const { schema, execute, subscribe, contextFactory, parse, validate } = t.yoga.getEnveloped({
           request: conn.request,
           viewer: conn.viewer,
+          address: conn.address,
           params: payload,
         });
         let document;

@@ -1,15 +1,18 @@
 /**
  * The HTTP side of the request limits (service/rate/request-limiter.ts): every request takes one
  * from its client address's bucket, and one from its bearer token's bucket when it carries an
- * Authorization header (keyed by a hash of the header: the token itself is never stored, and an
+ * Authorization header (keyed by a hash of the token as authentication parses it, whatever the
+ * scheme's case or spacing: service/rate/caller-key.ts; the token itself is never stored, and an
  * invalid token is limited like a valid one). Refused: 429 `{error}` with `Retry-After`. Probes
  * and scrapes (/healthz, /readyz, /metrics) are not limited.
  */
-import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { RequestLimiter } from "../service/rate/request-limiter";
 import { errorJson } from "../service/api-error";
+import { addressGroup, tokenBucketKey } from "../service/rate/caller-key";
+
+export { tokenBucketKey };
 
 const UNLIMITED = new Set(["/healthz", "/readyz", "/metrics"]);
 
@@ -18,22 +21,25 @@ export interface RateLimitOptions {
   trustProxy?: boolean;
 }
 
-function clientAddress(c: Context, o: RateLimitOptions): string {
-  if (o.trustProxy) {
-    const fwd = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (fwd) return fwd;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    // Not served by @hono/node-server (app.request in-process): one shared bucket.
-    return "unknown";
-  }
+/**
+ * The address group a request counts in (service/rate/caller-key.ts: IPv6 by /64): the first
+ * `X-Forwarded-For` entry behind a trusted proxy, else the peer's address. One rule for HTTP and
+ * WebSocket.
+ */
+export function clientAddressOf(forwardedFor: string | null | undefined, remote: string | null | undefined, o: RateLimitOptions = {}): string {
+  const fwd = o.trustProxy ? forwardedFor?.split(",")[0]?.trim() : "";
+  return addressGroup(fwd || remote || "unknown");
 }
 
-/** The token bucket's key: a hash of the Authorization header, never the token. */
-export function tokenBucketKey(authorization: string): string {
-  return createHash("sha256").update(authorization).digest("hex").slice(0, 32);
+/** The address group of a request served by hono. */
+export function clientAddress(c: Context, o: RateLimitOptions = {}): string {
+  let remote: string | undefined;
+  try {
+    remote = getConnInfo(c).remote.address;
+  } catch {
+    // Not served by @hono/node-server (app.request in-process): one shared bucket.
+  }
+  return clientAddressOf(c.req.header("x-forwarded-for"), remote, o);
 }
 
 export function rateLimit(limiter: RequestLimiter, o: RateLimitOptions = {}): MiddlewareHandler {

@@ -13,12 +13,14 @@
  *   and drops the entries that hold a changed offer, position, pool or contract (entity
  *   invalidation by the global ids the plugin records); without one, ReadService reads the
  *   position from the store at most every 100 ms.
- * - Entries live `ttlMs` (default 1 s). Mutations are never cached; answers with errors are never
+ * - Entries live `ttlMs` (default 1 s), swept when they expire, within a ceiling in bytes
+ *   (./response-cache-store.ts). Mutations are never cached; answers with errors are never
  *   cached (the plugin's defaults). A cached answer carries an ETag; a client sending it back in
  *   If-None-Match gets 304 while it is current.
  */
 import { createHash } from "node:crypto";
-import { createInMemoryCache, useResponseCache } from "@graphql-yoga/plugin-response-cache";
+import { useResponseCache } from "@graphql-yoga/plugin-response-cache";
+import { ResponseCacheStore } from "./response-cache-store";
 import { getOperationAST, parse } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { ChangeFeed } from "../indexer";
@@ -31,10 +33,12 @@ export interface ResponseCacheOptions {
   changes?: ChangeFeed | null;
   /** The Relay global id of a node (entity invalidation uses the ids the answers carry). */
   globalId: (typename: string, id: string) => string;
+  /** Ceiling of the answers kept (estimated bytes); default RESPONSE_CACHE_MAX_BYTES (./response-cache-store.ts). */
+  maxBytes?: number;
 }
 
-export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin; close(): void } {
-  const cache = createInMemoryCache({ max: 10_000 });
+export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin; close(): void; store: ResponseCacheStore } {
+  const cache = new ResponseCacheStore(o.maxBytes);
   const unsubscribe = o.changes?.subscribe((c) => {
     const entities = [
       ...c.offers.flatMap((a) => [
@@ -83,11 +87,12 @@ export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin;
     plugin: {
       onPluginInit: ({ addPlugin }) => {
         addPlugin(plugin);
-        if (enabled) addPlugin(shareMisses(keys, (key) => cache.get(key) as unknown));
+        if (enabled) addPlugin(shareMisses(keys, (key) => cache.peek(key)));
         addPlugin(serializeHitsOnce());
       },
     },
     close: () => unsubscribe?.(),
+    store: cache,
   };
 }
 

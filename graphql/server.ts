@@ -15,7 +15,7 @@ import { bodyLimit } from "hono/body-limit";
 import { isIPv6, type AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { Custody } from "../service/custody/custody";
-import { rateLimit, type RateLimitOptions } from "./rate-limit";
+import { clientAddress, rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
 import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
 import { Observability } from "../service/observability/observability";
@@ -23,6 +23,7 @@ import { addReadQueries } from "./schema/read-schema";
 import { createBuilder, type ApiBuilder, type ReadContext } from "./schema/builder";
 import { viewerWallet, type ReadTypes } from "./schema/read-types";
 import { graphqlResponseCache } from "./response-cache";
+import { registerCacheMetrics } from "./cache-metrics";
 import type { ChangeFeed } from "../indexer";
 import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
@@ -37,6 +38,7 @@ import { addSubscriptions } from "./schema/subscription-schema";
 import { registerLive, serveLive } from "./live-ws";
 import { useSharedSubscriptionEvents } from "./shared-subscription-events";
 import { useSseEvents } from "./sse-events";
+import { useVariablesDepthLimit } from "./variables-depth";
 
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
@@ -53,6 +55,8 @@ export interface AppDeps {
   obs?: Observability;
   /** How long a GraphQL query's answer is reused (default 1000 ms; see response-cache.ts); 0 turns that off. */
   responseCacheTtlMs?: number;
+  /** Ceiling of the GraphQL answers kept, in estimated bytes (default RESPONSE_CACHE_MAX_BYTES, 32 MiB). */
+  responseCacheMaxBytes?: number;
   /**
    * The indexer's announced writes: the GraphQL response cache follows them at once (else it polls
    * the indexed slot), and they feed the subscriptions (without it those answer 503).
@@ -109,9 +113,10 @@ export function schemaSdl(schema: GraphQLSchema): string {
 
 /**
  * Errors the API raises on purpose (coded GraphQLErrors: parse, validation, limits, REST-status
- * errors of the services) pass; anything else is masked, so no internal detail leaks.
+ * errors of the services) pass; anything else is masked, so no internal detail leaks, and logged
+ * (`log` writes the request id with it), so that no failure is silent.
  */
-function maskError(error: unknown, message: string): Error {
+function maskError(error: unknown, message: string, log?: (e: unknown) => void): Error {
   // Duck-typed: yoga and this module may hold different copies (ESM/CJS) of graphql's classes.
   const isGql = (e: unknown): e is GraphQLError => !!e && (e as Error).name === "GraphQLError";
   if (isGql(error) && (!error.originalError || isGql(error.originalError))) {
@@ -122,6 +127,7 @@ function maskError(error: unknown, message: string): Error {
       (error.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
     return error;
   }
+  log?.((error as GraphQLError | null)?.originalError ?? error);
   return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 
@@ -159,11 +165,18 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.route("/", restApi(d));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
-  const responseCache = graphqlResponseCache({ read: d.read, ttlMs: d.responseCacheTtlMs ?? 1_000, changes: d.changes, globalId: encodeGlobalID });
+  const responseCache = graphqlResponseCache({
+    read: d.read,
+    ttlMs: d.responseCacheTtlMs ?? 1_000,
+    changes: d.changes,
+    globalId: encodeGlobalID,
+    maxBytes: d.responseCacheMaxBytes,
+  });
+  registerCacheMetrics(obs.metrics.registry, { rest: () => d.read.cache.stats(), graphql: () => responseCache.store.stats() });
   const live = d.changes
     ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...LIVE_LIMITS, ...d.live }, log: d.log, metrics: obs.metrics.registry })
     : null;
-  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null> }, ReadContext>({
+  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null>; address?: string }, ReadContext>({
     schema: buildSchema(d, live),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
@@ -172,8 +185,9 @@ export function createApp(deps: AppDeps): Hono {
     // CORS is hono's (corsAllowList above), the same allow-list as the offers API.
     cors: false,
     landingPage: false,
-    maskedErrors: { maskError },
+    maskedErrors: { maskError: (error, message) => maskError(error, message, d.log) },
     plugins: [
+      useVariablesDepthLimit(),
       EnvelopArmorPlugin({
         // 7 = the deepest path of the schema (shareable.edges.node.offer.viewer.position.address).
         maxDepth: { n: 7 },
@@ -188,7 +202,7 @@ export function createApp(deps: AppDeps): Hono {
       // Subscribers of one offer share each event's execution and JSON (last: it sets the subscribe function yoga runs).
       ...(live ? [useSharedSubscriptionEvents(live.events), useSseEvents()] : []),
     ],
-    context: ({ request, viewer }) => ({ request, viewer }),
+    context: ({ request, viewer, address }) => ({ request, viewer, address }),
   });
   if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody, requestLimiter: d.requestLimiter, rateLimit: d.rateLimit });
   /**
@@ -210,9 +224,10 @@ export function createApp(deps: AppDeps): Hono {
   app.on(["GET", "POST"], "/graphql", async (c) => {
     // The token is checked before yoga: the response cache keys signed-in answers by the wallet.
     const raw = c.req.raw;
-    if (!raw.headers.get("authorization")) return yoga.fetch(raw, {});
+    const address = clientAddress(c, d.rateLimit);
+    if (!raw.headers.get("authorization")) return yoga.fetch(raw, { address });
     const auth = await signedIn(raw);
-    return auth instanceof Response ? auth : yoga.fetch(raw, auth);
+    return auth instanceof Response ? auth : yoga.fetch(raw, { ...auth, address });
   });
   // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get
   // traffic is /readyz (store, chain, indexer lag).

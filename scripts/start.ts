@@ -45,7 +45,7 @@
  */
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { ServiceKey } from "../service/custody/crypto";
@@ -63,6 +63,7 @@ import { ConfigError, assertPortFree, exitOnError, portRefusal, strictExit } fro
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { Observability } from "../service/observability/observability";
 import type { RequestLimiter, RequestLimits } from "../service/rate/request-limiter";
+import { secureDataDir } from "../service/data-dir";
 
 const SETTINGS_TAKEN = [
   "host",
@@ -202,7 +203,7 @@ async function mainRpc(rpc: string) {
   const key = ServiceKey.load(data, process.env, { cluster: true });
   const service = loadServiceWallet(data, key, process.env, { cluster: true });
   const cors = await preflight(runs(role, "api"));
-  mkdirSync(data, { recursive: true });
+  secureDataDir(data);
   const s = await startClusterStack({
     role,
     workerMs: 5_000,
@@ -254,7 +255,7 @@ async function main() {
   const { startLocalStack } = await import("../stack/local-stack");
   const { seed } = await import("./seed");
   const data = resolve(opts.data);
-  mkdirSync(data, { recursive: true });
+  secureDataDir(data);
   const key = ServiceKey.load(data);
   const service = loadServiceWallet(data, key);
   // The in-process chain starts empty each time, so the store does too.

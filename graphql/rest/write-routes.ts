@@ -11,6 +11,7 @@ import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
+import { assertJsonDepth } from "../../service/json-depth";
 import type { Principal } from "../../service/custody/custody";
 import { CloseBody, CreateBody, OfferPath, TakeBody } from "../../service/writes/validate";
 import type { WriteService } from "../../service/writes/write-service";
@@ -36,11 +37,14 @@ async function jsonBody(c: Context): Promise<unknown> {
   } catch {
     throw new ApiError(400, "body must be UTF-8 JSON");
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new ApiError(400, "body must be valid JSON");
   }
+  assertJsonDepth(body, "body");
+  return body;
 }
 
 const body = (schema: typeof CreateBody | typeof TakeBody | typeof CloseBody) => ({

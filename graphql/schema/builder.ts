@@ -13,6 +13,8 @@ import { addScalars } from "./scalars";
 export interface ReadContext {
   request: Request;
   viewer?: Promise<ReadViewer | null>;
+  /** The client's address group (graphql/rate-limit.ts clientAddress): live-capacity shares count by it. */
+  address?: string;
 }
 
 export interface ApiSchemaTypes {

@@ -25,6 +25,7 @@ import type { Custody } from "../../service/custody/custody";
 import type { DerivedFill, PoolAggregate } from "../../indexer";
 import type { ContractStatus, PositionStatusName } from "../../idl/client/offers";
 import { SPORTS } from "../../service/read/sports";
+import { brandWithType } from "@pothos/core";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { enumsOf } from "./enums";
 
@@ -124,12 +125,25 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   });
 
   // ---- nodes --------------------------------------------------------------------------------
+  /**
+   * Every loaded node carries its type as it leaves its loader. Pothos brands it only after a whole
+   * batch loaded, while node(id:) and nodes(ids:) asking for the same id share one cached load:
+   * the second field could resolve the value first, unbranded, and Node's resolveType failed
+   * ("Abstract type Node must resolve to an Object type").
+   */
+  const branded =
+    <I, T>(typename: string, load: (id: I, ctx: ReadContext) => Promise<T> | T) =>
+    async (id: I, ctx: ReadContext): Promise<T> => {
+      const v = await load(id, ctx);
+      for (const x of Array.isArray(v) ? v : [v]) brandWithType(x, typename as never);
+      return v;
+    };
   const ContractT = builder.node(builder.objectRef<Contract>("Contract"), {
     id: { resolve: (c) => c.address },
-    loadMany: async (ids) => {
+    loadMany: branded("Contract", async (ids: string[]) => {
       const found = await d.read.contractsByAddress(ids);
       return ids.map((id) => found.get(id) ?? null);
-    },
+    }),
     fields: (t) => ({
       address: t.expose("address", { type: "Address" }),
       templateId: t.exposeString("templateId"),
@@ -151,7 +165,7 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   const PositionT = builder.node(builder.objectRef<ViewerPosition>("ViewerPosition"), {
     description: "The caller's position on an offer (role taker); node(id:) finds it for its taker only.",
     id: { resolve: (p) => p.address },
-    loadOne: async (id, ctx) => (await d.read.positionOf(id, await wallet(ctx)))?.position ?? null,
+    loadOne: branded("ViewerPosition", async (id: string, ctx: ReadContext) => (await d.read.positionOf(id, await wallet(ctx)))?.position ?? null),
     fields: (t) => ({
       address: t.expose("address", { type: "Address" }),
       takerAmountMicros: t.expose("takerAmountMicros", { type: "Amount" }),
@@ -184,10 +198,10 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   });
   const OfferT = builder.node(builder.objectRef<Offer>("Offer"), {
     id: { resolve: (o) => o.address },
-    loadMany: async (ids, ctx) => {
+    loadMany: branded("Offer", async (ids: string[], ctx: ReadContext) => {
       const found = await d.read.offersByAddress(ids, await wallet(ctx));
       return ids.map((id) => found.get(id) ?? null);
-    },
+    }),
     fields: (t) => ({
       address: t.expose("address", { type: "Address" }),
       creatorOutcome: t.expose("creatorOutcome", { type: Side }),
@@ -216,10 +230,10 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   const FillT = builder.node(builder.objectRef<DerivedFill>("Fill"), {
     description: "One take on an offer (an OfferTaken event).",
     id: { resolve: fillId },
-    loadOne: async (id) => {
+    loadOne: branded("Fill", async (id: string) => {
       const m = /^([1-9A-HJ-NP-Za-km-z]{32,44}):(\d{1,15})$/.exec(id);
       return m ? d.read.fill(m[1], Number(m[2])) : null;
-    },
+    }),
     fields: (t) => ({
       offer: t.expose("offer", { type: "Address" }),
       revision: t.exposeString("revision"),
@@ -235,13 +249,13 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   });
   const ShareableT = builder.node(builder.objectRef<ShareableOffer>("ShareableOffer"), {
     id: { resolve: (s) => s.address },
-    loadMany: async (ids) => {
+    loadMany: branded("ShareableOffer", async (ids: string[]) => {
       const found = await d.read.offersByAddress(ids, null);
       return ids.map((id) => {
         const o = found.get(id);
         return o ? d.read.shareableOf(o) : null;
       });
-    },
+    }),
     fields: (t) => ({
       address: t.expose("address", { type: "Address" }),
       text: t.exposeString("text"),
@@ -253,7 +267,7 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
     description:
       "Aggregate numbers of a public pool (area B); never individual participants. `id` is the Relay id: the spec's `id` (the bet address) is `address` here.",
     id: { resolve: (p) => p.id },
-    loadOne: (id) => d.read.poolAggregate(id),
+    loadOne: branded("PoolAggregate", (id: string) => d.read.poolAggregate(id)),
     fields: (t) => ({
       address: t.expose("id", { type: "Address", description: "The bet address (the spec's `id`)." }),
       schemaVersion: t.exposeInt("schemaVersion"),

@@ -50,11 +50,13 @@ export function addSubscriptions(
       if (!live) throw new ApiError(503, "live updates are not available on this server");
       const authorization = ctx.request.headers.get("authorization");
       const viewer = await (ctx.viewer ??= resolveViewer(custody, authorization));
-      return live.subscribe(topic(viewer), { connection: ctx.request, authorization });
+      return live.subscribe(topic(viewer), { connection: ctx.request, authorization, address: ctx.address });
     } catch (e) {
       // Refused before it started: over SSE the response carries the status (yoga reads extensions.http, and strips it).
       const g = gqlApiError(e, opts.log);
-      throw new GraphQLError(g.message, { extensions: { ...g.extensions, http: { status: g.extensions.status as number } } });
+      const retryAfter = g.extensions.retryAfter;
+      const headers = retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) };
+      throw new GraphQLError(g.message, { extensions: { ...g.extensions, http: { status: g.extensions.status as number, headers } } });
     }
   };
   const signedIn = (field: string) => (viewer: ReadViewer | null) => {

@@ -20,8 +20,11 @@ import type { BrowseParams } from "./params";
 import { ReadService, type Offer } from "./read-service";
 import { resolveViewer } from "./viewer";
 import { Gauge, type Registry } from "prom-client";
+import { LIVE_SHARES, LiveShares, type LiveShareLimits } from "./live-shares";
+import { tokenBucketKey } from "../rate/caller-key";
 
-export interface LiveLimits {
+/** The process's bounds; the per-caller shares are live-shares.ts's (LIVE_SHARES), overridable here too. */
+export interface LiveLimits extends LiveShareLimits {
   /** Subscriptions one connection may hold at once (a WebSocket; an SSE request holds one). */
   maxPerConnection: number;
   /** Subscriptions this process serves at once, all connections together. */
@@ -32,7 +35,7 @@ export interface LiveLimits {
   authRecheckMs: number;
 }
 
-export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, authRecheckMs: 5_000 };
+export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, authRecheckMs: 5_000, ...LIVE_SHARES };
 
 /** Reads shared by every subscription during one dispatch: `key` names the read and its parameters. */
 export type Reader = <T>(key: string, load: (read: ReadService) => Promise<T>) => Promise<T>;
@@ -153,16 +156,21 @@ export interface LiveUpdatesOptions {
   metrics?: Registry;
 }
 
-/** Who opens a subscription: the connection it runs on and the Authorization it was made with. */
+/** Who opens a subscription: the connection it runs on, the Authorization it was made with, the client's address group. */
 export interface LiveCaller {
   connection: object;
   authorization: string | null;
+  /** The address group (graphql/rate-limit.ts clientAddress); absent only for in-process callers, who share one. */
+  address?: string;
 }
 
 export class LiveUpdates {
   readonly limits: LiveLimits;
   private readonly subs = new Set<LiveSubscription<unknown>>();
   private readonly perConnection = new WeakMap<object, number>();
+  /** Each caller's share of the subscriptions and connections (live-shares.ts). */
+  readonly shares: LiveShares;
+  private readonly releases = new Map<LiveSubscription<unknown>, () => void>();
   /** Reads never served from ReadService's short-lived caches: a change must show at once. */
   private readonly fresh: ReadService;
   private pending: ChangeSet | null = null;
@@ -181,6 +189,7 @@ export class LiveUpdates {
 
   constructor(private readonly o: LiveUpdatesOptions) {
     this.limits = { ...LIVE_LIMITS, ...o.limits };
+    this.shares = new LiveShares(this.limits);
     const read = o.read;
     this.fresh = new ReadService({
       db: read.db,
@@ -218,16 +227,22 @@ export class LiveUpdates {
     }
   }
 
-  /** Opens a subscription; ApiError 429 (this connection holds the most it may) or 503 (the process does, or is closing). */
+  /**
+   * Opens a subscription; ApiError 429 (this connection, address or token holds its share) or 503
+   * (the process holds all it may, or is closing): the caller's shares first, the process's cap last.
+   */
   subscribe<T>(topic: LiveTopic<T>, caller: LiveCaller): LiveSubscription<T> {
     if (this.closed) throw new ApiError(503, "live updates are shutting down on this server; reconnect");
     const held = this.perConnection.get(caller.connection) ?? 0;
     if (held >= this.limits.maxPerConnection)
       throw new ApiError(429, `at most ${this.limits.maxPerConnection} subscriptions per connection; complete one first`, 1);
+    const holder = { address: caller.address ?? "unknown", token: caller.authorization ? tokenBucketKey(caller.authorization) : null };
+    this.shares.checkSubscription(holder);
     if (this.subs.size >= this.limits.maxPerProcess) throw new ApiError(503, "this server holds as many subscriptions as it may; retry later");
     const sub = new LiveSubscription<T>(topic, caller.connection, caller.authorization, this.limits.queueLimit, (s) =>
       this.remove(s as LiveSubscription<unknown>),
     );
+    this.releases.set(sub as LiveSubscription<unknown>, this.shares.takeSubscription(holder));
     this.subs.add(sub as LiveSubscription<unknown>);
     this.perConnection.set(caller.connection, held + 1);
     if (topic.initial) {
@@ -274,6 +289,8 @@ export class LiveUpdates {
 
   private remove(s: LiveSubscription<unknown>): void {
     if (!this.subs.delete(s)) return;
+    this.releases.get(s)?.();
+    this.releases.delete(s);
     const n = (this.perConnection.get(s.connection) ?? 1) - 1;
     if (n > 0) this.perConnection.set(s.connection, n);
     else this.perConnection.delete(s.connection);

@@ -14,9 +14,68 @@
  *
  * A load that began in an older generation is answered but not kept, so a value read before a
  * write never outlives it. Entries also expire after their TTL (values derived with the chain
- * clock, such as canTake, must not outlive the second they were derived in).
+ * clock, such as canTake, must not outlive the second they were derived in) and are swept when
+ * they do (lru-cache's ttlAutopurge), not kept until a count cap pushes them out: the cache is
+ * bounded by bytes (`maxBytes`, default READ_CACHE_MAX_BYTES, each value's size estimated by
+ * approximateBytes), least recently used first out. 20,000 entries of 50-offer pages had grown
+ * RSS by 200 MiB and kept it.
  */
+import { LRUCache } from "lru-cache";
 import type { ChangeSet } from "../../indexer";
+
+/** 32 MiB of cached reads (estimated): some 600 pages of 50 offers with viewer blocks, or thousands of single offers. */
+export const READ_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A value's size in memory, estimated without recursion and without serialising it: strings at
+ * two bytes a character, numbers 8, bigints 16, each object or array 40 plus 16 per slot. The
+ * figure is for bounding, not accounting; a value shared by two entries counts twice.
+ */
+export function approximateBytes(value: unknown): number {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const v = stack.pop();
+    switch (typeof v) {
+      case "string":
+        bytes += 16 + 2 * v.length;
+        break;
+      case "number":
+      case "boolean":
+        bytes += 8;
+        break;
+      case "bigint":
+        bytes += 16;
+        break;
+      case "object":
+        if (v === null || seen.has(v)) break;
+        seen.add(v);
+        if (Array.isArray(v)) {
+          bytes += 40 + 16 * v.length;
+          for (const x of v) stack.push(x);
+        } else {
+          for (const [k, x] of Object.entries(v)) {
+            bytes += 16 + 2 * k.length;
+            stack.push(x);
+          }
+          bytes += 40;
+        }
+        break;
+      default:
+        bytes += 8;
+    }
+  }
+  return bytes;
+}
+
+/** What a cache holds and how well it serves, for /metrics. */
+export interface CacheStats {
+  entries: number;
+  bytes: number;
+  hits: number;
+  misses: number;
+}
 
 /** Where applied writes are heard: StoreWriter.onApplied or a ChangeFeed (in-process or shared). */
 export interface StoreChanges {
@@ -30,7 +89,8 @@ export interface ReadCacheOptions {
   /** Writes are heard (the owner calls drop() on each): no polling. */
   heard: boolean;
   pollMs?: number;
-  maxEntries?: number;
+  /** Ceiling of the values kept, estimated (approximateBytes); default READ_CACHE_MAX_BYTES. */
+  maxBytes?: number;
 }
 
 interface Entry {
@@ -40,11 +100,25 @@ interface Entry {
 
 export class ReadCache {
   private generation = 0;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
+  private hits = 0;
+  private misses = 0;
   private seen: { at: number; position: string } | null = null;
   private reading: Promise<string> | null = null;
 
-  constructor(private readonly o: ReadCacheOptions) {}
+  constructor(private readonly o: ReadCacheOptions) {
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: o.maxBytes ?? READ_CACHE_MAX_BYTES,
+      sizeCalculation: (e) => Math.max(1, approximateBytes(e.value)),
+      ttlAutopurge: true,
+      // Timers check staleness against a clock lru-cache caches for ttlResolution: at 0 an expiry timer never finds its entry still fresh and leaves it.
+      ttlResolution: 0,
+    });
+  }
+
+  stats(): CacheStats {
+    return { entries: this.entries.size, bytes: this.entries.calculatedSize, hits: this.hits, misses: this.misses };
+  }
 
   drop(): void {
     this.generation++;
@@ -82,7 +156,11 @@ export class ReadCache {
     const gen = await this.sync();
     const t = Date.now();
     const hit = this.entries.get(key);
-    if (hit && t - hit.at <= ttlMs) return hit.value as T;
+    if (hit && t - hit.at <= ttlMs) {
+      this.hits++;
+      return hit.value as T;
+    }
+    this.misses++;
     const running = this.loading.get(key);
     if (running && running.generation === gen) return running.value as Promise<T>;
     const value = load();
@@ -90,9 +168,7 @@ export class ReadCache {
     try {
       const v = await value;
       if (gen === this.generation && keep(v)) {
-        this.entries.delete(key);
-        this.entries.set(key, { at: t, value: v });
-        if (this.entries.size > (this.o.maxEntries ?? 20_000)) this.entries.delete(this.entries.keys().next().value!);
+        this.entries.set(key, { at: t, value: v }, { ttl: ttlMs });
       }
       return v;
     } finally {

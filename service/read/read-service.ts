@@ -77,7 +77,8 @@ interface SharedPage {
 export class ReadService {
   readonly db: Kysely<Database>;
   readonly publicBaseUrl: string;
-  private readonly cache: ReadCache;
+  /** Its stats are on /metrics (graphql/cache-metrics.ts). */
+  readonly cache: ReadCache;
   private readonly settingsReader: SettingsReader;
   private readonly queries: OfferQueries;
   private readonly shaper: OfferShaper;
