@@ -70,6 +70,12 @@ export interface IdempotencyTable {
   error: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The fence of the row's owner: 1 when reserved, +1 at each takeover of a stale `reserved` row.
+   * Every later write of a request (record, release) is conditioned on the attempt it owns, so a
+   * request that stalled past the takeover can neither overwrite nor delete its successor's row.
+   */
+  attempt: number;
 }
 
 /**
@@ -270,6 +276,16 @@ const m0006: Migration = {
   },
 };
 
+/** The idempotency fence (`attempt`); rows written before it count as their first attempt. */
+const m0007: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable("idempotency")
+      .addColumn("attempt", "integer", (c) => c.notNull().defaultTo(1))
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
     return {
@@ -279,6 +295,7 @@ class Provider implements MigrationProvider {
       "0004_service_key": m0004,
       "0005_auth_epoch": m0005,
       "0006_indexer_progress": m0006,
+      "0007_idempotency_attempt": m0007,
     };
   }
 }
