@@ -71,11 +71,13 @@ export interface IdempotencyTable {
   created_at: number;
   updated_at: number;
   /**
-   * The fence of the row's owner: 1 when reserved, +1 at each takeover of a stale `reserved` row.
-   * Every later write of a request (record, release) is conditioned on the attempt it owns, so a
-   * request that stalled past the takeover can neither overwrite nor delete its successor's row.
+   * The fence of the row's owner: a random token set at the insert and replaced at each takeover
+   * of a stale `reserved` row. Every later write of a request (record, release) is conditioned on
+   * the token it set, so a request that stalled past the takeover can neither overwrite nor delete
+   * its successor's row, nor a fresh row inserted after the key was released (a token, unlike a
+   * counter, never comes back). '' for rows written before migration 0007.
    */
-  attempt: number;
+  owner: string;
 }
 
 /**
@@ -276,12 +278,12 @@ const m0006: Migration = {
   },
 };
 
-/** The idempotency fence (`attempt`); rows written before it count as their first attempt. */
+/** The idempotency fence (`owner`). */
 const m0007: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
       .alterTable("idempotency")
-      .addColumn("attempt", "integer", (c) => c.notNull().defaultTo(1))
+      .addColumn("owner", "text", (c) => c.notNull().defaultTo(""))
       .execute();
   },
 };
@@ -295,7 +297,7 @@ class Provider implements MigrationProvider {
       "0004_service_key": m0004,
       "0005_auth_epoch": m0005,
       "0006_indexer_progress": m0006,
-      "0007_idempotency_attempt": m0007,
+      "0007_idempotency_owner": m0007,
     };
   }
 }

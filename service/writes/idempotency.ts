@@ -18,8 +18,9 @@
  *   answers 409 "in progress" with `Retry-After` until it is `staleSeconds` old (its process died
  *   mid-check), then it is taken over. A crash after the recording leaves a `submitted` row, which
  *   a replay resolves at once by asking the chain (`replay`), not by waiting.
- * - Fencing: the row carries the owner's `attempt` (1 at the insert, +1 per takeover), and every
- *   later write of the request (record, release on refusal) is a compare-and-set on it. A request
+ * - Fencing: the row carries its owner's token (`owner`, random, set at the insert and replaced
+ *   at each takeover), and every later write of the request (record, release on refusal) is a
+ *   compare-and-set on it. A request
  *   that merely stalled past `staleSeconds` and was taken over (a stale owner) finds its record
  *   refused: it does not send its transaction, deletes nothing, and answers the row's current
  *   state like any retry (`answerStale`). The confirmation a tracker records, and a replay's
@@ -31,6 +32,7 @@
  *   long expired, a create's offer PDA already exists and a take or close names a revision the
  *   first landing moved.
  */
+import { randomUUID } from "node:crypto";
 import { Transaction, type Keypair } from "@solana/web3.js";
 import type { Kysely } from "kysely";
 import { isSubmitFailure, type SubmitFailure, type Submitter } from "../chain/submitter";
@@ -117,7 +119,7 @@ export class Idempotency {
   ): Promise<R> {
     let row = await this.where(userId, key).executeTakeFirst();
     const now = nowSec();
-    let attempt = 1;
+    let owner = randomUUID();
     if (!row) {
       try {
         await this.db
@@ -136,7 +138,7 @@ export class Idempotency {
             error: null,
             created_at: now,
             updated_at: now,
-            attempt,
+            owner,
           })
           .execute();
       } catch {
@@ -148,24 +150,24 @@ export class Idempotency {
       const left = this.ensureSame(row, hash, now);
       if (left === null) return this.replay(row) as Promise<R>;
       if (left > 0) throw inProgress(left);
-      attempt = Number(row.attempt) + 1;
+      owner = randomUUID();
       const took = await this.db
         .updateTable("idempotency")
-        .set({ attempt, updated_at: now })
+        .set({ owner, updated_at: now })
         .where("user_id", "=", userId)
         .where("idem_key", "=", key)
         .where("state", "=", "reserved")
-        .where("attempt", "=", row.attempt)
+        .where("owner", "=", row.owner)
         .executeTakeFirst();
       if (Number(took.numUpdatedRows) !== 1) throw inProgress(1);
     }
-    // The rows this request still owns: its attempt, not yet resolved by anyone.
+    // The row while this request still owns it: its token, not yet resolved by anyone.
     const owned = () =>
       this.db
         .updateTable("idempotency")
         .where("user_id", "=", userId)
         .where("idem_key", "=", key)
-        .where("attempt", "=", attempt)
+        .where("owner", "=", owner)
         .where("state", "in", ["reserved", "submitted"]);
     let recorded = false;
     let lastSig = "";
@@ -205,7 +207,7 @@ export class Idempotency {
         .deleteFrom("idempotency")
         .where("user_id", "=", userId)
         .where("idem_key", "=", key)
-        .where("attempt", "=", attempt)
+        .where("owner", "=", owner)
         .where("state", "in", ["reserved", "submitted"])
         .executeTakeFirst();
       // Not ours any more: the refusal was seen against state the successor moved; its answer stands.
@@ -330,7 +332,7 @@ export class Idempotency {
   }
 }
 
-/** The recorder's write was refused: the row belongs to a later attempt (a takeover). */
+/** The recorder's write was refused: the row belongs to another owner (a takeover). */
 class Fenced extends Error {}
 
 /** 409 "in progress" for a key whose first request is still running, with the seconds to wait. */

@@ -85,14 +85,17 @@ describe.each(ENGINES)("idempotency fence on %s", (engine) => {
     const held = stall(original, at);
     const first = original.create(p, body);
     await held.reached;
-    expect(await row(u.user.id, k)).toMatchObject({ state: "reserved", attempt: 1 });
+    const reserved = await row(u.user.id, k);
+    expect(reserved.state).toBe("reserved");
     await age(u.user.id, k);
 
     const won = await retry.create(p, body);
-    expect(await row(u.user.id, k)).toMatchObject({ attempt: 2, signature: won.signature });
+    const taken = await row(u.user.id, k);
+    expect(taken).toMatchObject({ signature: won.signature, response_json: JSON.stringify(won) });
+    expect(taken.owner).not.toBe(reserved.owner);
     held.open();
     expect(await first).toEqual(won);
-    expect(await row(u.user.id, k)).toMatchObject({ attempt: 2, signature: won.signature, response_json: JSON.stringify(won) });
+    expect(await row(u.user.id, k)).toMatchObject({ owner: taken.owner, signature: won.signature, response_json: JSON.stringify(won) });
     expect(await later.create(p, body)).toEqual(won);
     expect(await balance(s, u.user.tokenAccount)).toBe(92n * UNIT);
     expect(await s.db.selectFrom("offers").select("address").where("creator", "=", u.user.wallet.toBase58()).execute()).toEqual([
@@ -115,55 +118,76 @@ describe.each(ENGINES)("idempotency fence on %s", (engine) => {
     held.open();
     expect(await first).toEqual(won);
     expect(await later.take(p, offer.offerAddress, body)).toEqual(won);
-    expect(await row(taker.user.id, body.idempotencyKey)).toMatchObject({ attempt: 2, signature: won.signature });
+    expect(await row(taker.user.id, body.idempotencyKey)).toMatchObject({ signature: won.signature, response_json: JSON.stringify(won) });
     expect(await balance(s, taker.user.tokenAccount)).toBe(95n * UNIT);
   });
 
-  it("a stale owner while the takeover still runs: its record and its release are refused, it answers 409 and sends nothing", async () => {
+  it("a stale owner while the takeover still runs, or after the key was released and reserved anew: refused, 409, nothing sent", async () => {
     const u = await makeUser(s, 0n);
-    const [a, b] = [await service(), await service()];
-    const k = key();
+    const [a, b, c2] = [await service(), await service(), await service()];
     const sent: string[] = [];
     const stored = (signature: string) => ({ signature, txBase64: "", response: { signature }, offerAddress: null });
-    /** A write through the real recorder: held at `g`, then records `signature` and "sends" it, or is refused. */
-    const write = (svc: WriteService, g: ReturnType<typeof gate>, signature: string | Error) =>
+    /** A write through the real recorder: held at `g`, then records `outcome` and "sends" it, or is refused with it. */
+    const write = (svc: WriteService, k: string, g: ReturnType<typeof gate>, outcome: string | ApiError) =>
       svc.idem.run(u.user.id, k, "create", "h", async (record) => {
         await g.pass();
-        if (signature instanceof Error) throw signature;
-        await record(stored(signature));
-        sent.push(signature);
-        return { signature };
+        if (outcome instanceof ApiError) throw outcome;
+        await record(stored(outcome));
+        sent.push(outcome);
+        return { signature: outcome };
       });
+    const inProgress = { status: 409, message: expect.stringMatching(/in progress/) };
 
+    // 1. Held until a takeover runs: its record is refused, the successor's row stays as it is.
+    const k = key();
     const [ga, gb] = [gate(), gate()];
-    const stale = write(a, ga, "sig-a");
+    const stale = write(a, k, ga, "sig-a");
     await ga.reached;
+    const mine = await row(u.user.id, k);
     await age(u.user.id, k);
-    const successor = write(b, gb, "sig-b");
+    const successor = write(b, k, gb, "sig-b");
     await gb.reached;
     ga.open();
-    await expect(stale).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/in progress/) });
+    await expect(stale).rejects.toMatchObject(inProgress);
     expect(sent).toEqual([]);
-    expect(await row(u.user.id, k)).toMatchObject({ state: "reserved", attempt: 2, signature: null });
+    const theirs = await row(u.user.id, k);
+    expect(theirs).toMatchObject({ state: "reserved", signature: null });
+    expect(theirs.owner).not.toBe(mine.owner);
+    gb.open();
+    expect(await successor).toEqual({ signature: "sig-b" });
+    expect(await row(u.user.id, k)).toMatchObject({ state: "submitted", signature: "sig-b", owner: theirs.owner });
 
-    // The same with the stale owner refused by its checks: its release deletes nothing.
+    // 2. Refused by its own (stale) checks after a takeover: its release deletes nothing.
     const k2 = key();
     const [gc, gd] = [gate(), gate()];
-    const refused = a.idem.run(u.user.id, k2, "create", "h", async () => {
-      await gc.pass();
-      throw new ApiError(409, "the stale owner's checks refused it");
-    });
+    const refused = write(a, k2, gc, new ApiError(409, "the stale owner's checks refused it"));
     await gc.reached;
     await age(u.user.id, k2);
-    const next = b.idem.run(u.user.id, k2, "create", "h", async () => (await gd.pass(), { signature: "never" }));
+    const next = write(b, k2, gd, "sig-d");
     await gd.reached;
     gc.open();
-    await expect(refused).rejects.toThrow(/in progress/);
-    expect(await row(u.user.id, k2)).toMatchObject({ state: "reserved", attempt: 2 });
-    gb.open();
+    await expect(refused).rejects.toMatchObject(inProgress);
+    expect(await row(u.user.id, k2)).toMatchObject({ state: "reserved", signature: null });
     gd.open();
-    expect(await successor).toEqual({ signature: "sig-b" });
-    expect(sent).toEqual(["sig-b"]);
     await next;
+
+    // 3. The successor refused and released the key, and a third request reserved it anew: the
+    // stale owner must not take the fresh row for its own (an attempt counter would start over).
+    const k3 = key();
+    const [ge, gf, gg] = [gate(), gate(), gate()];
+    const old = write(a, k3, ge, "sig-e");
+    await ge.reached;
+    await age(u.user.id, k3);
+    const released = write(b, k3, gf, new ApiError(409, "the successor was refused"));
+    gf.open();
+    await expect(released).rejects.toMatchObject({ status: 409, message: "the successor was refused" });
+    const fresh = write(c2, k3, gg, "sig-g");
+    await gg.reached;
+    ge.open();
+    await expect(old).rejects.toMatchObject(inProgress);
+    expect(await row(u.user.id, k3)).toMatchObject({ state: "reserved", signature: null });
+    gg.open();
+    expect(await fresh).toEqual({ signature: "sig-g" });
+    expect(sent).toEqual(["sig-b", "sig-d", "sig-g"]);
   });
 });
