@@ -70,6 +70,14 @@ export interface IdempotencyTable {
   error: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The fence of the row's owner: a random token set at the insert and replaced at each takeover
+   * of a stale `reserved` row. Every later write of a request (record, release) is conditioned on
+   * the token it set, so a request that stalled past the takeover can neither overwrite nor delete
+   * its successor's row, nor a fresh row inserted after the key was released (a token, unlike a
+   * counter, never comes back). '' for rows written before migration 0007.
+   */
+  owner: string;
 }
 
 /**
@@ -270,6 +278,16 @@ const m0006: Migration = {
   },
 };
 
+/** The idempotency fence (`owner`). */
+const m0007: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable("idempotency")
+      .addColumn("owner", "text", (c) => c.notNull().defaultTo(""))
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
     return {
@@ -279,6 +297,7 @@ class Provider implements MigrationProvider {
       "0004_service_key": m0004,
       "0005_auth_epoch": m0005,
       "0006_indexer_progress": m0006,
+      "0007_idempotency_owner": m0007,
     };
   }
 }

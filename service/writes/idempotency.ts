@@ -18,6 +18,13 @@
  *   answers 409 "in progress" with `Retry-After` until it is `staleSeconds` old (its process died
  *   mid-check), then it is taken over. A crash after the recording leaves a `submitted` row, which
  *   a replay resolves at once by asking the chain (`replay`), not by waiting.
+ * - Fencing: the row carries its owner's token (`owner`, random, set at the insert and replaced
+ *   at each takeover), and every later write of the request (record, release on refusal) is a
+ *   compare-and-set on it. A request
+ *   that merely stalled past `staleSeconds` and was taken over (a stale owner) finds its record
+ *   refused: it does not send its transaction, deletes nothing, and answers the row's current
+ *   state like any retry (`answerStale`). The confirmation a tracker records, and a replay's
+ *   `mark`, are conditioned on the signature they saw.
  * - A `TEST` fail point (./fail-point.ts, armed only from the process environment) can kill the
  *   process at each step of the recorder: tests/rpc/kill-window.test.ts.
  * - Rows untouched for `RETENTION_SECONDS` (7 days) are pruned (`prune`, hourly in the service).
@@ -25,6 +32,7 @@
  *   long expired, a create's offer PDA already exists and a take or close names a revision the
  *   first landing moved.
  */
+import { randomUUID } from "node:crypto";
 import { Transaction, type Keypair } from "@solana/web3.js";
 import type { Kysely } from "kysely";
 import { isSubmitFailure, type SubmitFailure, type Submitter } from "../chain/submitter";
@@ -111,6 +119,7 @@ export class Idempotency {
   ): Promise<R> {
     let row = await this.where(userId, key).executeTakeFirst();
     const now = nowSec();
+    let owner = randomUUID();
     if (!row) {
       try {
         await this.db
@@ -129,6 +138,7 @@ export class Idempotency {
             error: null,
             created_at: now,
             updated_at: now,
+            owner,
           })
           .execute();
       } catch {
@@ -137,20 +147,28 @@ export class Idempotency {
       }
     }
     if (row) {
-      if (row.request_hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
-      if (row.state !== "reserved") return this.replay(row) as Promise<R>;
-      const left = (this.opts.staleSeconds ?? STALE_SECONDS) - (now - Number(row.updated_at));
+      const left = this.ensureSame(row, hash, now);
+      if (left === null) return this.replay(row) as Promise<R>;
       if (left > 0) throw inProgress(left);
+      owner = randomUUID();
       const took = await this.db
         .updateTable("idempotency")
-        .set({ updated_at: now })
+        .set({ owner, updated_at: now })
         .where("user_id", "=", userId)
         .where("idem_key", "=", key)
         .where("state", "=", "reserved")
-        .where("updated_at", "=", row.updated_at)
+        .where("owner", "=", row.owner)
         .executeTakeFirst();
       if (Number(took.numUpdatedRows) !== 1) throw inProgress(1);
     }
+    // The row while this request still owns it: its token, not yet resolved by anyone.
+    const owned = () =>
+      this.db
+        .updateTable("idempotency")
+        .where("user_id", "=", userId)
+        .where("idem_key", "=", key)
+        .where("owner", "=", owner)
+        .where("state", "in", ["reserved", "submitted"]);
     let recorded = false;
     let lastSig = "";
     const record = async (r: StoredResult | "sent") => {
@@ -160,9 +178,7 @@ export class Idempotency {
         return;
       }
       reachFailPoint(this.failPoint, "write-before-record");
-      lastSig = r.signature;
-      await this.db
-        .updateTable("idempotency")
+      const w = await owned()
         .set({
           state: "submitted",
           signature: r.signature,
@@ -171,21 +187,58 @@ export class Idempotency {
           offer_address: r.offerAddress,
           updated_at: nowSec(),
         })
-        .where("user_id", "=", userId)
-        .where("idem_key", "=", key)
-        .execute();
+        .executeTakeFirst();
+      // Fenced: a retry took the row over while this request stalled; throwing here stops the
+      // send (the recorder runs before each submission), so the chain sees the successor's only.
+      if (Number(w.numUpdatedRows) !== 1) throw new Fenced();
+      lastSig = r.signature;
       recorded = true;
       reachFailPoint(this.failPoint, "write-before-send");
     };
     try {
       return await exec(record);
     } catch (e) {
+      if (e instanceof Fenced) return this.answerStale(userId, key, hash) as Promise<R>;
       // Nothing landed when the checks or the preflight refused it (a 4xx); a 503 after the
       // transaction was recorded may have landed: keep the row so a replay resends or returns it.
       const keep = recorded && !(e instanceof ApiError && e.status !== 503);
-      if (!keep) await this.db.deleteFrom("idempotency").where("user_id", "=", userId).where("idem_key", "=", key).execute();
+      if (keep) throw e;
+      const released = await this.db
+        .deleteFrom("idempotency")
+        .where("user_id", "=", userId)
+        .where("idem_key", "=", key)
+        .where("owner", "=", owner)
+        .where("state", "in", ["reserved", "submitted"])
+        .executeTakeFirst();
+      // Not ours any more: the refusal was seen against state the successor moved; its answer stands.
+      if (Number(released.numDeletedRows) !== 1 && (await this.where(userId, key).executeTakeFirst())) {
+        return this.answerStale(userId, key, hash) as Promise<R>;
+      }
       throw e;
     }
+  }
+
+  /**
+   * Checks a found row against the request: 400 for another request; null when it is resolved
+   * (`submitted` or later, answered by `replay`); else the seconds its `reserved` owner has left.
+   */
+  private ensureSame(row: IdempotencyTable, hash: string, now: number): number | null {
+    if (row.request_hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
+    if (row.state !== "reserved") return null;
+    return (this.opts.staleSeconds ?? STALE_SECONDS) - (now - Number(row.updated_at));
+  }
+
+  /**
+   * The answer of a request that lost its row to a takeover: the row's current state, as any
+   * retry with the key would get it (the successor's result, or 409 while it still runs), never
+   * its own stale outcome. Gone (the successor was refused and released the key): 409, retry.
+   */
+  private async answerStale(userId: string, key: string, hash: string): Promise<{ signature: string }> {
+    const row = await this.where(userId, key).executeTakeFirst();
+    if (!row) throw inProgress(1);
+    const left = this.ensureSame(row, hash, nowSec());
+    if (left === null) return this.replay(row);
+    throw inProgress(Math.max(1, left));
   }
 
   private async replay(row: IdempotencyTable): Promise<{ signature: string }> {
@@ -211,12 +264,13 @@ export class Idempotency {
     }
   }
 
-  private async mark(row: Pick<IdempotencyTable, "user_id" | "idem_key">, state: "confirmed" | "failed", e?: ApiError) {
+  private async mark(row: Pick<IdempotencyTable, "user_id" | "idem_key" | "signature">, state: "confirmed" | "failed", e?: ApiError) {
     await this.db
       .updateTable("idempotency")
       .set({ state, status_code: e?.status ?? null, error: e?.message ?? null, updated_at: nowSec() })
       .where("user_id", "=", row.user_id)
       .where("idem_key", "=", row.idem_key)
+      .where("signature", "=", row.signature!)
       .execute();
   }
 
@@ -277,6 +331,9 @@ export class Idempotency {
     })();
   }
 }
+
+/** The recorder's write was refused: the row belongs to another owner (a takeover). */
+class Fenced extends Error {}
 
 /** 409 "in progress" for a key whose first request is still running, with the seconds to wait. */
 function inProgress(retryAfterSeconds: number): ApiError {
