@@ -32,6 +32,7 @@ import type { BrowseParams, PageParams } from "./params";
 import { viewerOf, type ContractResult, type Viewer, type ViewerPosition } from "./offer-viewer";
 import { ReadCache, type StoreChanges } from "./read-cache";
 import { searchCondition } from "./search";
+import { offerOdds, type OfferOdds } from "./odds";
 
 export type { ContractResult, CreatorSettlement, SettlementOutcome, TakeRefusal, Viewer, ViewerPosition } from "./offer-viewer";
 
@@ -71,7 +72,7 @@ export interface Contract {
 }
 
 /** The spec's Offer: the indexer's chain-derived offer, joined with its contract, the creator's profile, side labels and the viewer. */
-export interface Offer extends Omit<DerivedOffer, "contract" | "creator"> {
+export interface Offer extends Omit<DerivedOffer, "contract" | "creator">, OfferOdds {
   contract: Contract;
   creator: { displayName: string; profileImageUrl: string };
   creatorSideLabel: string;
@@ -639,6 +640,7 @@ export class ReadService {
         contract,
         creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
         ...labels,
+        ...offerOdds(r),
         viewer: viewers[i],
       } as Offer;
     });
