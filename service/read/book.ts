@@ -158,26 +158,41 @@ async function bookInput(read: ReadService, contract: string): Promise<BookInput
 const takerOddsOf = (o: Pick<OffersTable, "creator_total_micros" | "taker_target_micros">) =>
   oddsOf(BigInt(o.creator_total_micros) + BigInt(o.taker_target_micros), BigInt(o.taker_target_micros));
 
-const terms = (o: OffersTable) => ({ creatorTotal: BigInt(o.creator_total_micros), takerTarget: BigInt(o.taker_target_micros) });
+/** An offer with its amounts parsed once (a sort compares each offer many times). */
+interface Parsed {
+  row: OffersTable;
+  terms: { creatorTotal: bigint; takerTarget: bigint };
+  remaining: bigint;
+  createdAt: number;
+}
 
 /** Best odds first; within a level, oldest first (then address), the order a taker meets them in. */
-function bookOrder(a: OffersTable, b: OffersTable): number {
-  return compareTakerOdds(terms(a), terms(b)) || Number(a.created_at) - Number(b.created_at) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
+function bookOrder(a: Parsed, b: Parsed): number {
+  return compareTakerOdds(a.terms, b.terms) || a.createdAt - b.createdAt || (a.row.address < b.row.address ? -1 : a.row.address > b.row.address ? 1 : 0);
 }
 
 /** The levels of one side from its offers, every level (callers cut to depth). */
 export function bookLevels(offers: OffersTable[]): BookLevel[] {
-  const sorted = [...offers].sort(bookOrder);
-  const levels: { first: OffersTable; available: bigint; offers: string[] }[] = [];
+  const sorted = offers
+    .map((row): Parsed => {
+      const takerTarget = BigInt(row.taker_target_micros);
+      return {
+        row,
+        terms: { creatorTotal: BigInt(row.creator_total_micros), takerTarget },
+        remaining: takerTarget - BigInt(row.taker_filled_micros),
+        createdAt: Number(row.created_at),
+      };
+    })
+    .sort(bookOrder);
+  const levels: { first: Parsed; available: bigint; offers: string[] }[] = [];
   for (const o of sorted) {
-    const remaining = BigInt(o.taker_target_micros) - BigInt(o.taker_filled_micros);
     const top = levels[levels.length - 1];
-    if (top && compareTakerOdds(terms(top.first), terms(o)) === 0) {
-      top.available += remaining;
-      top.offers.push(o.address);
-    } else levels.push({ first: o, available: remaining, offers: [o.address] });
+    if (top && compareTakerOdds(top.first.terms, o.terms) === 0) {
+      top.available += o.remaining;
+      top.offers.push(o.row.address);
+    } else levels.push({ first: o, available: o.remaining, offers: [o.row.address] });
   }
-  return levels.map((l) => ({ odds: takerOddsOf(l.first), availableMicros: l.available.toString(), offerCount: l.offers.length, offers: l.offers }));
+  return levels.map((l) => ({ odds: takerOddsOf(l.first.row), availableMicros: l.available.toString(), offerCount: l.offers.length, offers: l.offers }));
 }
 
 function buildBook(input: BookInput, offers: OffersTable[], depth: number): Book {
