@@ -4,6 +4,8 @@
  * measured with autocannon: cached (the read cache on, as served) and uncached (`anonymousTtlMs:
  * 0`: every request reads the offers and groups them), beside a bare node:http handler in the
  * same run that reads the same open offers and returns them as JSON (no grouping, no cache).
+ * Cached runs use `--connections`; uncached and bare use one connection (their p99 is a
+ * request's latency, not a queue's).
  *
  *   npx tsx scripts/bench-book.ts [--duration 5] [--connections 10] [--engines sqlite,postgres]
  */
@@ -31,8 +33,8 @@ const o = new Command()
 const run = promisify(execFile);
 const NOW = 1_900_000_000;
 
-async function load(url: string): Promise<{ rps: number; p50: number; p99: number }> {
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", o.connections, "-d", o.duration, url], {
+async function load(url: string, connections = o.connections): Promise<{ rps: number; p50: number; p99: number }> {
+  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", connections, "-d", o.duration, url], {
     maxBuffer: 1 << 24,
   });
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
@@ -95,8 +97,9 @@ async function bench(engine: string) {
   const shape = check.sides.map((s) => `${s.offerCount} offers, ${s.levels.length} levels shown`).join("; ");
   const results = {
     cached: await load(`${apps[0].url}${path}`),
-    uncached: await load(`${apps[1].url}${path}`),
-    bare: await load(bareUrl),
+    // One connection: the latency of a request, not of a queue of ten.
+    uncached: await load(`${apps[1].url}${path}`, "1"),
+    bare: await load(bareUrl, "1"),
   };
   for (const a of apps) await a.close();
   bare.close();
@@ -110,7 +113,7 @@ async function bench(engine: string) {
 
 async function main() {
   const { stdout: up } = await run("uptime");
-  console.log(`load: ${up.trim()}; autocannon -c ${o.connections} -d ${o.duration}; GET .../book?depth=100`);
+  console.log(`load: ${up.trim()}; autocannon -d ${o.duration}, cached -c ${o.connections}, uncached and bare -c 1; GET .../book?depth=100`);
   console.log("| engine | cached req/s | p50 / p99 ms | uncached req/s | p50 / p99 ms | bare req/s | bare p99 ms | uncached / bare | book |");
   console.log("|---|---:|---|---:|---|---:|---:|---:|---|");
   for (const engine of o.engines.split(",")) {

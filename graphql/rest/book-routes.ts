@@ -50,7 +50,12 @@ export const Book = z
         .meta({ id: "BookSide" }),
     ),
     lastMatch: z
-      .object({ side: side().meta({ description: "the side the taker backed" }), odds: Odds, amountMicros: micros(), at: z.string().meta({ format: "date-time" }) })
+      .object({
+        side: side().meta({ description: "the side the taker backed" }),
+        odds: Odds,
+        amountMicros: micros(),
+        at: z.string().meta({ format: "date-time" }),
+      })
       .nullable(),
     matchedVolumeMicros: micros().meta({ description: "sum of every take on the contract's offers" }),
   })
@@ -80,17 +85,14 @@ export function bookRoutes(read: ReadService, custody: Custody | null, opts: { l
     }
     await next();
   };
-  app.openapi(
-    { ...bookRoute, middleware: [signedIn] },
-    (async (c: Context) => {
-      try {
-        const viewer = viewers.get(c.req.raw) ?? null;
-        const { contract, depth } = bookParams(c.req.param("contractAddress") ?? "", { depth: c.req.query("depth") });
-        return json(c, await contractBook(read, contract, depth, viewer?.wallet ?? null));
-      } catch (e) {
-        return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
-      }
-    }) as never,
-  );
+  app.openapi({ ...bookRoute, middleware: [signedIn] }, (async (c: Context) => {
+    try {
+      const viewer = viewers.get(c.req.raw) ?? null;
+      const { contract, depth } = bookParams(c.req.param("contractAddress") ?? "", { depth: c.req.query("depth") });
+      return json(c, await contractBook(read, contract, depth, viewer?.wallet ?? null));
+    } catch (e) {
+      return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
+    }
+  }) as never);
   return app;
 }

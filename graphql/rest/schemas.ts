@@ -121,7 +121,9 @@ const oddsFields = {
     .meta({ description: "numerator / denominator with 4 decimals, rounded down" }),
   impliedProbabilityBps: z.number().int().min(0).max(10_000).meta({ description: "10000 × denominator / numerator, rounded to nearest (a half up)" }),
 };
-export const Odds = z.object(oddsFields).meta({ id: "Odds", description: "odds as an exact ratio: what a unit staked returns when it wins, stake included, before fee" });
+export const Odds = z
+  .object(oddsFields)
+  .meta({ id: "Odds", description: "odds as an exact ratio: what a unit staked returns when it wins, stake included, before fee" });
 export const TakerOdds = z
   .object({
     ...oddsFields,

@@ -142,7 +142,12 @@ async function bookInput(read: ReadService, contract: string): Promise<BookInput
         at: iso(last.filled_at)!,
       }
     : null;
-  const times = [...offers.map((o) => Number(o.created_at)), last ? Number(last.filled_at) : null, closed?.at == null ? null : Number(closed.at), takeable ? null : cutoff];
+  const times = [
+    ...offers.map((o) => Number(o.created_at)),
+    last ? Number(last.filled_at) : null,
+    closed?.at == null ? null : Number(closed.at),
+    takeable ? null : cutoff,
+  ];
   const dated = times.filter((t): t is number => t !== null && Number.isFinite(t));
   return {
     contract,
@@ -207,7 +212,9 @@ function buildBook(input: BookInput, offers: OffersTable[], depth: number): Book
       levels: levels.slice(0, depth),
     };
   });
-  const digest = createHash("sha256").update(JSON.stringify([input.takeable, input.matchedVolumeMicros, offers.map((o) => [o.address, String(o.revision)]).sort()]));
+  const digest = createHash("sha256").update(
+    JSON.stringify([input.takeable, input.matchedVolumeMicros, offers.map((o) => [o.address, String(o.revision)]).sort()]),
+  );
   return {
     contract: input.contract,
     revision: digest.digest("hex").slice(0, 16),

@@ -44,7 +44,15 @@ async function reference(w: OffersWorld, contract: PublicKey, offers: PublicKey[
     if (!(await w.chain.account(a))) continue;
     const o = await w.offer(a);
     if (!o.contract.equals(contract) || o.status !== "Open" || o.takerFilled >= o.takerTarget) continue;
-    const r = { address: a.toBase58(), creator: o.creator.toBase58(), side: o.side, s: o.creatorTotal, t: o.takerTarget, remaining: o.takerTarget - o.takerFilled, createdAt: o.createdAt };
+    const r = {
+      address: a.toBase58(),
+      creator: o.creator.toBase58(),
+      side: o.side,
+      s: o.creatorTotal,
+      t: o.takerTarget,
+      remaining: o.takerTarget - o.takerFilled,
+      createdAt: o.createdAt,
+    };
     if (takeable && !excluded(r)) open.push(r);
   }
   return (["sideA", "sideB"] as const).map((side) => {
@@ -69,7 +77,9 @@ async function reference(w: OffersWorld, contract: PublicKey, offers: PublicKey[
         ratio: [String(l.n), String(l.d)],
         availableMicros: l.offers.reduce((s, o) => s + o.remaining, 0n).toString(),
         offerCount: l.offers.length,
-        offers: l.offers.sort((a, b) => (a.createdAt !== b.createdAt ? Number(a.createdAt - b.createdAt) : a.address < b.address ? -1 : 1)).map((o) => o.address),
+        offers: l.offers
+          .sort((a, b) => (a.createdAt !== b.createdAt ? Number(a.createdAt - b.createdAt) : a.address < b.address ? -1 : 1))
+          .map((o) => o.address),
       })),
     };
   });
@@ -81,7 +91,12 @@ const shape = (b: Book) =>
     best: s.best ? [s.best.numerator, s.best.denominator] : null,
     availableMicros: s.availableMicros,
     offerCount: s.offerCount,
-    levels: s.levels.map((l) => ({ ratio: [l.odds.numerator, l.odds.denominator], availableMicros: l.availableMicros, offerCount: l.offerCount, offers: l.offers })),
+    levels: s.levels.map((l) => ({
+      ratio: [l.odds.numerator, l.odds.denominator],
+      availableMicros: l.availableMicros,
+      offerCount: l.offerCount,
+      offers: l.offers,
+    })),
   }));
 
 const BOOK_FIELDS = `contract revision updatedAt matchedVolumeMicros
