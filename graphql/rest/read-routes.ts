@@ -122,7 +122,7 @@ const fillsRoute = route({
  * long as it keeps it (a shared page, a caller's overlay, a pool's aggregate), so a page of 20-50
  * offers is stringified once per change instead of once per request.
  */
-function jsonOnce(serialized: WeakMap<object, string>) {
+export function jsonOnce(serialized: WeakMap<object, string>) {
   return (c: Context, value: object) => {
     let body = serialized.get(value);
     if (body === undefined) serialized.set(value, (body = JSON.stringify(value)));

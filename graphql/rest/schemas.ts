@@ -123,6 +123,28 @@ const Viewer = z
   })
   .meta({ id: "Viewer", description: "the offer relative to the signed-in caller (role none when anonymous)" });
 
+const oddsFields = {
+  numerator: micros("numerator of the ratio in lowest terms, a decimal integer string"),
+  denominator: micros("denominator of the ratio in lowest terms, a decimal integer string"),
+  decimal: z
+    .string()
+    .regex(/^[0-9]+\.[0-9]{4}$/)
+    .meta({ description: "numerator / denominator with 4 decimals, rounded down" }),
+  impliedProbabilityBps: z.number().int().min(0).max(10_000).meta({ description: "10000 × denominator / numerator, rounded to nearest (a half up)" }),
+};
+export const Odds = z
+  .object(oddsFields)
+  .meta({ id: "Odds", description: "odds as an exact ratio: what a unit staked returns when it wins, stake included, before fee" });
+export const TakerOdds = z
+  .object({
+    ...oddsFields,
+    decimalAfterFee: z
+      .string()
+      .regex(/^[0-9]+\.[0-9]{4}$/)
+      .meta({ description: "(T + S - fee on S at the offer's feeBps) / T with 4 decimals, rounded down" }),
+  })
+  .meta({ id: "TakerOdds", description: "the taker's odds (T + S) : T for creator stake S and taker target T" });
+
 export const Offer = z
   .object({
     address: address(),
@@ -146,6 +168,8 @@ export const Offer = z
     revision: micros("decimal string; changes on every fill and close (send it back as expectedRevision)"),
     createdAt: timestamp(),
     closedAt: timestamp().nullable(),
+    takerOdds: TakerOdds,
+    creatorOdds: Odds,
     viewer: Viewer,
   })
   .meta({ id: "Offer" });

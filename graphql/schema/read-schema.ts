@@ -15,6 +15,7 @@ import type { KeysetPage, KeysetResult } from "../../service/read/read-service";
 import { SPORTS } from "../../service/read/sports";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { fillCursor, offerCursor, type Cursor } from "./cursor";
+import { addBook } from "./book-types";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
 export type { ReadContext } from "./builder";
@@ -151,5 +152,6 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     }),
     _meta: t.field({ type: types.Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));
+  addBook(builder, d, types, guard);
   return types;
 }

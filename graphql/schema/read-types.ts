@@ -28,6 +28,7 @@ import { SPORTS } from "../../service/read/sports";
 import { brandWithType } from "@pothos/core";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { enumsOf } from "./enums";
+import { defineOddsTypes } from "./odds-types";
 
 export interface ReadDeps {
   read: ReadService;
@@ -49,6 +50,7 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
   const { OfferStatus, Side, ContractResult, PositionStatus, SettlementStatus, GuardrailStatus, TakeLimit, TakeRefusal, PoolState, PoolCancelReason } = enums;
   const ContractStatusE = enums.ContractStatus;
   const ViewerRole = enums.ViewerRole;
+  const { OddsT, TakerOddsT } = defineOddsTypes(builder);
 
   // ---- value objects ------------------------------------------------------------------------
   const Limits = builder.objectRef<Settings["limits"]>("Limits").implement({
@@ -224,6 +226,8 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
       contract: t.expose("contract", { type: ContractT }),
       creator: t.expose("creator", { type: Creator }),
       termsGuardrail: t.expose("termsGuardrail", { type: Guardrail }),
+      takerOdds: t.expose("takerOdds", { type: TakerOddsT, description: "The taker's odds (T + S) : T." }),
+      creatorOdds: t.expose("creatorOdds", { type: OddsT, description: "The creator's odds (S + T) : S." }),
       viewer: t.expose("viewer", { type: ViewerT }),
     }),
   });
@@ -322,6 +326,8 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
     OfferConnection,
     FillConnection,
     ShareableConnection,
+    OddsT,
+    TakerOddsT,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Kysely } from "kysely";
 import { deriveOffer, sideLabels, type ConfigTable, type Database, type PositionsTable } from "../../indexer";
 import { contractOfRow, resultOf, toContract, type OfferRow } from "./contracts";
 import { viewerOf, type Viewer } from "./offer-viewer";
+import { offerOdds } from "./odds";
 import type { Contract, Offer } from "./read-model";
 
 /** The caller's positions on a page's offers, and every position of the offers the caller created. */
@@ -54,6 +55,7 @@ export class OfferShaper {
         contract,
         creator: { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" },
         ...sideLabels(fields.creatorOutcome, { side_a_label: contract.outcomes[0].label, side_b_label: contract.outcomes[1].label }),
+        ...offerOdds(r),
         viewer: viewers[i],
       };
     });

@@ -47,7 +47,7 @@ function queryParam(ok: (v: string) => boolean, message: (v: unknown) => string,
     .meta(doc);
 }
 
-function intParam(name: string, def: number, min: number, max: number, description: string) {
+export function intParam(name: string, def: number, min: number, max: number, description: string) {
   return queryParam(
     (v) => INT.test(v) && Number(v) >= min && Number(v) <= max,
     (v) => `${name} must be an integer from ${min} to ${max}; got ${got(v)}`,

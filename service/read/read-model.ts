@@ -5,6 +5,7 @@
 import type { DerivedOffer } from "../../indexer";
 import type { PageParams } from "./params";
 import type { ContractResult, Viewer } from "./offer-viewer";
+import type { OfferOdds } from "./odds";
 
 export type { ContractResult, CreatorSettlement, SettlementOutcome, TakeRefusal, Viewer, ViewerPosition } from "./offer-viewer";
 
@@ -44,7 +45,7 @@ export interface Contract {
 }
 
 /** The spec's Offer: the indexer's chain-derived offer, joined with its contract, the creator's profile, side labels and the viewer. */
-export interface Offer extends Omit<DerivedOffer, "contract" | "creator"> {
+export interface Offer extends Omit<DerivedOffer, "contract" | "creator">, OfferOdds {
   contract: Contract;
   creator: { displayName: string; profileImageUrl: string };
   creatorSideLabel: string;

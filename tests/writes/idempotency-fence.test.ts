@@ -16,7 +16,7 @@ import { Custody } from "../../service/custody/custody";
 import type { Recorder } from "../../service/writes/idempotency";
 import { WriteService } from "../../service/writes/write-service";
 import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
-import { UNIT, balance, contract, createBody, key, makeUser, stack } from "./helpers";
+import { UNIT, balance, contract, createBody, key, makeUser, stack } from "../support/stack";
 
 /** Where the original request stalls: before its checks run, or signed and about to be recorded. */
 type StallAt = "checks" | "record";

@@ -1,0 +1,226 @@
+/**
+ * A contract's book (issue 23): per outcome X, the Open offers a taker backing X can take (the
+ * creator backs the other side, the contract accepts takes, something remains), grouped into
+ * levels of exactly equal taker odds, best first; with the last match and the matched volume.
+ * One function for REST and GraphQL. Decisions (docs/api-guide.md, "The book"):
+ *
+ * - Levels are grouped in TypeScript over the contract's Open offers (one query on the offers'
+ *   contract index): ratios are compared exactly by cross-multiplication in bigint, which SQL
+ *   would do in floating point or need per-engine 128-bit arithmetic for.
+ * - A signed-in caller's book leaves out what the viewer rule (./offer-viewer.ts) refuses to that
+ *   caller as "ownOffer" or "creatorBlocked"; a blocked caller still sees the market.
+ * - `revision` is a digest of what the book is made of: whether the contract takes offers, and
+ *   the address and revision (the program's per-offer change counter, kept by the store) of every
+ *   offer in it, and the matched volume (a fill on an offer hidden from the caller still moves
+ *   lastMatch). Any take, close, new offer or cutoff changes it; nothing else does, so two
+ *   processes (and REST and GraphQL) answer the same revision for the same book.
+ * - `availableMicros` and `offerCount` of a side count every level, not only the `depth` shown.
+ */
+import { createHash } from "node:crypto";
+import { sql } from "kysely";
+import type { OffersTable } from "../../indexer";
+import { iso } from "../../indexer";
+import { compareTakerOdds, oddsOf, type Odds } from "../../idl/client/odds";
+import { contractRefusal } from "../../idl/client/offers-rules";
+import { ApiError } from "../api-error";
+import { viewerOf } from "./offer-viewer";
+import type { ReadService } from "./read-service";
+
+export type Side = "sideA" | "sideB";
+
+export interface BookLevel {
+  /** The taker's odds shared by every offer of the level. */
+  odds: Odds;
+  availableMicros: string;
+  offerCount: number;
+  /** The level's offers, oldest first. */
+  offers: string[];
+}
+
+export interface BookSide {
+  /** The outcome a taker on this side backs. */
+  side: Side;
+  label: string;
+  best: Odds | null;
+  availableMicros: string;
+  offerCount: number;
+  levels: BookLevel[];
+}
+
+export interface Book {
+  contract: string;
+  revision: string;
+  updatedAt: string | null;
+  sides: BookSide[];
+  lastMatch: { side: Side; odds: Odds; amountMicros: string; at: string } | null;
+  matchedVolumeMicros: string;
+}
+
+export const BOOK_DEPTH = { default: 10, max: 100 } as const;
+
+/** What a book is computed from, shared by every caller and depth until the store changes. */
+interface BookInput {
+  contract: string;
+  outcomes: { side: Side; label: string }[];
+  takeable: boolean;
+  offers: OffersTable[];
+  lastMatch: Book["lastMatch"];
+  matchedVolumeMicros: string;
+  /** Latest change the store dated: an offer created or closed, a fill, the cutoff once passed. */
+  updatedAt: number | null;
+}
+
+/** The book of `contract` to `depth` levels a side, as `viewerWallet` may take it (null: anonymous). */
+export async function contractBook(read: ReadService, contract: string, depth: number, viewerWallet: string | null): Promise<Book> {
+  const input = await read.anonymous(
+    `bookInput:${contract}`,
+    () => bookInput(read, contract),
+    (i) => i !== null,
+  );
+  if (!input) throw new ApiError(404, "contract not found");
+  if (viewerWallet === null) return read.anonymous(`book:${contract}:${depth}`, async () => buildBook(input, input.offers, depth));
+  const key = `book:${read.blockedVersion()}:${contract}:${depth}`;
+  return read.forViewer(viewerWallet, key, async () => buildBook(input, await takeableBy(read, input, viewerWallet), depth));
+}
+
+/** The offers of the book `wallet` could take: the viewer rule's refusals for the caller's own offers and blocked creators. */
+async function takeableBy(read: ReadService, input: BookInput, wallet: string): Promise<OffersTable[]> {
+  if (input.offers.length === 0) return [];
+  const blocked = await read.blockedWallets([...new Set(input.offers.map((o) => o.creator))]);
+  return input.offers.filter((offer) => {
+    // No config and no position: only the caller-specific refusals (and none of the limits) can apply.
+    const v = viewerOf({
+      offer,
+      wallet,
+      position: null,
+      creatorPositions: [],
+      contract: { status: "Open", cutoffAt: Number.MAX_SAFE_INTEGER },
+      result: null,
+      now: 0,
+      config: null,
+      callerBlocked: false,
+      creatorBlocked: blocked.has(offer.creator),
+    });
+    return v.takeRefusal !== "ownOffer" && v.takeRefusal !== "creatorBlocked";
+  });
+}
+
+async function bookInput(read: ReadService, contract: string): Promise<BookInput | null> {
+  const [c, now] = await Promise.all([read.contractsByAddress([contract]).then((m) => m.get(contract)), read.now()]);
+  if (!c) return null;
+  const cutoff = Math.floor(Date.parse(c.cutoffAt) / 1000);
+  const takeable = contractRefusal({ status: c.status, cutoffAt: cutoff }, now) === null;
+  const db = read.db;
+  const [open, fills, last, closed] = await Promise.all([
+    takeable
+      ? db.selectFrom("offers").selectAll().where("contract", "=", contract).where("status", "=", "Open").where("deleted", "=", 0).execute()
+      : Promise.resolve([] as OffersTable[]),
+    // Summed here, not in SQL: amounts are u64 text, and an exact sum needs numeric in PostgreSQL and overflows SQLite's integer.
+    db.selectFrom("fills").innerJoin("offers", "offers.address", "fills.offer").select("fills.take_micros").where("offers.contract", "=", contract).execute(),
+    db
+      .selectFrom("fills")
+      .innerJoin("offers", "offers.address", "fills.offer")
+      .select(["fills.take_micros", "fills.filled_at", "offers.side", "offers.creator_total_micros", "offers.taker_target_micros"])
+      .where("offers.contract", "=", contract)
+      .orderBy("fills.filled_at", "desc")
+      .orderBy("fills.slot", "desc")
+      .orderBy("fills.revision", "desc")
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom("offers")
+      .select(sql<number | null>`max(${sql.ref("closed_at")})`.as("at"))
+      .where("contract", "=", contract)
+      .executeTakeFirst(),
+  ]);
+  const offers = open.filter((o) => BigInt(o.taker_target_micros) > BigInt(o.taker_filled_micros));
+  const lastMatch = last
+    ? {
+        side: (last.side === "sideA" ? "sideB" : "sideA") as Side,
+        odds: takerOddsOf(last),
+        amountMicros: last.take_micros,
+        at: iso(last.filled_at)!,
+      }
+    : null;
+  const times = [
+    ...offers.map((o) => Number(o.created_at)),
+    last ? Number(last.filled_at) : null,
+    closed?.at == null ? null : Number(closed.at),
+    takeable ? null : cutoff,
+  ];
+  const dated = times.filter((t): t is number => t !== null && Number.isFinite(t));
+  return {
+    contract,
+    outcomes: c.outcomes,
+    takeable,
+    offers,
+    lastMatch,
+    matchedVolumeMicros: fills.reduce((s, f) => s + BigInt(f.take_micros), 0n).toString(),
+    updatedAt: dated.length ? Math.max(...dated) : null,
+  };
+}
+
+const takerOddsOf = (o: Pick<OffersTable, "creator_total_micros" | "taker_target_micros">) =>
+  oddsOf(BigInt(o.creator_total_micros) + BigInt(o.taker_target_micros), BigInt(o.taker_target_micros));
+
+/** An offer with its amounts parsed once (a sort compares each offer many times). */
+interface Parsed {
+  row: OffersTable;
+  terms: { creatorTotal: bigint; takerTarget: bigint };
+  remaining: bigint;
+  createdAt: number;
+}
+
+/** Best odds first; within a level, oldest first (then address), the order a taker meets them in. */
+function bookOrder(a: Parsed, b: Parsed): number {
+  return compareTakerOdds(a.terms, b.terms) || a.createdAt - b.createdAt || (a.row.address < b.row.address ? -1 : a.row.address > b.row.address ? 1 : 0);
+}
+
+/** The levels of one side from its offers, every level (callers cut to depth). */
+export function bookLevels(offers: OffersTable[]): BookLevel[] {
+  const sorted = offers
+    .map((row): Parsed => {
+      const takerTarget = BigInt(row.taker_target_micros);
+      return {
+        row,
+        terms: { creatorTotal: BigInt(row.creator_total_micros), takerTarget },
+        remaining: takerTarget - BigInt(row.taker_filled_micros),
+        createdAt: Number(row.created_at),
+      };
+    })
+    .sort(bookOrder);
+  const levels: { first: Parsed; available: bigint; offers: string[] }[] = [];
+  for (const o of sorted) {
+    const top = levels[levels.length - 1];
+    if (top && compareTakerOdds(top.first.terms, o.terms) === 0) {
+      top.available += o.remaining;
+      top.offers.push(o.row.address);
+    } else levels.push({ first: o, available: o.remaining, offers: [o.row.address] });
+  }
+  return levels.map((l) => ({ odds: takerOddsOf(l.first.row), availableMicros: l.available.toString(), offerCount: l.offers.length, offers: l.offers }));
+}
+
+function buildBook(input: BookInput, offers: OffersTable[], depth: number): Book {
+  const sides = input.outcomes.map(({ side, label }): BookSide => {
+    const levels = bookLevels(offers.filter((o) => o.side !== side));
+    return {
+      side,
+      label,
+      best: levels[0]?.odds ?? null,
+      availableMicros: levels.reduce((s, l) => s + BigInt(l.availableMicros), 0n).toString(),
+      offerCount: levels.reduce((n, l) => n + l.offerCount, 0),
+      levels: levels.slice(0, depth),
+    };
+  });
+  const digest = createHash("sha256").update(
+    JSON.stringify([input.takeable, input.matchedVolumeMicros, offers.map((o) => [o.address, String(o.revision)]).sort()]),
+  );
+  return {
+    contract: input.contract,
+    revision: digest.digest("hex").slice(0, 16),
+    updatedAt: iso(input.updatedAt),
+    sides,
+    lastMatch: input.lastMatch,
+    matchedVolumeMicros: input.matchedVolumeMicros,
+  };
+}
