@@ -151,6 +151,11 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 }
 
 /** The served app in both modes (stack/app.ts): REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
+/** What either stack serves with: where it listens, the app, the per-user bounds, the worker's log, observability. */
+function servedBy(cors: string[]) {
+  return { host: opts.host, port: opts.port, app: serverApp(cors), walletLimits, worker: workerLog, observability: obs };
+}
+
 function serverApp(cors: string[]) {
   return (parts: AppParts) => {
     const built = serviceApp(parts, {
@@ -214,12 +219,7 @@ async function mainRpc(rpc: string) {
     service,
     serviceKey: key,
     init: opts.init,
-    host: opts.host,
-    port: opts.port,
-    app: serverApp(cors),
-    walletLimits,
-    worker: workerLog,
-    observability: obs,
+    ...servedBy(cors),
   }).catch((e: unknown) => {
     throw listenRefusal(e);
   });
@@ -266,12 +266,7 @@ async function main() {
     serviceKey: key,
     service,
     engine: opts.engine,
-    host: opts.host,
-    port: opts.port,
-    app: serverApp(cors),
-    walletLimits,
-    worker: workerLog,
-    observability: obs,
+    ...servedBy(cors),
   }).catch((e: unknown) => {
     throw listenRefusal(e);
   });
