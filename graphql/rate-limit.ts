@@ -45,8 +45,14 @@ export function clientAddress(c: Context, o: RateLimitOptions = {}): string {
 export function rateLimit(limiter: RequestLimiter, o: RateLimitOptions = {}): MiddlewareHandler {
   return async (c, next) => {
     if (UNLIMITED.has(c.req.path)) return next();
+    // A refused request's body is never read: with one pending, the connection closes after the
+    // answer (as for 413), or node would read the whole body (1 GB streamed) to keep it alive.
+    const pendingBody = c.req.header("transfer-encoding") !== undefined || Number(c.req.header("content-length") ?? 0) > 0;
     const refuse = (what: string, seconds: number) =>
-      errorJson(c, 429, `too many requests from this ${what}; retry in ${seconds} s`, { "retry-after": String(seconds) });
+      errorJson(c, 429, `too many requests from this ${what}; retry in ${seconds} s`, {
+        "retry-after": String(seconds),
+        ...(pendingBody ? { connection: "close" } : {}),
+      });
     const ipWait = await limiter.ip(clientAddress(c, o));
     if (ipWait > 0) return refuse("address", ipWait);
     const auth = c.req.header("authorization");

@@ -777,7 +777,9 @@ describe(`input fuzz over HTTP (${REQUESTS} requests, seed ${SEED})`, () => {
     for (const [name, r] of results) {
       const c = cases.find((x) => x.name === name)!;
       // A client still sending when the server closes may get the reset before the answer.
-      expect([name, r.status === 0 || c.statuses.includes(r.status)]).toEqual([name, true]);
+      // A signed-in case may meet its token's rate limit (the fuzz above spent it): 429 is refused early too.
+      const allowed = r.status === 0 || c.statuses.includes(r.status) || (r.status === 429 && "authorization" in c.headers);
+      expect([name, allowed]).toEqual([name, true]);
       // Refused early: the server hangs up after the limit plus what socket buffers hold, instead of reading the rest.
       expect([name, r.closedEarly, r.sentTotal < 16 * 1024 * 1024]).toEqual([name, true, true]);
     }

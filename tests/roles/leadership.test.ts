@@ -153,7 +153,7 @@ describe("leadership and the change feed on PostgreSQL", () => {
       const start = (...args: string[]) =>
         spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts", "--data", data, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
       const sqlite = start("--rpc", "http://127.0.0.1:1", "--role", "worker");
-      expect(sqlite.status).toBe(1);
+      expect(sqlite.status).toBe(2); // a configuration refusal (stack/config/cli.ts)
       expect(sqlite.stderr).toContain("--role worker needs a PostgreSQL store");
       expect(readdirSync(data)).toEqual([]);
     } finally {
