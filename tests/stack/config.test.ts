@@ -100,14 +100,8 @@ describe("settings", () => {
       "--live-connections-per-token": 11,
       "--live-share-retry-after-seconds": 12,
     };
-    expect(
-      liveLimitsOf(
-        parse(
-          LIVE_SETTINGS,
-          Object.entries(flags).flatMap(([f, v]) => [f, String(v)]),
-        ),
-      ),
-    ).toEqual({
+    const argv = Object.entries(flags).flatMap(([f, v]) => [f, String(v)]);
+    expect(liveLimitsOf(parse(LIVE_SETTINGS, argv))).toEqual({
       maxPerConnection: 1,
       maxPerProcess: 2,
       subscriptionsPerToken: 3,
