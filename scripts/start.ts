@@ -58,7 +58,7 @@ import { EMBED_BASE, OFFERS_BASE } from "../graphql/server";
 import { parseCorsOrigins } from "../graphql/cors";
 import { operatorRunWorker, parseRole, runs } from "../stack/roles";
 import { serviceApp } from "../stack/app";
-import { addSettings, settingsOf, type SettingName } from "../stack/config/settings";
+import { LIVE_SETTINGS, addSettings, liveLimitsOf, settingsOf, type SettingName } from "../stack/config/settings";
 import { ConfigError, assertPortFree, exitOnError, portRefusal, strictExit } from "../stack/config/cli";
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { Observability } from "../service/observability/observability";
@@ -89,10 +89,7 @@ const SETTINGS_TAKEN = [
   "trustProxy",
   "logLevel",
   "maxLagSlots",
-  "liveMaxPerConnection",
-  "liveMaxSubscriptions",
-  "liveQueueLimit",
-  "liveAuthRecheckMs",
+  ...LIVE_SETTINGS,
 ] as const satisfies readonly SettingName[];
 
 const program = addSettings(strictExit(new Command().name("start").description("the offers service: the local stack, or against a Solana RPC")), SETTINGS_TAKEN)
@@ -163,12 +160,7 @@ function serverApp(cors: string[]) {
       requestLimits,
       trustProxy: opts.trustProxy,
       corsOrigins: cors,
-      live: {
-        maxPerConnection: opts.liveMaxPerConnection,
-        maxPerProcess: opts.liveMaxSubscriptions,
-        queueLimit: opts.liveQueueLimit,
-        authRecheckMs: opts.liveAuthRecheckMs,
-      },
+      live: liveLimitsOf(opts),
     });
     limiter = built.requestLimiter;
     return built.app;

@@ -2,13 +2,15 @@
  * GraphQL subscriptions (Pothos, code-first): live updates of what the queries return, over
  * Server-Sent Events (graphql-yoga's own, at /graphql with `Accept: text/event-stream`) and over
  * WebSocket (graphql-ws, graphql/live-ws.ts). Each field parses its arguments as the matching
- * query does, then hands a topic to the service's LiveUpdates, which decides what to send and when
- * (service/read/live-updates.ts). Without a change feed the fields answer SERVICE_UNAVAILABLE.
+ * query does, then hands a topic (service/read/live-topics.ts) to the service's LiveUpdates, which
+ * decides what to send and when (service/read/live-updates.ts, live-dispatch.ts). Without a change feed the fields answer SERVICE_UNAVAILABLE.
  */
 import { GraphQLError } from "graphql";
 import type { Custody } from "../../service/custody/custody";
 import { ApiError } from "../../service/api-error";
-import { LiveEnded, liveTopics, type LiveTopic, type LiveUpdates } from "../../service/read/live-updates";
+import type { LiveUpdates } from "../../service/read/live-updates";
+import { liveTopics, type LiveTopic } from "../../service/read/live-topics";
+import { LiveEnded } from "../../service/read/live-subscription";
 import { browseParams, offerAddress, type BrowseParams } from "../../service/read/params";
 import { SPORTS } from "../../service/read/sports";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";

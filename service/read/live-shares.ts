@@ -8,7 +8,8 @@
  * TOO_MANY_REQUESTS; HTTP 429 on SSE; a WebSocket over its connection share is refused 429 at the
  * upgrade or closed with 4429 at connection_init). The process-wide cap is checked last.
  *
- * All the numbers are here, named; LiveUpdates takes overrides (AppDeps.live).
+ * All the numbers are here, named; each is a setting of `npm start` (stack/config/settings.ts),
+ * which LiveUpdates takes as overrides (AppDeps.live).
  */
 import { ApiError } from "../api-error";
 

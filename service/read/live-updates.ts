@@ -1,27 +1,24 @@
 /**
- * Live updates: what each subscription (GraphQL over SSE or WebSocket) is sent, fed by the
- * indexer's ChangeFeed. The store is read again, through ReadService, only for subscriptions a
- * ChangeSet concerns, and once per distinct read per change however many subscribers share it
- * (2,000 anonymous subscribers of one offer cost one read; the GraphQL layer then executes and
- * serialises that value once for them, graphql/shared-subscription-events.ts).
- *
- * Bounds: subscriptions per connection and per process; each subscriber holds at most
- * `queueLimit` undelivered values, coalesced by key (a state such as an offer keeps only its
- * latest value; lists such as fills drop their oldest when a slow consumer falls that far
- * behind); changes that arrive while one is being dispatched are merged into one. A subscription
- * made with a token ends (UNAUTHENTICATED) within `authRecheckMs` of the token being revoked or
- * expiring.
+ * Live updates: the registry of every subscription (GraphQL over SSE or WebSocket) this process
+ * serves, and its bounds. A subscription opens here (the connection's, the caller's and the
+ * process's limits checked), is fed by the change-driven dispatch (./live-dispatch.ts: shared reads
+ * per change), queues what it is sent in its own bounded, coalescing queue
+ * (./live-subscription.ts), and ends within `authRecheckMs` of its token being revoked or expiring
+ * (./live-token-checks.ts). What each subscription follows is ./live-topics.ts; each caller's share
+ * of the capacity is ./live-shares.ts. The GraphQL layer executes and serialises a value once for
+ * the subscribers it shares (graphql/shared-subscription-events.ts).
  */
-import { mergeChanges, type ChangeFeed, type ChangeSet } from "../../indexer/changes";
-import type { DerivedFill, PoolAggregate } from "../../indexer";
+import type { ChangeFeed } from "../../indexer/changes";
 import type { Custody } from "../custody/custody";
 import { ApiError } from "../api-error";
-import type { BrowseParams } from "./params";
-import { ReadService, type Offer } from "./read-service";
-import { resolveViewer } from "./viewer";
+import type { ReadService } from "./read-service";
 import { Gauge, type Registry } from "prom-client";
 import { LIVE_SHARES, LiveShares, type LiveShareLimits } from "./live-shares";
 import { tokenBucketKey } from "../rate/caller-key";
+import { LiveSubscription } from "./live-subscription";
+import type { LiveTopic } from "./live-topics";
+import { LiveDispatch } from "./live-dispatch";
+import { LiveTokenChecks } from "./live-token-checks";
 
 /** The process's bounds; the per-caller shares are live-shares.ts's (LIVE_SHARES), overridable here too. */
 export interface LiveLimits extends LiveShareLimits {
@@ -36,115 +33,6 @@ export interface LiveLimits extends LiveShareLimits {
 }
 
 export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, authRecheckMs: 5_000, ...LIVE_SHARES };
-
-/** Reads shared by every subscription during one dispatch: `key` names the read and its parameters. */
-export type Reader = <T>(key: string, load: (read: ReadService) => Promise<T>) => Promise<T>;
-
-/** A value to send, with the key it is coalesced under while undelivered. */
-export type Delivery<T> = readonly [key: string, value: T];
-
-/** What one subscription follows. */
-export interface LiveTopic<T> {
-  /** The current state, sent first; throws ApiError (404) when the thing does not exist. */
-  initial?: (r: Reader) => Promise<Delivery<T>[]>;
-  /** Whether a change may concern the subscription: synchronous, no store read. */
-  concerns: (c: ChangeSet) => boolean;
-  /** What to send for a change that concerns it. */
-  load: (c: ChangeSet, r: Reader) => Promise<Delivery<T>[]>;
-}
-
-/** The last value of a subscription that ended on an error (a revoked token, a vanished offer). */
-export class LiveEnded {
-  constructor(readonly error: ApiError) {}
-}
-
-/** One subscriber: an async iterator over its bounded, coalescing queue. */
-export class LiveSubscription<T> implements AsyncIterableIterator<T | LiveEnded> {
-  private readonly queue = new Map<string, T>();
-  private waiter: ((r: IteratorResult<T | LiveEnded>) => void) | null = null;
-  private ended: LiveEnded | null = null;
-  private done = false;
-  /** Values dropped because the consumer fell `queueLimit` behind. */
-  dropped = 0;
-
-  constructor(
-    readonly topic: LiveTopic<T>,
-    readonly connection: object,
-    readonly authorization: string | null,
-    private readonly limit: number,
-    private readonly onDone: (s: LiveSubscription<T>) => void,
-  ) {}
-
-  get queued(): number {
-    return this.queue.size;
-  }
-
-  push(key: string, value: T): void {
-    if (this.done || this.ended) return;
-    if (this.waiter) return this.wake({ value, done: false });
-    // An undelivered value of the same key is replaced where it stands: the consumer gets the latest state once.
-    this.queue.set(key, value);
-    if (this.queue.size > this.limit) {
-      this.queue.delete(this.queue.keys().next().value!);
-      this.dropped++;
-    }
-  }
-
-  /** Ends with `error` as the last value; what was still queued is not sent. */
-  end(error: ApiError): void {
-    if (this.done || this.ended) return;
-    this.queue.clear();
-    this.ended = new LiveEnded(error);
-    if (this.waiter) this.finishWith({ value: this.ended, done: false });
-  }
-
-  /** Ends without an error (the server is closing). */
-  finish(): void {
-    if (this.done) return;
-    this.finishWith({ value: undefined, done: true });
-  }
-
-  async next(): Promise<IteratorResult<T | LiveEnded>> {
-    if (this.ended && !this.done) {
-      this.finishWith(null);
-      return { value: this.ended, done: false };
-    }
-    if (this.queue.size > 0) {
-      const [key, value] = this.queue.entries().next().value!;
-      this.queue.delete(key);
-      return { value, done: false };
-    }
-    if (this.done) return { value: undefined, done: true };
-    return new Promise((r) => (this.waiter = r));
-  }
-
-  async return(): Promise<IteratorResult<T | LiveEnded>> {
-    this.finishWith({ value: undefined, done: true });
-    return { value: undefined, done: true };
-  }
-
-  async throw(): Promise<IteratorResult<T | LiveEnded>> {
-    return this.return();
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  private wake(r: IteratorResult<T | LiveEnded>): void {
-    const w = this.waiter;
-    this.waiter = null;
-    w?.(r);
-  }
-
-  private finishWith(last: IteratorResult<T | LiveEnded> | null): void {
-    const first = !this.done;
-    this.done = true;
-    this.queue.clear();
-    if (last) this.wake(last);
-    if (first) this.onDone(this);
-  }
-}
 
 export interface LiveUpdatesOptions {
   read: ReadService;
@@ -171,60 +59,21 @@ export class LiveUpdates {
   /** Each caller's share of the subscriptions and connections (live-shares.ts). */
   readonly shares: LiveShares;
   private readonly releases = new Map<LiveSubscription<unknown>, () => void>();
-  /** Reads never served from ReadService's short-lived caches: a change must show at once. */
-  private readonly fresh: ReadService;
-  private pending: ChangeSet | null = null;
-  private starting: LiveSubscription<unknown>[] = [];
-  private running: Promise<void> | null = null;
-  private readonly stopFeed: () => void;
-  private readonly timer: NodeJS.Timeout;
+  private readonly dispatch: LiveDispatch;
+  private readonly tokenChecks: LiveTokenChecks;
   private closed = false;
-  /** Store reads run for subscriptions (one per distinct read per change, however many subscribers share it). */
-  private reads = 0;
   /**
    * Executions of subscription documents over the values sent, and answers reused instead: the
    * GraphQL layer counts them here (graphql/shared-subscription-events.ts).
    */
   readonly events = { executions: 0, shared: 0 };
 
-  constructor(private readonly o: LiveUpdatesOptions) {
+  constructor(o: LiveUpdatesOptions) {
     this.limits = { ...LIVE_LIMITS, ...o.limits };
     this.shares = new LiveShares(this.limits);
-    const read = o.read;
-    this.fresh = new ReadService({
-      db: read.db,
-      now: () => read.now(),
-      publicBaseUrl: read.publicBaseUrl,
-      anonymousTtlMs: 0,
-      embedTtlMs: 0,
-      settingsTtlMs: 0,
-      clockCacheMs: 0,
-      blockedWallets: (w) => read.blockedWallets(w),
-    });
-    this.stopFeed = o.feed.subscribe((c) => this.onChange(c));
-    this.timer = setInterval(() => void this.recheckTokens(), this.limits.authRecheckMs);
-    this.timer.unref();
-    if (o.metrics) {
-      const stats = () => this.stats();
-      // A second app on the same instance's registry reports its own subscriptions instead.
-      for (const name of ["offers_live_subscriptions", "offers_live_queued_values"]) o.metrics.removeSingleMetric(name);
-      new Gauge({
-        name: "offers_live_subscriptions",
-        help: "GraphQL subscriptions open in this process (SSE and WebSocket)",
-        registers: [o.metrics],
-        collect() {
-          this.set(stats().subscriptions);
-        },
-      });
-      new Gauge({
-        name: "offers_live_queued_values",
-        help: "Values waiting in subscribers' queues (a lasting high figure: consumers that do not keep up)",
-        registers: [o.metrics],
-        collect() {
-          this.set(stats().queued);
-        },
-      });
-    }
+    this.dispatch = new LiveDispatch(o.read, o.feed, this.subs, o.log);
+    this.tokenChecks = new LiveTokenChecks(this.subs, o.custody, this.limits.authRecheckMs, o.log);
+    if (o.metrics) registerGauges(o.metrics, () => this.stats());
   }
 
   /**
@@ -245,10 +94,7 @@ export class LiveUpdates {
     this.releases.set(sub as LiveSubscription<unknown>, this.shares.takeSubscription(holder));
     this.subs.add(sub as LiveSubscription<unknown>);
     this.perConnection.set(caller.connection, held + 1);
-    if (topic.initial) {
-      this.starting.push(sub as LiveSubscription<unknown>);
-      this.schedule();
-    }
+    if (topic.initial) this.dispatch.start(sub as LiveSubscription<unknown>);
     return sub;
   }
 
@@ -270,7 +116,7 @@ export class LiveUpdates {
       queued,
       maxQueued,
       dropped,
-      reads: this.reads,
+      reads: this.dispatch.reads,
       executions: this.events.executions,
       sharedExecutions: this.events.shared,
     };
@@ -280,11 +126,10 @@ export class LiveUpdates {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopFeed();
-    clearInterval(this.timer);
-    this.starting = [];
+    const dispatched = this.dispatch.close();
+    this.tokenChecks.stop();
     for (const s of [...this.subs]) s.finish();
-    await this.running;
+    await dispatched;
   }
 
   private remove(s: LiveSubscription<unknown>): void {
@@ -295,181 +140,25 @@ export class LiveUpdates {
     if (n > 0) this.perConnection.set(s.connection, n);
     else this.perConnection.delete(s.connection);
   }
-
-  private onChange(c: ChangeSet): void {
-    if (this.closed || this.subs.size === 0) return;
-    this.pending = this.pending ? mergeChanges(this.pending, c) : c;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    this.running ??= this.drain().finally(() => {
-      this.running = null;
-      // Work that arrived between the loop's last check and here would otherwise wait for the next change.
-      if (this.pending || this.starting.length > 0) this.schedule();
-    });
-  }
-
-  /** One change (or merged changes) at a time, in order; subscriptions starting meanwhile read their current state. */
-  private async drain(): Promise<void> {
-    await Promise.resolve();
-    while (this.pending || this.starting.length > 0) {
-      const memo = new Map<string, Promise<unknown>>();
-      const reader: Reader = <T>(key: string, load: (read: ReadService) => Promise<T>) => {
-        let p = memo.get(key) as Promise<T> | undefined;
-        if (!p) {
-          this.reads++;
-          memo.set(key, (p = load(this.fresh)));
-        }
-        return p;
-      };
-      const change = this.pending;
-      this.pending = null;
-      const starting = new Set(this.starting.splice(0));
-      const jobs: Promise<void>[] = [];
-      // A subscription reading its current state now sees this change in it; it needs no second read.
-      // "Everything changed" (a shared feed that reconnected, or a change set too big to announce)
-      // names nothing: a state subscription sends its current state again; a list one cannot know
-      // what it missed (docs/api-guide.md, "Live updates").
-      if (change?.everything) {
-        for (const s of this.subs) if (!starting.has(s) && s.topic.initial) jobs.push(this.deliver(s, () => s.topic.initial!(reader)));
-      } else if (change)
-        for (const s of this.subs) if (!starting.has(s) && s.topic.concerns(change)) jobs.push(this.deliver(s, () => s.topic.load(change, reader)));
-      for (const s of starting) if (this.subs.has(s)) jobs.push(this.deliver(s, () => s.topic.initial!(reader)));
-      await Promise.all(jobs);
-    }
-  }
-
-  private async deliver(s: LiveSubscription<unknown>, load: () => Promise<Delivery<unknown>[]>): Promise<void> {
-    try {
-      for (const [k, v] of await load()) s.push(k, v);
-    } catch (e) {
-      if (e instanceof ApiError) s.end(e);
-      else this.o.log?.(e);
-    }
-  }
-
-  /** Each distinct token of the open subscriptions is checked once per round; a refused one ends its subscriptions. */
-  private async recheckTokens(): Promise<void> {
-    const byAuth = new Map<string, LiveSubscription<unknown>[]>();
-    for (const s of this.subs) if (s.authorization) byAuth.set(s.authorization, [...(byAuth.get(s.authorization) ?? []), s]);
-    for (const [authorization, subs] of byAuth) {
-      try {
-        await resolveViewer(this.o.custody, authorization);
-      } catch (e) {
-        if (e instanceof ApiError) for (const s of subs) s.end(e);
-        else this.o.log?.(e);
-      }
-    }
-  }
 }
 
-const SETTLED_KEYS_KEPT = 1_000;
-
-/** The subscriptions the API offers; `wallet` is the signed-in caller's (null: anonymous). */
-export const liveTopics = {
-  /** One offer as the query returns it: its current state, then after each change to it, its contract or the settings. */
-  offer(address: string, wallet: string | null): LiveTopic<Offer> {
-    let contract: string | null = null;
-    const load = async (r: Reader): Promise<Delivery<Offer>[]> => {
-      const o = await r(`offer:${address}:${wallet ?? ""}`, (read) => read.offer(address, wallet));
-      if (!o) throw new ApiError(404, "offer not found");
-      contract = o.contract.address;
-      return [["offer", o]];
-    };
-    return {
-      initial: load,
-      concerns: (c) => c.offers.includes(address) || c.config || (contract !== null && c.contracts.includes(contract)),
-      load: (_c, r) => load(r),
-    };
-  },
-
-  /** Offers created or changed that pass the browse filters (nothing first: the list itself is a query). */
-  offers(filters: Partial<BrowseParams>, wallet: string | null): LiveTopic<Offer> {
-    const f = { sport: filters.sport, query: filters.query, status: filters.status, view: filters.view };
-    return {
-      concerns: (c) => c.offers.length > 0,
-      load: async (c, r) =>
-        (await r(`among:${JSON.stringify(f)}:${wallet ?? ""}`, (read) => read.offersAmong(c.offers, f, wallet))).map((o) => [o.address, o] as const),
-    };
-  },
-
-  /** An offer's new fills, oldest first (after a check that the offer exists). */
-  offerFills(address: string): LiveTopic<DerivedFill> {
-    return {
-      initial: async (r) => {
-        if (!(await r(`offer:${address}:`, (read) => read.offer(address, null)))) throw new ApiError(404, "offer not found");
-        return [];
-      },
-      concerns: (c) => c.fills.some((f) => f.offer === address),
-      load: async (c, r) => {
-        const revisions = c.fills.filter((f) => f.offer === address).map((f) => f.revision);
-        const fills = await r(`fills:${address}:${revisions.join(",")}`, (read) => read.fillsAt(address, revisions));
-        return fills.map((f) => [f.revision, f] as const);
-      },
-    };
-  },
-
-  /** The caller's offers (created or taken) whose state changed, each with the caller's viewer block. */
-  myPositions(wallet: string): LiveTopic<Offer> {
-    return {
-      concerns: (c) => c.wallets.includes(wallet),
-      load: async (c, r) => (await mine(c, r, wallet)).map((o) => [o.address, o] as const),
-    };
-  },
-
-  /**
-   * The caller's offers on which a settlement reached the caller: as taker, the caller's position
-   * settled or refunded; as creator, one more of the offer's positions settled. Each is sent once.
-   */
-  mySettlements(wallet: string): LiveTopic<Offer> {
-    const sent = new Set<string>();
-    return {
-      concerns: (c) => c.wallets.includes(wallet) && c.positions.length > 0,
-      load: async (c, r) => {
-        const out: Delivery<Offer>[] = [];
-        for (const o of await mine(c, r, wallet)) {
-          const p = o.viewer.position;
-          const mark =
-            o.viewer.role === "taker" && p && p.settledAt !== null && c.positions.includes(p.address)
-              ? `${o.address}:${p.status}`
-              : o.viewer.role === "creator" && o.viewer.settlement && o.viewer.settlement.settledPositionCount > 0
-                ? `${o.address}:${o.viewer.settlement.settledPositionCount}`
-                : null;
-          if (mark === null || sent.has(mark)) continue;
-          sent.add(mark);
-          if (sent.size > SETTLED_KEYS_KEPT) sent.delete(sent.values().next().value!);
-          out.push([o.address, o]);
-        }
-        return out;
-      },
-    };
-  },
-
-  /** A public pool's aggregate (the embed's data, never participants): now, then after each change to the pool. */
-  pool(identifier: string): LiveTopic<PoolAggregate> {
-    let address: string | null = null;
-    const load = async (r: Reader): Promise<Delivery<PoolAggregate>[]> => {
-      const p = await r(`pool:${identifier}`, (read) => read.poolAggregate(identifier));
-      if (!p) throw new ApiError(404, "Poll not found");
-      address = p.id;
-      return [["pool", p]];
-    };
-    return { initial: load, concerns: (c) => address !== null && c.pools.includes(address), load: (_c, r) => load(r) };
-  },
-
-  /** The highest slot the indexer has applied: now, then after every applied write (no store read). */
-  indexedSlot(): LiveTopic<string> {
-    return {
-      initial: async (r) => [["slot", String(await r("slot", (read) => read.indexedSlot()))]],
-      concerns: () => true,
-      load: async (c) => [["slot", String(c.slot)]],
-    };
-  },
-};
-
-/** The changed offers the caller created or holds a position on, read once per change for every subscription of that caller. */
-async function mine(c: ChangeSet, r: Reader, wallet: string): Promise<Offer[]> {
-  const offers = await r(`among:{}:${wallet}`, (read) => read.offersAmong(c.offers, {}, wallet));
-  return offers.filter((o) => o.viewer.role !== "none");
+/** The subscription gauges on the instance's registry; a second app on the same registry reports its own subscriptions instead. */
+function registerGauges(registry: Registry, stats: () => ReturnType<LiveUpdates["stats"]>): void {
+  for (const name of ["offers_live_subscriptions", "offers_live_queued_values"]) registry.removeSingleMetric(name);
+  new Gauge({
+    name: "offers_live_subscriptions",
+    help: "GraphQL subscriptions open in this process (SSE and WebSocket)",
+    registers: [registry],
+    collect() {
+      this.set(stats().subscriptions);
+    },
+  });
+  new Gauge({
+    name: "offers_live_queued_values",
+    help: "Values waiting in subscribers' queues (a lasting high figure: consumers that do not keep up)",
+    registers: [registry],
+    collect() {
+      this.set(stats().queued);
+    },
+  });
 }

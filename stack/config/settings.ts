@@ -10,7 +10,8 @@ import { z } from "zod";
 import { DEFAULT_WALLET_LIMITS } from "../../service/writes/wallet-guard";
 import { DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limiter";
 import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/observability";
-import { LIVE_LIMITS } from "../../service/read/live-updates";
+import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-updates";
+import { LIVE_SHARES } from "../../service/read/live-shares";
 import { ROLES } from "../roles";
 import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
 
@@ -83,6 +84,57 @@ export const SETTINGS = {
     positive("--live-queue-limit", "undelivered values one subscriber may hold before the oldest are dropped", "LIVE_QUEUE_LIMIT", LIVE_LIMITS.queueLimit),
   liveAuthRecheckMs: () =>
     positive("--live-auth-recheck-ms", "how often signed-in subscriptions' tokens are checked again (ms)", "LIVE_AUTH_RECHECK_MS", LIVE_LIMITS.authRecheckMs),
+  liveAnonymousSubscriptionsPerAddress: () =>
+    positive(
+      "--live-anonymous-subscriptions-per-address",
+      "subscriptions all anonymous callers of one address group may hold",
+      "LIVE_ANONYMOUS_SUBSCRIPTIONS_PER_ADDRESS",
+      LIVE_SHARES.anonymousSubscriptionsPerAddress,
+    ),
+  liveSubscriptionsPerAddress: () =>
+    positive(
+      "--live-subscriptions-per-address",
+      "subscriptions all callers of one address group may hold, anonymous and signed in",
+      "LIVE_SUBSCRIPTIONS_PER_ADDRESS",
+      LIVE_SHARES.subscriptionsPerAddress,
+    ),
+  liveSubscriptionsPerToken: () =>
+    positive(
+      "--live-subscriptions-per-token",
+      "subscriptions one token may hold, from any address",
+      "LIVE_SUBSCRIPTIONS_PER_TOKEN",
+      LIVE_SHARES.subscriptionsPerToken,
+    ),
+  liveMaxAnonymousSubscriptions: () =>
+    positive(
+      "--live-max-anonymous-subscriptions",
+      "subscriptions all anonymous callers together may hold (the rest of --live-max-subscriptions stays for signed-in ones)",
+      "LIVE_MAX_ANONYMOUS_SUBSCRIPTIONS",
+      LIVE_SHARES.anonymousSubscriptionsPerProcess,
+    ),
+  liveConnectionsPerAddress: () =>
+    positive(
+      "--live-connections-per-address",
+      "WebSocket connections one address group may hold open",
+      "LIVE_CONNECTIONS_PER_ADDRESS",
+      LIVE_SHARES.connectionsPerAddress,
+    ),
+  liveAnonymousConnectionsPerAddress: () =>
+    positive(
+      "--live-anonymous-connections-per-address",
+      "anonymous WebSocket connections one address group may hold open",
+      "LIVE_ANONYMOUS_CONNECTIONS_PER_ADDRESS",
+      LIVE_SHARES.anonymousConnectionsPerAddress,
+    ),
+  liveConnectionsPerToken: () =>
+    positive("--live-connections-per-token", "WebSocket connections one token may hold open", "LIVE_CONNECTIONS_PER_TOKEN", LIVE_SHARES.connectionsPerToken),
+  liveShareRetryAfterSeconds: () =>
+    positive(
+      "--live-share-retry-after-seconds",
+      "the Retry-After (s) told to a caller over its share of subscriptions or connections",
+      "LIVE_SHARE_RETRY_AFTER_SECONDS",
+      LIVE_SHARES.shareRetryAfterSeconds,
+    ),
 } satisfies Record<string, () => Option>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -116,8 +168,44 @@ export interface SettingValues {
   liveMaxSubscriptions: number;
   liveQueueLimit: number;
   liveAuthRecheckMs: number;
+  liveAnonymousSubscriptionsPerAddress: number;
+  liveSubscriptionsPerAddress: number;
+  liveSubscriptionsPerToken: number;
+  liveMaxAnonymousSubscriptions: number;
+  liveConnectionsPerAddress: number;
+  liveAnonymousConnectionsPerAddress: number;
+  liveConnectionsPerToken: number;
+  liveShareRetryAfterSeconds: number;
 }
 SETTINGS satisfies Record<keyof SettingValues, () => Option>;
+
+/** Which setting gives each live limit (service/read/live-updates.ts LiveLimits): a limit without one does not compile. */
+const LIVE_LIMIT_SETTINGS = {
+  maxPerConnection: "liveMaxPerConnection",
+  maxPerProcess: "liveMaxSubscriptions",
+  queueLimit: "liveQueueLimit",
+  authRecheckMs: "liveAuthRecheckMs",
+  anonymousSubscriptionsPerAddress: "liveAnonymousSubscriptionsPerAddress",
+  subscriptionsPerAddress: "liveSubscriptionsPerAddress",
+  subscriptionsPerToken: "liveSubscriptionsPerToken",
+  anonymousSubscriptionsPerProcess: "liveMaxAnonymousSubscriptions",
+  connectionsPerAddress: "liveConnectionsPerAddress",
+  anonymousConnectionsPerAddress: "liveAnonymousConnectionsPerAddress",
+  connectionsPerToken: "liveConnectionsPerToken",
+  shareRetryAfterSeconds: "liveShareRetryAfterSeconds",
+} as const satisfies Record<keyof LiveLimits, SettingName>;
+
+export type LiveSettingName = (typeof LIVE_LIMIT_SETTINGS)[keyof LiveLimits];
+
+/** The live limits' settings, for an entry point that serves subscriptions to take. */
+export const LIVE_SETTINGS = Object.values(LIVE_LIMIT_SETTINGS) as LiveSettingName[];
+
+/** The live limits (createApp's `live`) from the parsed live settings. */
+export function liveLimitsOf(v: Pick<SettingValues, LiveSettingName>): LiveLimits {
+  const limits = { ...LIVE_LIMITS };
+  for (const limit of Object.keys(LIVE_LIMIT_SETTINGS) as (keyof LiveLimits)[]) limits[limit] = v[LIVE_LIMIT_SETTINGS[limit]];
+  return limits;
+}
 
 /** Adds the named settings to `cmd` as options; read them back with `settingsOf`. */
 export function addSettings<C extends Command>(cmd: C, names: readonly SettingName[]): C {

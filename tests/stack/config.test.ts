@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
-import { SETTINGS, addSettings, settingsOf, type SettingName } from "../../stack/config/settings";
+import { LIVE_SETTINGS, SETTINGS, addSettings, liveLimitsOf, settingsOf, type SettingName } from "../../stack/config/settings";
+import { LIVE_LIMITS } from "../../service/read/live-updates";
 import { amountValue, bpsValue, booleanValue, durationValue, enumValue, hostValue, lifetimeValue, portValue } from "../../stack/config/values";
 
 const ok = <T>(schema: { safeParse(v: string): { success: boolean; data?: T } }, v: string) => {
@@ -81,6 +82,43 @@ describe("settings", () => {
     delete process.env.TRUST_PROXY;
     expect(parse(["trustProxy"], ["--trust-proxy"])).toEqual({ trustProxy: true });
     expect(parse(["trustProxy"], [])).toEqual({ trustProxy: false });
+  });
+
+  it("every live limit, the process's and each caller's share, is a setting: default LIVE_LIMITS, flag or variable, 0 refused", () => {
+    expect(liveLimitsOf(parse(LIVE_SETTINGS, []))).toEqual(LIVE_LIMITS);
+    process.env.LIVE_SUBSCRIPTIONS_PER_TOKEN = "3";
+    process.env.LIVE_CONNECTIONS_PER_ADDRESS = "4";
+    const flags = {
+      "--live-max-per-connection": 1,
+      "--live-max-subscriptions": 2,
+      "--live-queue-limit": 5,
+      "--live-auth-recheck-ms": 6,
+      "--live-anonymous-subscriptions-per-address": 7,
+      "--live-subscriptions-per-address": 8,
+      "--live-max-anonymous-subscriptions": 9,
+      "--live-anonymous-connections-per-address": 10,
+      "--live-connections-per-token": 11,
+      "--live-share-retry-after-seconds": 12,
+    };
+    const argv = Object.entries(flags).flatMap(([f, v]) => [f, String(v)]);
+    expect(liveLimitsOf(parse(LIVE_SETTINGS, argv))).toEqual({
+      maxPerConnection: 1,
+      maxPerProcess: 2,
+      subscriptionsPerToken: 3,
+      connectionsPerAddress: 4,
+      queueLimit: 5,
+      authRecheckMs: 6,
+      anonymousSubscriptionsPerAddress: 7,
+      subscriptionsPerAddress: 8,
+      anonymousSubscriptionsPerProcess: 9,
+      anonymousConnectionsPerAddress: 10,
+      connectionsPerToken: 11,
+      shareRetryAfterSeconds: 12,
+    });
+    for (const f of Object.keys(flags))
+      for (const bad of ["0", "-1", "2.5", "many"]) expect(() => parse(LIVE_SETTINGS, [f, bad]), `${f} ${bad}`).toThrow(/is invalid/);
+    process.env.LIVE_SUBSCRIPTIONS_PER_TOKEN = "0";
+    expect(() => parse(LIVE_SETTINGS, [])).toThrow(/'0' from env 'LIVE_SUBSCRIPTIONS_PER_TOKEN' is invalid/);
   });
 
   it("the service guide's Configuration names every setting's flag and variable", () => {
