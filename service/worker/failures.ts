@@ -128,7 +128,7 @@ export class WorkerFailures {
   /**
    * Forgets failures of items the store no longer lists as due for their action (settled,
    * closed, reclaimed or voided since, by this worker, another one or anyone else). `due` is
-   * each phase's own candidate query (service/worker/worker.ts): what "still due" means is
+   * each phase's own candidate query (service/worker/phases/): what "still due" means is
    * written once, in the phase. Failures of a kind none of `due` names are left as they are
    * (a worker without that phase cannot tell).
    */

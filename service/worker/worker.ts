@@ -1,84 +1,51 @@
 /**
- * The settlement worker: the service's crank. Each pass, from the indexed store (candidates) and
- * the chain (the truth, re-read before acting):
- * 1. voids contracts still Open past their resolution deadline (void_expired_contract);
- * 2. closes offers still Open once their contract is past cutoff or no longer Open, refunding
- *    the unmatched creator stake (close_offer, the service as caller);
- * 3. settles every Open position of a Filled/Closed offer whose contract is Resolved or Voided
- *    (settle_position: payouts and fee by the program, exactly the spec's table);
- * 4. finishes pools (programs/pools/README.md, given a pools client): resolve_pool once a
- *    proposal's dispute window is over (or every participant voted) — RESOLVED, or escalated
- *    when disputed — and once the creator let 72 h pass without proposing (escalated);
- *    cancel_pool once the authority left an escalation undecided for 7 days, and for a pool that
- *    closed without a single pick (REFUNDED at once); settle_participant for every participant
- *    of a RESOLVED pool (winners paid, losers marked) until DISTRIBUTED; refund_participant for
- *    every participant of a CANCELED pool until REFUNDED. `poolResolutionAt` (idl/client/pools.ts)
- *    on the pool as the chain holds it decides, so the store only proposes candidates;
- * 5. reclaims rent (close_position for settled positions, close_offer_account for finished
- *    offers once their contract is resolved or voided) when the service paid it.
+ * The settlement worker: the service's crank. Each pass runs its phases in this order, each with
+ * candidates from the indexed store and the truth re-read from the chain before acting (one file
+ * per phase in ./phases/, its candidate query, which is also its "still due" rule, and its
+ * action):
+ * 1. void-contract: voids contracts still Open past their resolution deadline;
+ * 2. close-offer: closes offers still Open once their contract is past cutoff or no longer Open,
+ *    refunding the unmatched creator stake;
+ * 3. settle-position: settles every Open position of a Filled/Closed offer whose contract is
+ *    Resolved or Voided (payouts and fee by the program, exactly the spec's table);
+ * 4. given a pools client, finishes pools (programs/pools/README.md): resolve-pool, cancel-pool,
+ *    settle-participant, refund-participant; `poolResolutionAt` (idl/client/pools.ts) on the
+ *    pool as the chain holds it decides, so the store only proposes candidates;
+ * 5. unless `reclaim` is false, reclaims the rent the service paid: reclaim-position (settled
+ *    positions), reclaim-offer (finished offers once their contract is resolved or voided).
  *
  * Never double-paying: every action is decided from current chain state, and the program
  * refuses a second settlement (PositionAlreadySettled), a second close (OfferNotOpen) and a
  * second void (ContractNotOpen); a restart, or two workers at once, cannot pay twice.
  *
- * Not stalled by poisoned items (issue #15):
- * - Order: each phase takes its candidates oldest due first, deterministically: void by
- *   resolution deadline, close by the contract's cutoff then the offer's creation, settle and
- *   position reclaim by the position's creation, offer reclaim by the offer's creation; the
- *   address breaks ties. Pages are read by keyset (after the last key seen), so an item tried in
- *   this pass is never read again in it.
- * - Batch: `batch` counts only actions that succeeded. An item whose action fails, or that the
- *   chain shows needs nothing (the store lagging), takes no place in the batch: the phase reads
- *   on until `batch` actions succeeded, the candidates run out, or `maxFailuresPerPass` such
- *   unproductive items were met in this phase (a bound on one pass's time, not on its work).
- * - Memory: a failure is recorded in `worker_failures` (./failures.ts) with the reason (the
- *   program error's name decoded from the IDL) and an exponential backoff per item; the row
- *   survives restarts and is shared by workers on one store. Items in backoff are excluded from
- *   the candidates by the query itself; once due they are retried from a separate budget
- *   (`retryBatch` per phase per pass) after the fresh work. Success, or the chain showing the
- *   item no longer needs the action, deletes the row; `prune` forgets items the store no longer
- *   lists as due.
- * - Visibility: `scripts/admin.ts worker failures` (operator endpoint command `worker-failures`)
- *   lists item, kind, attempts, next retry and last reason; each pass's report counts failures,
- *   retries and items deferred.
- * A transaction the chain refuses in preflight costs no fee, so a failing item costs the service
- * nothing but one simulation per retry.
+ * Not stalled by poisoned items (issue #15): order, batch, backoff and the failure memory are
+ * the same for every phase (./run-phase.ts, ./failures.ts). Visibility: `scripts/admin.ts worker
+ * failures` (operator endpoint command `worker-failures`) lists item, kind, attempts, next retry
+ * and last reason; each pass's report counts failures, retries and items deferred.
  */
 import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
-import { PublicKey as Pk } from "@solana/web3.js";
-import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../../indexer/store/schema";
-import { decodeConfig, decodeContract, decodeOffer, decodePosition, offersAccountKind, type OffersClient } from "../../idl/client/offers";
-import { cutoffFilter } from "../../idl/client/offers-rules";
-import {
-  AUTHORITY_DEADLINE_SECONDS,
-  PROPOSAL_DEADLINE_SECONDS,
-  decodeParticipant,
-  decodePool,
-  decodePoolsConfig,
-  poolResolutionAt,
-  poolsAccountKind,
-  type PoolsClient,
-} from "../../idl/client/pools";
-import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
-import { Submitter, describeFailure, type SubmitterOptions } from "../chain/submitter";
-import type { CustodyDatabase } from "../custody/schema";
+import type { OffersClient } from "../../idl/client/offers";
+import type { PoolsClient } from "../../idl/client/pools";
+import type { ChainGateway } from "../chain/gateway";
+import { Submitter, type SubmitterOptions } from "../chain/submitter";
 import type { Observability } from "../observability/observability";
-import type { PassCounts } from "../observability/metrics";
-import { WorkerFailures, type BackoffOptions, type WorkKind } from "./failures";
+import { WorkerFailures, type BackoffOptions } from "./failures";
+import { ACTIONS, COUNTS, emptyReport, type Db, type Pass, type Phase, type WorkItem, type WorkerReport } from "./phase";
+import { PhaseRunner } from "./run-phase";
+import { voidContract } from "./phases/void-contract";
+import { closeOffer } from "./phases/close-offer";
+import { settlePosition } from "./phases/settle-position";
+import { resolvePool } from "./phases/resolve-pool";
+import { cancelPool } from "./phases/cancel-pool";
+import { settleParticipant } from "./phases/settle-participant";
+import { refundParticipant } from "./phases/refund-participant";
+import { reclaimPosition } from "./phases/reclaim-position";
+import { reclaimOffer } from "./phases/reclaim-offer";
 
 export { WorkerFailures, type WorkKind } from "./failures";
-
-export interface WorkerReport extends PassCounts {
-  /** `<kind> <address>: <reason>` of this pass's failures. */
-  errors: string[];
-}
-
-/** One action on one account. */
-export interface WorkItem {
-  kind: WorkKind;
-  address: string;
-}
+export type { WorkItem, WorkerReport } from "./phase";
 
 export interface WorkerDeps {
   db: Kysely<Database>;
@@ -114,111 +81,27 @@ export interface WorkerDeps {
   onSubmitResult?: SubmitterOptions["onResult"];
 }
 
-/** Counts of successful actions (a pass with none of them found nothing to do). */
-const ACTIONS = [
-  "voided",
-  "closed",
-  "settled",
-  "reclaimedPositions",
-  "reclaimedOffers",
-  "poolsResolved",
-  "poolsCanceled",
-  "participantsSettled",
-  "participantsRefunded",
-] as const;
-const COUNTS = [...ACTIONS, "skipped", "failed", "retried"] as const;
-const emptyReport = (): WorkerReport => ({
-  voided: 0,
-  closed: 0,
-  settled: 0,
-  reclaimedPositions: 0,
-  reclaimedOffers: 0,
-  poolsResolved: 0,
-  poolsCanceled: 0,
-  participantsSettled: 0,
-  participantsRefunded: 0,
-  skipped: 0,
-  failed: 0,
-  retried: 0,
-  deferred: 0,
-  errors: [],
-});
-
-type Db = Kysely<Database & CustodyDatabase>;
-// A phase's candidate query: its tables differ per phase; the keyset, exclusion and order are
-// added to it as SQL fragments on named columns.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Candidates = SelectQueryBuilder<any, any, any>;
-
-interface Phase {
-  kind: WorkKind;
-  count: (typeof ACTIONS)[number];
-  /** Candidate rows (store), before ordering, exclusion and keyset. */
-  query: () => Candidates;
-  /** Key columns, oldest due first; the last one is the item's address (unique). */
-  keys: string[];
-  /** Re-reads the chain: the instructions to send, or null when the item needs nothing. */
-  act: (address: string) => Promise<TransactionInstruction[] | null>;
-}
-
-type SendResult = { ok: true } | { ok: false; reason: string };
-
-/** `f`'s promise, made on the first call and shared by the later ones. */
-function once<T>(f: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | undefined;
-  return () => (p ??= f());
-}
-
 export class SettlementWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<WorkerReport> | null = null;
   readonly failures: WorkerFailures;
-  private readonly submitter: Submitter;
+  private readonly runner: PhaseRunner;
 
   constructor(readonly deps: WorkerDeps) {
     this.failures = new WorkerFailures(deps.db, deps.backoff);
-    this.submitter = new Submitter(deps.gateway, { onResult: deps.onSubmitResult });
+    this.runner = new PhaseRunner({
+      db: deps.db as unknown as Db,
+      failures: this.failures,
+      submitter: new Submitter(deps.gateway, { onResult: deps.onSubmitResult }),
+      payer: deps.payer,
+      clock: () => this.clock(),
+      prepare: deps.prepare,
+      log: deps.log,
+    });
   }
 
   private clock(): number {
     return this.deps.clock ? this.deps.clock() : Math.floor(Date.now() / 1000);
-  }
-
-  private async send(ixs: TransactionInstruction[]): Promise<SendResult> {
-    const r = await this.submitter.send(ixs, [this.deps.payer], { confirm: true });
-    switch (r.kind) {
-      case "confirmed":
-        return { ok: true };
-      // Not this item's fault: the pass stops.
-      case "rpc":
-        throw new ChainUnavailableError(r.message);
-      case "sent":
-        return { ok: false, reason: "not confirmed" };
-      default:
-        return { ok: false, reason: describeFailure(r) };
-    }
-  }
-
-  /**
-   * The fee treasury a program's Config names now: the authority may move it (set_treasury) when
-   * the old one can no longer receive, and settlements must follow without a restart. Read once
-   * per pass (the phases memoise it), not once per settlement.
-   */
-  private async configTreasury(
-    config: PublicKey,
-    programId: PublicKey,
-    isConfig: (data: Buffer) => boolean,
-    decode: (data: Buffer) => { treasury: PublicKey },
-  ): Promise<PublicKey> {
-    const a = await this.deps.gateway.getAccount(config);
-    if (!a || !a.owner.equals(programId) || !isConfig(a.data)) return this.deps.treasury;
-    return decode(a.data).treasury;
-  }
-
-  private async data(address: PublicKey, kind: "contract" | "offer" | "position"): Promise<Buffer | null> {
-    const a = await this.deps.gateway.getAccount(address);
-    if (!a || !a.owner.equals(this.deps.client.program.programId) || offersAccountKind(a.data) !== kind) return null;
-    return a.data;
   }
 
   /** One pass; concurrent calls share the pass in progress. */
@@ -262,326 +145,13 @@ export class SettlementWorker {
     this.timer = null;
   }
 
-  private phases(now: bigint): Phase[] {
-    const db = this.deps.db as unknown as Db;
-    const { client } = this.deps;
-    const payer = this.deps.payer.publicKey.toBase58();
-    const nowN = Number(now);
-    const treasury = once(() => this.configTreasury(client.pda.config()[0], client.program.programId, (d) => offersAccountKind(d) === "config", decodeConfig));
-    const phases: Phase[] = [
-      {
-        kind: "void-contract",
-        count: "voided",
-        keys: ["contracts.resolution_deadline", "contracts.address"],
-        query: () =>
-          db
-            .selectFrom("contracts")
-            .where("contracts.status", "=", "Open")
-            .where("contracts.deleted", "=", 0)
-            .where("contracts.resolution_deadline", "<", nowN),
-        act: async (address) => {
-          const d = await this.data(new Pk(address), "contract");
-          if (!d) return null;
-          const k = decodeContract(d);
-          if (k.status !== "Open" || now <= k.resolutionDeadline) return null;
-          return [await client.voidExpiredContract({ contract: new Pk(address) })];
-        },
-      },
-      {
-        kind: "close-offer",
-        count: "closed",
-        keys: ["contracts.cutoff_at", "offers.created_at", "offers.address"],
-        query: () =>
-          db
-            .selectFrom("offers")
-            .innerJoin("contracts", "contracts.address", "offers.contract")
-            .where("offers.status", "=", "Open")
-            .where("offers.deleted", "=", 0)
-            .where((eb) => eb.or([eb("contracts.cutoff_at", ...cutoffFilter("passed", now)), eb("contracts.status", "!=", "Open")])),
-        act: async (address) => {
-          const d = await this.data(new Pk(address), "offer");
-          if (!d) return null;
-          const o = decodeOffer(d);
-          if (o.status !== "Open") return null;
-          return [
-            await client.closeOffer({
-              caller: this.deps.payer.publicKey,
-              contract: o.contract,
-              offer: new Pk(address),
-              creatorToken: o.creatorToken,
-              creator: o.creator,
-              expectedRevision: o.revision,
-            }),
-          ];
-        },
-      },
-      {
-        kind: "settle-position",
-        count: "settled",
-        keys: ["positions.created_at", "positions.address"],
-        query: () =>
-          db
-            .selectFrom("positions")
-            .innerJoin("offers", "offers.address", "positions.offer")
-            .innerJoin("contracts", "contracts.address", "offers.contract")
-            .where("positions.status", "=", "Open")
-            .where("positions.deleted", "=", 0)
-            .where("offers.status", "in", ["Filled", "Closed"])
-            .where("contracts.status", "in", ["Resolved", "Voided"]),
-        act: async (address) => {
-          const pd = await this.data(new Pk(address), "position");
-          if (!pd) return null;
-          const p = decodePosition(pd);
-          if (p.status !== "Open") return null;
-          const od = await this.data(p.offer, "offer");
-          if (!od) return null;
-          const o = decodeOffer(od);
-          return [
-            await client.settlePosition({
-              contract: o.contract,
-              offer: p.offer,
-              position: new Pk(address),
-              creatorToken: o.creatorToken,
-              takerToken: p.takerToken,
-              treasury: await treasury(),
-              creator: o.creator,
-              taker: p.taker,
-            }),
-          ];
-        },
-      },
-    ];
-    if (this.deps.pools) phases.push(...this.poolPhases(now, this.deps.pools));
-    if (this.deps.reclaim === false) return phases;
-    phases.push(
-      {
-        kind: "reclaim-position",
-        count: "reclaimedPositions",
-        keys: ["positions.created_at", "positions.address"],
-        query: () =>
-          db.selectFrom("positions").where("positions.status", "!=", "Open").where("positions.deleted", "=", 0).where("positions.rent_payer", "=", payer),
-        act: async (address) => {
-          const pd = await this.data(new Pk(address), "position");
-          if (!pd || decodePosition(pd).status === "Open") return null;
-          return [await client.closePosition({ position: new Pk(address), rentPayer: this.deps.payer.publicKey })];
-        },
-      },
-      {
-        kind: "reclaim-offer",
-        count: "reclaimedOffers",
-        keys: ["offers.created_at", "offers.address"],
-        // The program closes an offer account only once its contract is resolved or voided (the
-        // address can then never be created again), so earlier ones are not candidates.
-        query: () =>
-          db
-            .selectFrom("offers")
-            .innerJoin("contracts", "contracts.address", "offers.contract")
-            .where("offers.deleted", "=", 0)
-            .where("offers.rent_payer", "=", payer)
-            .where("contracts.status", "in", ["Resolved", "Voided"])
-            .where((eb) =>
-              eb.or([
-                eb("offers.status", "=", "Settled"),
-                eb.and([eb("offers.status", "=", "Closed"), eb("offers.settled_position_count", "=", eb.ref("offers.position_count"))]),
-              ]),
-            ),
-        act: async (address) => {
-          const od = await this.data(new Pk(address), "offer");
-          if (!od) return null;
-          const o = decodeOffer(od);
-          const done = o.status === "Settled" || (o.status === "Closed" && o.settledPositionCount === o.positionCount);
-          if (!done) return null;
-          const kd = await this.data(o.contract, "contract");
-          if (!kd || decodeContract(kd).status === "Open") return null;
-          return [await client.closeOfferAccount({ offer: new Pk(address), rentPayer: this.deps.payer.publicKey, contract: o.contract })];
-        },
-      },
-    );
+  /** This pass's phases, in the order they run. */
+  private phases(pass: Pass): Phase[] {
+    const { client, pools } = this.deps;
+    const phases = [voidContract(pass, client), closeOffer(pass, client), settlePosition(pass, client)];
+    if (pools) phases.push(resolvePool(pass, pools), cancelPool(pass, pools), settleParticipant(pass, pools), refundParticipant(pass, pools));
+    if (this.deps.reclaim !== false) phases.push(reclaimPosition(pass, client), reclaimOffer(pass, client));
     return phases;
-  }
-
-  private async poolAccount(address: PublicKey, pools: PoolsClient, kind: "pool" | "participant"): Promise<Buffer | null> {
-    const a = await this.deps.gateway.getAccount(address);
-    if (!a || !a.owner.equals(pools.program.programId) || poolsAccountKind(a.data) !== kind) return null;
-    return a.data;
-  }
-
-  /**
-   * The pools' phases. Candidates come from the store's pool rows (state, close time, dispute
-   * window, escalation time); the pool account as the chain holds it decides through
-   * `poolResolutionAt`.
-   */
-  private poolPhases(now: bigint, pools: PoolsClient): Phase[] {
-    const db = this.deps.db as unknown as Db;
-    const nowN = Number(now);
-    const caller = this.deps.payer.publicKey;
-    const treasury = once(() =>
-      this.configTreasury(pools.pda.config()[0], pools.program.programId, (d) => poolsAccountKind(d) === "config", decodePoolsConfig),
-    );
-    const pool = async (address: PublicKey) => {
-      const d = await this.poolAccount(address, pools, "pool");
-      return d ? decodePool(d) : null;
-    };
-    // A participant still to pay out of a pool in `state`: its instruction's accounts, or null.
-    const payout = async (address: string, state: "RESOLVED" | "CANCELED") => {
-      const d = await this.poolAccount(new Pk(address), pools, "participant");
-      if (!d) return null;
-      const part = decodeParticipant(d);
-      if (part.settled) return null;
-      const p = await pool(part.pool);
-      if (!p || p.state !== state) return null;
-      return { pool: part.pool, participant: new Pk(address), user: part.user, userToken: part.userToken, payer: caller };
-    };
-    /** Pools not closed by the indexer's tombstone, for a phase's query. */
-    const livePools = () => db.selectFrom("pools").where("pools.deleted", "=", 0);
-    /** Whether what can happen next to the pool (read from the chain) is one of `next`. */
-    const poolIs = async (address: string, ...next: ReturnType<typeof poolResolutionAt>[]) => {
-      const p = await pool(new Pk(address));
-      return p !== null && p !== undefined && next.includes(poolResolutionAt(p, now));
-    };
-    const participants = (state: "RESOLVED" | "CANCELED") => () =>
-      db
-        .selectFrom("pool_participants")
-        .innerJoin("pools", "pools.address", "pool_participants.pool")
-        .where("pool_participants.settled", "=", 0)
-        .where("pool_participants.deleted", "=", 0)
-        .where("pools.state", "=", state);
-    return [
-      {
-        kind: "resolve-pool",
-        count: "poolsResolved",
-        keys: ["pools.closes_at", "pools.address"],
-        query: () =>
-          livePools().where((eb) =>
-            eb.or([
-              // A proposal whose dispute window is over, or on which every participant voted.
-              eb.and([
-                eb("pools.state", "=", "RESOLVING"),
-                eb("pools.escalated_at", "is", null),
-                eb.or([eb("pools.vote_ends_at", "<=", nowN), eb("pools.voter_count", ">=", eb.ref("pools.participant_count"))]),
-              ]),
-              // No proposal within 72 h of max(closes_at, resolution_at).
-              eb.and([
-                eb("pools.state", "=", "OPEN"),
-                eb("pools.participant_count", ">", 0),
-                eb("pools.closes_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS)),
-                eb.or([eb("pools.resolution_at", "is", null), eb("pools.resolution_at", "<=", Number(now - PROPOSAL_DEADLINE_SECONDS))]),
-              ]),
-            ]),
-          ),
-        act: async (address) => ((await poolIs(address, "resolvable", "escalatable")) ? [await pools.resolvePool({ caller, pool: new Pk(address) })] : null),
-      },
-      {
-        kind: "cancel-pool",
-        count: "poolsCanceled",
-        keys: ["pools.closes_at", "pools.address"],
-        query: () =>
-          livePools().where((eb) =>
-            eb.or([
-              // The authority left the escalation undecided for 7 days.
-              eb.and([eb("pools.state", "=", "RESOLVING"), eb("pools.escalated_at", "<=", Number(now - AUTHORITY_DEADLINE_SECONDS))]),
-              // Closed without a single pick: retired (REFUNDED at once).
-              eb.and([eb("pools.state", "=", "OPEN"), eb("pools.participant_count", "=", 0), eb("pools.closes_at", "<=", nowN)]),
-            ]),
-          ),
-        act: async (address) => ((await poolIs(address, "cancelable")) ? [await pools.cancelPool({ caller, pool: new Pk(address) })] : null),
-      },
-      {
-        kind: "settle-participant",
-        count: "participantsSettled",
-        keys: ["pool_participants.created_at", "pool_participants.address"],
-        query: participants("RESOLVED"),
-        act: async (address) => {
-          const a = await payout(address, "RESOLVED");
-          return a ? [await pools.settleParticipant({ ...a, treasury: await treasury() })] : null;
-        },
-      },
-      {
-        kind: "refund-participant",
-        count: "participantsRefunded",
-        keys: ["pool_participants.created_at", "pool_participants.address"],
-        query: participants("CANCELED"),
-        act: async (address) => {
-          const a = await payout(address, "CANCELED");
-          return a ? [await pools.refundParticipant(a)] : null;
-        },
-      },
-    ];
-  }
-
-  /** Candidates of a phase in key order, after `cursor`, fresh (never failed) or due for a retry. */
-  private async candidates(
-    p: Phase,
-    mode: "fresh" | "retry",
-    cursor: unknown[] | null,
-    limit: number,
-    wallNow: number,
-  ): Promise<{ address: string; key: unknown[] }[]> {
-    const addr = sql.ref(p.keys[p.keys.length - 1]);
-    let q = p.query().select(p.keys.map((k, i) => sql`${sql.ref(k)}`.as(`k${i}`)));
-    q =
-      mode === "fresh"
-        ? q.where(sql<boolean>`${addr} not in (select item from worker_failures where kind = ${p.kind})`)
-        : q.where(sql<boolean>`${addr} in (select item from worker_failures where kind = ${p.kind} and next_retry_at <= ${wallNow})`);
-    if (cursor) {
-      // (k0, k1, ..) > (c0, c1, ..), spelt out (row values differ between SQLite and PostgreSQL typing).
-      const ors = p.keys.map((k, i) =>
-        sql.join([...p.keys.slice(0, i).map((e, j) => sql`${sql.ref(e)} = ${cursor[j]}`), sql`${sql.ref(k)} > ${cursor[i]}`], sql` and `),
-      );
-      q = q.where(
-        sql<boolean>`(${sql.join(
-          ors.map((o) => sql`(${o})`),
-          sql` or `,
-        )})`,
-      );
-    }
-    for (const k of p.keys) q = q.orderBy(sql.ref(k));
-    const rows = (await q.limit(limit).execute()) as Record<string, unknown>[];
-    return rows.map((r) => ({ address: String(r[`k${p.keys.length - 1}`]), key: p.keys.map((_, i) => r[`k${i}`]) }));
-  }
-
-  /** Acts on one item: "done", "noop" (nothing to do) or "failed" (recorded with its backoff). */
-  private async attempt(p: Phase, address: string, known: boolean, r: WorkerReport): Promise<"done" | "noop" | "failed"> {
-    // Let the event loop run between items: with an in-process chain (bankrun, LiteSVM) every
-    // step of a pass may complete synchronously, and a long pass would otherwise hold the HTTP
-    // server of the same process (its requests and its keep-alive timers) until it ends.
-    await new Promise((resolve) => setImmediate(resolve));
-    const item: WorkItem = { kind: p.kind, address };
-    let result: SendResult;
-    try {
-      let ixs = await p.act(address);
-      if (!ixs) {
-        if (known) await this.failures.clear(p.kind, address);
-        return "noop";
-      }
-      if (this.deps.prepare) ixs = await this.deps.prepare(item, ixs);
-      result = await this.send(ixs);
-    } catch (e) {
-      if (e instanceof ChainUnavailableError) throw e; // not this item's fault: the pass stops
-      result = { ok: false, reason: String((e as Error)?.message ?? e).slice(0, 500) };
-    }
-    if (result.ok) {
-      r[p.count]++;
-      if (known) await this.failures.clear(p.kind, address);
-      return "done";
-    }
-    r.skipped++;
-    // Refused: does the item still need the action? (Another worker may just have done it.)
-    let still = true;
-    try {
-      still = (await p.act(address)) !== null;
-    } catch (e) {
-      if (e instanceof ChainUnavailableError) throw e;
-    }
-    if (!still) {
-      if (known) await this.failures.clear(p.kind, address);
-      return "noop";
-    }
-    const f = await this.failures.record(p.kind, address, result.reason, this.clock());
-    r.failed++;
-    r.errors.push(`${p.kind} ${address}: ${result.reason}`);
-    this.deps.log?.("worker: action failed", { kind: p.kind, item: address, attempts: f.attempts, nextRetryAt: f.nextRetryAt, reason: f.lastReason });
-    return "failed";
   }
 
   private async pass(): Promise<WorkerReport> {
@@ -589,36 +159,15 @@ export class SettlementWorker {
     const batch = Math.max(1, this.deps.batch ?? 500);
     const retryBatch = Math.max(1, this.deps.retryBatch ?? Math.floor(batch / 10));
     const maxUnproductive = Math.max(1, this.deps.maxFailuresPerPass ?? Math.max(100, batch));
+    const db = this.deps.db as unknown as Db;
     const now = await this.deps.gateway.now();
     const wallNow = this.clock();
-    const phases = this.phases(now);
+    const phases = this.phases({ db, gateway: this.deps.gateway, payer: this.deps.payer, now, treasury: this.deps.treasury });
     // One "still due" per phase: its candidate query decides what is pruned too.
     await this.failures.prune(phases.map((p) => ({ kind: p.kind, items: p.query().select(sql.ref(p.keys[p.keys.length - 1]).as("address")) })));
 
-    for (const p of phases) {
-      // Fresh work, oldest due first; only successes count against the batch.
-      let done = 0;
-      let unproductive = 0;
-      let cursor: unknown[] | null = null;
-      while (done < batch && unproductive < maxUnproductive) {
-        const want = batch - done;
-        const page = await this.candidates(p, "fresh", cursor, want, wallNow);
-        for (const c of page) {
-          cursor = c.key;
-          const out = await this.attempt(p, c.address, false, r);
-          if (out === "done") done++;
-          else if (++unproductive >= maxUnproductive) break;
-          if (done >= batch) break;
-        }
-        if (page.length < want) break;
-      }
-      // Then a few items whose backoff expired.
-      for (const c of await this.candidates(p, "retry", null, retryBatch, wallNow)) {
-        r.retried++;
-        await this.attempt(p, c.address, true, r);
-      }
-    }
-    const deferred = await (this.deps.db as unknown as Db)
+    for (const p of phases) await this.runner.run(p, { batch, retryBatch, maxUnproductive, wallNow }, r);
+    const deferred = await db
       .selectFrom("worker_failures")
       .select((eb) => eb.fn.countAll().as("n"))
       .where("next_retry_at", ">", wallNow)
