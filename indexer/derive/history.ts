@@ -11,11 +11,17 @@
  *   (Σ take + Σ creator matched) : Σ take, the weighted mean of each fill's odds as matched, exact
  *   in integers (an offer's ratio and a fill's differ only by the program's rounding of the
  *   creator's matched stake).
- * - Last odds: the taker odds of the offer of the interval's last fill (time, slot, revision).
+ * - Last odds: the taker odds of the offer of the interval's last fill, by time, then slot; the
+ *   store does not keep the order of transactions inside a slot, so fills of one slot are taken
+ *   in the order of their offer's address, then revision (the same in every store).
  * - Best odds: the book's best taker odds in the interval's last second, after that second's
  *   changes: offers created and not closed by then, with something remaining once the fills
  *   up to then are taken off, while the contract takes offers (before the cutoff and any
  *   resolution); null when that side is empty.
+ * - Offers whose account is gone (rent reclaimed, `deleted` = 1) are left out with their fills: a
+ *   backfill finds neither them nor their contract (a fill event does not name it), and the
+ *   history must not depend on whether the store saw the account before it closed. Reclaiming a
+ *   Closed or Settled offer therefore takes its fills out of the contract's past intervals.
  */
 import { compareTakerOdds, gcd } from "../../idl/client/odds";
 import type { ContractHistoryTable, ContractsTable, FillsTable, OffersTable } from "../store/schema";
@@ -47,7 +53,13 @@ export function historyRows(contract: string, c: HistoryContract, offers: Histor
   if (offers.length === 0) return rows;
   const cutoff = Number(c.cutoff_at);
   const end = c.resolved_at === null || c.resolved_at === undefined ? cutoff : Math.min(cutoff, Number(c.resolved_at));
-  const fillOrder = [...fills].sort((a, b) => Number(a.filled_at) - Number(b.filled_at) || Number(a.slot) - Number(b.slot) || Number(a.revision) - Number(b.revision));
+  const fillOrder = [...fills].sort(
+    (a, b) =>
+      Number(a.filled_at) - Number(b.filled_at) ||
+      Number(a.slot) - Number(b.slot) ||
+      (a.offer < b.offer ? -1 : a.offer > b.offer ? 1 : 0) ||
+      Number(a.revision) - Number(b.revision),
+  );
   for (const side of HISTORY_SIDES) {
     // Offers a taker of `side` meets: the creator backs the other outcome.
     const mine = offers.filter((o) => o.side !== side);

@@ -48,12 +48,14 @@ export async function refreshHistory(db: Db, contracts: Iterable<string>): Promi
         .selectFrom("offers")
         .select(["address", "side", "creator_total_micros", "taker_target_micros", "created_at", "closed_at"])
         .where("contract", "=", contract)
+        .where("deleted", "=", 0)
         .execute(),
       db
         .selectFrom("fills")
         .innerJoin("offers", "offers.address", "fills.offer")
         .select(["fills.offer", "fills.revision", "fills.take_micros", "fills.creator_matched_micros", "fills.filled_at", "fills.slot"])
         .where("offers.contract", "=", contract)
+        .where("offers.deleted", "=", 0)
         .execute(),
       db.selectFrom("contract_history").selectAll().where("contract", "=", contract).execute(),
     ]);
