@@ -76,14 +76,17 @@ export function historyRows(contract: string, c: HistoryContract, offers: Histor
     });
     const levelOdds = new Map<number, [string, string]>();
     for (const i of byOdds) if (!levelOdds.has(rank[i])) levelOdds.set(rank[i], takerRatio(terms[i]));
+    const offerOdds = rank.map((k) => levelOdds.get(k)!);
 
-    const sideFills = fillOrder.filter((f) => index.has(f.offer));
+    const sideFills = fillOrder
+      .filter((f) => index.has(f.offer))
+      .map((f) => ({ at: Number(f.filled_at), offer: index.get(f.offer)!, take: BigInt(f.take_micros), matched: BigInt(f.creator_matched_micros) }));
     const events: Event[] = [];
     mine.forEach((o, i) => {
       events.push({ at: Number(o.created_at), kind: "open", offer: i });
       if (o.closed_at !== null && o.closed_at !== undefined) events.push({ at: Number(o.closed_at), kind: "close", offer: i });
     });
-    for (const f of sideFills) events.push({ at: Number(f.filled_at), kind: "fill", offer: index.get(f.offer)!, take: BigInt(f.take_micros) });
+    for (const f of sideFills) events.push({ at: f.at, kind: "fill", offer: f.offer, take: f.take });
     events.sort((a, b) => a.at - b.at);
     // Seconds at which something changed: the cutoff and a resolution change the book too.
     const changes = events.map((e) => e.at);
@@ -109,14 +112,14 @@ export function historyRows(contract: string, c: HistoryContract, offers: Histor
       }
       const volume = new Map<number, [bigint, bigint]>();
       for (const f of sideFills) {
-        const b = Number(f.filled_at) - mod(Number(f.filled_at), seconds);
+        const b = f.at - mod(f.at, seconds);
         const row = perBucket.get(b)!;
         const v = volume.get(b) ?? [0n, 0n];
-        v[0] += BigInt(f.take_micros);
-        v[1] += BigInt(f.creator_matched_micros);
+        v[0] += f.take;
+        v[1] += f.matched;
         volume.set(b, v);
         row.fill_count++;
-        [row.last_numerator, row.last_denominator] = takerRatio(terms[index.get(f.offer)!]);
+        [row.last_numerator, row.last_denominator] = offerOdds[f.offer];
       }
       for (const [b, [take, matched]] of volume) {
         const row = perBucket.get(b)!;

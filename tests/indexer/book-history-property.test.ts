@@ -8,13 +8,14 @@
  *   recomputation from the indexed fills and the chain's offers, done naively per point (the
  *   book replayed at each interval's last second), not the way the store derives it;
  * - a backfill of the same chain into an empty store has exactly the same history rows.
- * REST and GraphQL answer the same history; bad parameters are 400, an unknown contract 404.
+ * REST and GraphQL answer the same history; bad parameters are 400, an unknown contract 404. A
+ * retracted take (a fork) takes its history with it, and the chain's version brings it back.
  * Knobs: PROPERTY_SEEDS (default 2 per store), PROPERTY_ACTIONS (default 40) for a longer run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair, type PublicKey } from "@solana/web3.js";
 import { TestChain } from "../../harness/chain";
-import { OffersWorld } from "../../harness/offers-world";
+import { OffersWorld, UNIT } from "../../harness/offers-world";
 import { runScenario } from "../../harness/indexer-scenario";
 import { ReadService } from "../../service/read/read-service";
 import { contractBook, type Book } from "../../service/read/book";
@@ -26,7 +27,9 @@ import { StoreWriter } from "../../indexer/store/writer";
 import { tableDiff, tableLines } from "../../indexer/store/checksum";
 import type { FillsTable } from "../../indexer/store/schema";
 import { createApp, listen, OFFERS_BASE } from "../../graphql/server";
-import { attachIndexer, type Attached } from "./attach";
+import { decodeEvents } from "../../indexer/decode";
+import type { Batch, TxEvent } from "../../indexer/sources/types";
+import { attachIndexer, recordBatches, type Attached } from "./attach";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
 const SEEDS = Number(process.env.PROPERTY_SEEDS ?? 2);
@@ -342,5 +345,48 @@ describe.each(ENGINES)("book and history on %s", (engine) => {
       })
     ).json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
     expect(gqlBad.errors?.[0].message).toMatch(/interval must be one of/);
+  });
+});
+
+describe.each(ENGINES)("history through a fork on %s", (engine) => {
+  it("a retracted take leaves the history, the chain's version of it comes back", async () => {
+    const chain = await TestChain.start();
+    const { source, batches } = await recordBatches(chain);
+    const w = await OffersWorld.create({ chain });
+    const [creator, taker] = [await w.user(), await w.user()];
+    const contract = await w.contract({ cutoffIn: 3_600n, deadlineAfterCutoff: 600n });
+    const { offer } = await w.createOffer(creator, contract, { side: "sideA", total: 10n * UNIT, target: 20n * UNIT, minTake: UNIT });
+    expect((await w.take(taker, offer, 20n * UNIT)).error).toBeNull();
+    await source.drain();
+    const take = batches.flatMap((b) => b.transactions).find((t) => decodeEvents([t]).fills.length === 1)!;
+    const target = freshStore(engine, "histfork");
+    const store = await openStore(target.url);
+    try {
+      const writer = await StoreWriter.open(store, "t");
+      for (const b of batches) await writer.apply(b);
+      const batch = (t: TxEvent): Batch => ({ slot: t.slot, writeVersion: 0, accounts: [], transactions: [t], cursor: "" });
+      const at = Number((await store.db.selectFrom("fills").select("filled_at").executeTakeFirstOrThrow()).filled_at);
+      // The minute of the take (the cutoff, an hour later, ends the book in the day's row anyway).
+      const day = () =>
+        store.db
+          .selectFrom("contract_history")
+          .select(["fill_count", "volume_micros", "best_numerator", "best_denominator"])
+          .where("contract", "=", contract.toBase58())
+          .where("side", "=", "sideB")
+          .where("interval", "=", "1m")
+          .where("bucket_at", "=", at - (at % 60))
+          .execute();
+      const taken = await day();
+      // Taken whole: a fill, and the book empty at the day's end.
+      expect(taken[0]).toMatchObject({ fill_count: 1, volume_micros: String(20n * UNIT), best_numerator: null });
+      await writer.apply(batch({ ...take, retracted: true }));
+      const retracted = await day();
+      expect(retracted[0]).toMatchObject({ fill_count: 0, volume_micros: "0", best_numerator: "3", best_denominator: "2" });
+      await writer.apply(batch({ ...take, fromHistory: true }));
+      expect(await day()).toEqual(taken);
+    } finally {
+      await store.close();
+      await target.drop();
+    }
   });
 });
