@@ -111,7 +111,12 @@ async function bench(engine: string) {
   let t = performance.now();
   await store.db.transaction().execute((trx) => refreshHistory(trx, [rows.contract]));
   const firstMs = performance.now() - t;
-  const historyRowCount = (await store.db.selectFrom("contract_history").select((e) => e.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n;
+  const historyRowCount = (
+    await store.db
+      .selectFrom("contract_history")
+      .select((e) => e.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow()
+  ).n;
   // One more fill, as a live batch brings it: the refresh rewrites only the rows it moves.
   const extra = { ...rows.fills[0], revision: 1_000_000, filled_at: NOW - 10, signature: "extra", slot: FILLS + 10 };
   await store.db.insertInto("fills").values(extra).execute();
@@ -160,7 +165,9 @@ async function bench(engine: string) {
 
 async function main() {
   const { stdout: up } = await run("uptime");
-  console.log(`load: ${up.trim()}; ${FILLS} fills, ${OFFERS} offers; autocannon -c 1 -d ${o.duration}; GET .../history?side=sideA&interval=<i>&points=500, uncached`);
+  console.log(
+    `load: ${up.trim()}; ${FILLS} fills, ${OFFERS} offers; autocannon -c 1 -d ${o.duration}; GET .../history?side=sideA&interval=<i>&points=500, uncached`,
+  );
   console.log("| engine | interval | req/s | p50 / p99 ms | bare req/s | bare p50 / p99 ms | history rows | derive (first) ms | derive (one more fill) ms |");
   console.log("|---|---|---:|---|---:|---|---:|---:|---:|");
   for (const engine of o.engines.split(",")) {

@@ -127,7 +127,11 @@ export function historyRows(contract: string, c: HistoryContract, offers: Histor
         row.creator_matched_micros = matched.toString();
       }
       // The book at each bucket's last second: replay the changes in time order.
-      const book = new BookReplay(mine.length, terms.map((t) => t.takerTarget), rank);
+      const book = new BookReplay(
+        mine.length,
+        terms.map((t) => t.takerTarget),
+        rank,
+      );
       let e = 0;
       for (const b of buckets) {
         const last = b + seconds - 1;

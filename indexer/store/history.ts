@@ -26,14 +26,20 @@ const VALUE_COLUMNS = [
   "best_numerator",
   "best_denominator",
 ] as const;
-const same = (a: ContractHistoryTable, b: ContractHistoryTable) => VALUE_COLUMNS.every((c) => String(a[c] ?? "") === String(b[c] ?? "") && (a[c] === null) === (b[c] === null));
+const same = (a: ContractHistoryTable, b: ContractHistoryTable) =>
+  VALUE_COLUMNS.every((c) => String(a[c] ?? "") === String(b[c] ?? "") && (a[c] === null) === (b[c] === null));
 
 /** The contracts of these offers (as stored), for callers that only know offer addresses. */
 export async function contractsOfOffers(db: Db, offers: Iterable<string>): Promise<string[]> {
   const list = [...new Set(offers)];
   const out = new Set<string>();
   for (let i = 0; i < list.length; i += 400) {
-    const rows = await db.selectFrom("offers").select("contract").distinct().where("address", "in", list.slice(i, i + 400)).execute();
+    const rows = await db
+      .selectFrom("offers")
+      .select("contract")
+      .distinct()
+      .where("address", "in", list.slice(i, i + 400))
+      .execute();
     for (const r of rows) out.add(r.contract);
   }
   return [...out];
@@ -82,7 +88,9 @@ export async function refreshHistory(db: Db, contracts: Iterable<string>): Promi
         .insertInto("contract_history")
         .values(changed.slice(i, i + 400))
         .onConflict((oc) =>
-          oc.columns(["contract", "side", "interval", "bucket_at"]).doUpdateSet(Object.fromEntries(VALUE_COLUMNS.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
+          oc
+            .columns(["contract", "side", "interval", "bucket_at"])
+            .doUpdateSet(Object.fromEntries(VALUE_COLUMNS.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
         )
         .execute();
     }
