@@ -56,7 +56,10 @@ function toConnection<T, K>(r: KeysetResult<T, K>, page: KeysetPage<K>, cursor: 
   return { edges, pageInfo, totalCount: r.total };
 }
 
-export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (e: unknown) => void } = {}): ReadTypes {
+/** The read types, with the Book (added beside the queries, sent by the book subscription too). */
+export type ReadSchemaTypes = ReadTypes & { BookT: ReturnType<typeof addBook> };
+
+export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (e: unknown) => void } = {}): ReadSchemaTypes {
   const types = defineReadTypes(builder, d);
   const { read } = d;
   const { enums } = types;
@@ -152,6 +155,5 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     }),
     _meta: t.field({ type: types.Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));
-  addBook(builder, d, types, guard);
-  return types;
+  return { ...types, BookT: addBook(builder, d, types, guard) };
 }

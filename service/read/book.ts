@@ -83,6 +83,17 @@ export async function contractBook(read: ReadService, contract: string, depth: n
   return read.forViewer(viewerWallet, key, async () => buildBook(input, await takeableBy(read, input, viewerWallet), depth));
 }
 
+/** The contracts of `offers` (those the store knows): which books a change to these offers may move. */
+export async function contractsOfOffers(db: ReadService["db"], offers: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  // Chunks keep a large change set under every engine's bound on bound parameters.
+  for (let i = 0; i < offers.length; i += 500) {
+    const rows = await db.selectFrom("offers").select("contract").distinct().where("address", "in", offers.slice(i, i + 500)).execute();
+    for (const r of rows) out.add(r.contract);
+  }
+  return out;
+}
+
 /** The offers of the book `wallet` could take: the viewer rule's refusals for the caller's own offers and blocked creators. */
 async function takeableBy(read: ReadService, input: BookInput, wallet: string): Promise<OffersTable[]> {
   if (input.offers.length === 0) return [];
