@@ -14,7 +14,7 @@ import { browseParams, type BrowseParams } from "../../service/read/params";
 import type { KeysetPage, KeysetResult } from "../../service/read/read-service";
 import { SPORTS } from "../../service/read/sports";
 import type { ApiBuilder, ReadContext } from "./builder";
-import { fillCursor, offerCursor, type Cursor } from "./cursor";
+import { fillCursor, oddsCursor, offerCursor, type Cursor } from "./cursor";
 import { addBook } from "./book-types";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
@@ -92,10 +92,14 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     contracts: t.field({ type: [types.ContractT], description: "Open contracts before their cutoff.", resolve: () => guard(() => read.openContracts()) }),
     offers: t.field({
       type: types.OfferConnection,
-      args: listArgs,
-      description: "Offers, newest first.",
+      args: { ...listArgs, sort: t.arg({ type: enums.OfferSort, description: "The order (default newest); a cursor pages only the order it came from." }) },
+      description: "Offers, newest first, or by the taker's odds (sort: bestOdds).",
       resolve: (_r, a, ctx) =>
         guard(async () => {
+          if (a.sort === "bestOdds") {
+            const byOdds = keysetPage(a, "odds");
+            return toConnection(await read.offersByOddsKeyset(filters(a), byOdds, { viewerWallet: await wallet(ctx) }), byOdds, oddsCursor);
+          }
           const page = keysetPage(a, "offer");
           return toConnection(await read.offersKeyset(filters(a), page, { viewerWallet: await wallet(ctx) }), page, offerCursor);
         }),
