@@ -33,7 +33,7 @@ export function decodeCursor(v: unknown): Cursor {
   const o = OFFER.exec(text);
   if (o) return { kind: "offer", key: { createdAt: Number(o[1]), address: o[2] } };
   const b = ODDS.exec(text);
-  if (b) return { kind: "odds", key: { numerator: BigInt(b[1]), denominator: BigInt(b[2]), createdAt: Number(b[3]), address: b[4] } };
+  if (b) return { kind: "odds", key: { numerator: b[1], denominator: b[2], createdAt: Number(b[3]), address: b[4] } };
   const f = FILL.exec(text);
   if (f) return { kind: "fill", key: { revision: Number(f[1]) } };
   throw bad();

@@ -18,51 +18,52 @@ import type { BrowseParams, MineRole } from "./params";
 import type { ReadCache } from "./read-cache";
 import type { KeysetPage } from "./read-model";
 
-/** An offer's place in the bestOdds order: taker odds n:d (reduced), creation time, address. */
+/** An offer's place in the bestOdds order: taker odds numerator:denominator (reduced, decimal strings: a key travels in JSON), creation time, address. */
 export interface OddsKey {
-  numerator: bigint;
-  denominator: bigint;
+  numerator: string;
+  denominator: string;
   createdAt: number;
   address: string;
 }
 
-/** Negative when `a` comes first: higher taker odds, then older, then the smaller address. */
-export function compareOddsKeys(a: OddsKey, b: OddsKey): number {
-  const l = a.numerator * b.denominator;
-  const r = b.numerator * a.denominator;
-  if (l !== r) return l > r ? -1 : 1;
-  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
-  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+/** A key with its ratio parsed once (a sort compares each item many times). */
+interface Entry {
+  n: bigint;
+  d: bigint;
+  key: OddsKey;
 }
+
+const entryOf = (key: OddsKey): Entry => ({ n: BigInt(key.numerator), d: BigInt(key.denominator), key });
+
+/** Negative when `a` comes first: higher taker odds, then older, then the smaller address. */
+function compareEntries(a: Entry, b: Entry): number {
+  const l = a.n * b.d;
+  const r = b.n * a.d;
+  if (l !== r) return l > r ? -1 : 1;
+  if (a.key.createdAt !== b.key.createdAt) return a.key.createdAt - b.key.createdAt;
+  return a.key.address < b.key.address ? -1 : a.key.address > b.key.address ? 1 : 0;
+}
+
+/** bestOdds order of two keys (negative when `a` comes first). */
+export const compareOddsKeys = (a: OddsKey, b: OddsKey): number => compareEntries(entryOf(a), entryOf(b));
 
 /** The taker's odds (T + S) : T of an offer's terms, reduced, with its tie keys. */
-export function oddsKeyOf(t: OfferTerms): OddsKey {
-  const s = BigInt(t.creator_total_micros);
+function entryOfTerms(t: OfferTerms): Entry {
   const target = BigInt(t.taker_target_micros);
-  const n = s + target;
+  const n = BigInt(t.creator_total_micros) + target;
   const g = gcd(n, target) || 1n;
-  return { numerator: n / g, denominator: target / g, createdAt: Number(t.created_at), address: t.address };
+  const [num, den] = [n / g, target / g];
+  return { n: num, d: den, key: { numerator: num.toString(), denominator: den.toString(), createdAt: Number(t.created_at), address: t.address } };
 }
 
-/** The first index of `sorted` whose key sorts after `key` (binary search). */
-function after(sorted: readonly OddsKey[], key: OddsKey): number {
+/** The first index of `sorted` whose entry sorts after `e` (strict) or not before it. */
+function search(sorted: readonly Entry[], e: Entry, strict: boolean): number {
   let lo = 0,
     hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareOddsKeys(sorted[mid], key) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The first index of `sorted` whose key does not sort before `key`. */
-function notBefore(sorted: readonly OddsKey[], key: OddsKey): number {
-  let lo = 0,
-    hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareOddsKeys(sorted[mid], key) < 0) lo = mid + 1;
+    const c = compareEntries(sorted[mid], e);
+    if (c < 0 || (strict && c === 0)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -76,15 +77,15 @@ export class OddsOrder {
   ) {}
 
   /** Every offer of the list `p` selects (narrowed to `mineOf`'s when given), in bestOdds order. */
-  sorted(p: Partial<BrowseParams> & { role?: MineRole }, mineOf?: string): Promise<OddsKey[]> {
+  private sorted(p: Partial<BrowseParams> & { role?: MineRole }, mineOf?: string): Promise<Entry[]> {
     const key = `odds:${JSON.stringify([p.status ?? "", p.view ?? "", p.sport ?? "", p.query ?? "", p.role ?? "", mineOf ?? ""])}`;
-    return this.cache.get(key, this.ttlMs, async () => (await this.queries.terms(p, mineOf)).map(oddsKeyOf).sort(compareOddsKeys));
+    return this.cache.get(key, this.ttlMs, async () => (await this.queries.terms(p, mineOf)).map(entryOfTerms).sort(compareEntries));
   }
 
   /** A numbered page (offset, size) of the list in bestOdds order, and the list's total. */
   async page(p: BrowseParams, offset: number): Promise<{ keys: OddsKey[]; total: number }> {
     const all = await this.sorted(p);
-    return { keys: all.slice(offset, offset + p.pageSize), total: all.length };
+    return { keys: all.slice(offset, offset + p.pageSize).map((e) => e.key), total: all.length };
   }
 
   /** The keys after `page.key` (forward) or before it (backward, returned in list order); `more` when the list goes on. */
@@ -94,12 +95,13 @@ export class OddsOrder {
     mineOf?: string,
   ): Promise<{ keys: OddsKey[]; more: boolean; total: number }> {
     const all = await this.sorted(p, mineOf);
+    const at = page.key ? entryOf(page.key) : null;
     if (page.forward) {
-      const from = page.key ? after(all, page.key) : 0;
-      return { keys: all.slice(from, from + page.limit), more: from + page.limit < all.length, total: all.length };
+      const from = at ? search(all, at, true) : 0;
+      return { keys: all.slice(from, from + page.limit).map((e) => e.key), more: from + page.limit < all.length, total: all.length };
     }
-    const to = page.key ? notBefore(all, page.key) : all.length;
+    const to = at ? search(all, at, false) : all.length;
     const from = Math.max(0, to - page.limit);
-    return { keys: all.slice(from, to), more: from > 0, total: all.length };
+    return { keys: all.slice(from, to).map((e) => e.key), more: from > 0, total: all.length };
   }
 }
