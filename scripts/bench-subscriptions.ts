@@ -166,7 +166,13 @@ async function bareBaseline(n: number, eventBytes: number) {
   server.closeAllConnections();
   server.close();
   const lat = received.map((t) => t - sent).sort((a, b) => a - b);
-  return { connected: subs.ready, received: received.length, p50Ms: +percentile(lat, 50).toFixed(1), p99Ms: +percentile(lat, 99).toFixed(1), maxMs: +lat[lat.length - 1].toFixed(1) };
+  return {
+    connected: subs.ready,
+    received: received.length,
+    p50Ms: +percentile(lat, 50).toFixed(1),
+    p99Ms: +percentile(lat, 99).toFixed(1),
+    maxMs: +lat[lat.length - 1].toFixed(1),
+  };
 }
 
 async function main(): Promise<void> {
@@ -184,7 +190,12 @@ async function main(): Promise<void> {
 
   // Every subscriber comes from this machine's one address: its share (live-shares.ts) is raised
   // to N, as N subscribers from N addresses would each hold one; the process caps stay.
-  const shares = { anonymousSubscriptionsPerAddress: n, subscriptionsPerAddress: n, anonymousSubscriptionsPerProcess: Math.max(n, 8_000), maxPerProcess: Math.max(n, 10_000) };
+  const shares = {
+    anonymousSubscriptionsPerAddress: n,
+    subscriptionsPerAddress: n,
+    anonymousSubscriptionsPerProcess: Math.max(n, 8_000),
+    maxPerProcess: Math.max(n, 10_000),
+  };
   const s = await startLocalStack({ app: (parts) => serviceApp(parts, { graphiql: false, readCaches: { settingsTtlMs: 0 }, live: shares }).app });
   const [creator, taker] = [await s.admin.createUser("creator", "Creator"), await s.admin.createUser("taker", "Taker")];
   for (const u of ["creator", "taker"]) await s.admin.fund(u, 1_000n * UNIT);

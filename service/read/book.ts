@@ -106,7 +106,12 @@ export async function contractsOfOffers(db: ReadService["db"], offers: readonly 
   const out = new Set<string>();
   // Chunks keep a large change set under every engine's bound on bound parameters.
   for (let i = 0; i < offers.length; i += 500) {
-    const rows = await db.selectFrom("offers").select("contract").distinct().where("address", "in", offers.slice(i, i + 500)).execute();
+    const rows = await db
+      .selectFrom("offers")
+      .select("contract")
+      .distinct()
+      .where("address", "in", offers.slice(i, i + 500))
+      .execute();
     for (const r of rows) out.add(r.contract);
   }
   return out;
