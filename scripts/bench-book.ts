@@ -33,13 +33,21 @@ const o = new Command()
 const run = promisify(execFile);
 const NOW = 1_900_000_000;
 
-async function load(url: string, connections = o.connections): Promise<{ rps: number; p50: number; p99: number }> {
+/**
+ * autocannon's figures, and this process's CPU time per request meanwhile (the server and the bare
+ * handler run here, autocannon in its own process): under load from other work, wall-clock figures
+ * scatter, CPU per request much less.
+ */
+async function load(url: string, connections = o.connections): Promise<{ rps: number; p50: number; p99: number; cpuMs: number }> {
+  const cpu0 = process.cpuUsage();
   const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", connections, "-d", o.duration, url], {
     maxBuffer: 1 << 24,
   });
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
   if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
-  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99 };
+  const cpu = process.cpuUsage(cpu0);
+  const total = (j as unknown as { requests: { total: number } }).requests.total;
+  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, cpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, total) };
 }
 
 /** One contract, 1,000 Open offers: 5 per level, 100 ratios on each side. */
@@ -114,12 +122,14 @@ async function bench(engine: string) {
 async function main() {
   const { stdout: up } = await run("uptime");
   console.log(`load: ${up.trim()}; autocannon -d ${o.duration}, cached -c ${o.connections}, uncached and bare -c 1; GET .../book?depth=100`);
-  console.log("| engine | cached req/s | p50 / p99 ms | uncached req/s | p50 / p99 ms | bare req/s | bare p99 ms | uncached / bare | book |");
-  console.log("|---|---:|---|---:|---|---:|---:|---:|---|");
+  console.log(
+    "| engine | cached req/s | p50 / p99 ms | uncached req/s | p50 / p99 ms | bare req/s | bare p99 ms | uncached / bare | uncached CPU ms/req | bare CPU ms/req | book |",
+  );
+  console.log("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|");
   for (const engine of o.engines.split(",")) {
     const r = await bench(engine);
     console.log(
-      `| ${engine} | ${r.cached.rps.toFixed(0)} | ${r.cached.p50} / ${r.cached.p99} | ${r.uncached.rps.toFixed(0)} | ${r.uncached.p50} / ${r.uncached.p99} | ${r.bare.rps.toFixed(0)} | ${r.bare.p99} | ${(r.uncached.rps / r.bare.rps).toFixed(2)} | ${r.shape} |`,
+      `| ${engine} | ${r.cached.rps.toFixed(0)} | ${r.cached.p50} / ${r.cached.p99} | ${r.uncached.rps.toFixed(0)} | ${r.uncached.p50} / ${r.uncached.p99} | ${r.bare.rps.toFixed(0)} | ${r.bare.p99} | ${(r.uncached.rps / r.bare.rps).toFixed(2)} | ${r.uncached.cpuMs.toFixed(2)} | ${r.bare.cpuMs.toFixed(2)} | ${r.shape} |`,
     );
   }
   console.log(`load after: ${(await run("uptime")).stdout.trim()}`);

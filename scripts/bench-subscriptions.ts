@@ -6,11 +6,19 @@
  * subscribers connected, divided by N). The subscribers run in a child process, so the server's
  * figures are its own; both processes read the same wall clock (performance.timeOrigin + now).
  *
- *   npx tsx scripts/bench-subscriptions.ts [--subscribers 2000]
+ * `--topic book` (issue 23): the subscribers follow one contract's book (`book(contractAddress,
+ * depth: 10)`, 20 offers over 10 levels) instead; the latency is also reported from the take's
+ * HTTP answer (the issue's measure). Both topics end with the bare baseline in the same run: a
+ * plain node:http server holding as many SSE responses from the same subscriber process, writing
+ * the same event bytes to each at once; its latency (from that write) is the floor of delivering
+ * one event to N streams on this machine.
+ *
+ *   npx tsx scripts/bench-subscriptions.ts [--subscribers 2000] [--topic offer|book]
  */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { fork } from "node:child_process";
-import { request } from "node:http";
+import { createServer, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
@@ -18,6 +26,7 @@ import { runInNewContext } from "node:vm";
 import { startLocalStack } from "../stack/local-stack";
 import { workedExampleCreate } from "../harness/api-requests";
 import { liveOf } from "../graphql/live-ws";
+import { serviceApp } from "../stack/app";
 
 import { sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
@@ -26,6 +35,10 @@ const UNIT = 1_000_000n;
 const OFFERS = "/api/bets-usdc/offers";
 /** What a frontend showing one offer follows. */
 const QUERY = `subscription($a: Address!) { offer(address: $a) { address revision status takerFilledMicros remainingTakerMicros fillCount } }`;
+/** What a frontend showing one contract's book follows. */
+const BOOK_QUERY = `subscription($a: Address!) { book(contractAddress: $a, depth: 10) { contract revision updatedAt matchedVolumeMicros
+  sides { side label best { numerator denominator decimal } availableMicros offerCount levels { odds { numerator denominator decimal impliedProbabilityBps } availableMicros offerCount } }
+  lastMatch { side amountMicros at odds { numerator denominator } } } }`;
 
 const wallNow = () => performance.timeOrigin + performance.now();
 
@@ -36,16 +49,17 @@ function settledMemory(): NodeJS.MemoryUsage {
   return process.memoryUsage();
 }
 
-type ToParent = { ready: number } | { received: number[]; failed: number };
+type ToParent = { ready: number } | { received: number[]; failed: number; bytes: number };
 
 /** The subscribers' process: opens N SSE streams, reports when each has the current state, then the receive time of the next event. */
-async function subscribers(url: string, offer: string, n: number): Promise<void> {
+async function subscribers(url: string, query: string, address: string, n: number): Promise<void> {
   const received: number[] = [];
   let ready = 0;
   let failed = 0;
+  let bytes = 0;
   const open = (): Promise<void> =>
     new Promise((resolve) => {
-      const body = JSON.stringify({ query: QUERY, variables: { a: offer } });
+      const body = JSON.stringify({ query, variables: { a: address } });
       const req = request(`${url}/graphql`, {
         method: "POST",
         agent: false,
@@ -70,7 +84,10 @@ async function subscribers(url: string, offer: string, n: number): Promise<void>
             if (++events === 1) {
               ready++;
               resolve();
-            } else if (events === 2) received.push(wallNow());
+            } else if (events === 2) {
+              received.push(wallNow());
+              bytes = block.length;
+            }
           }
         });
         res.on("error", () => undefined);
@@ -87,7 +104,7 @@ async function subscribers(url: string, offer: string, n: number): Promise<void>
   process.on("message", async () => {
     const end = Date.now() + 30_000;
     while (received.length < ready && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-    process.send!({ received, failed } satisfies ToParent, () => process.exit(0));
+    process.send!({ received, failed, bytes } satisfies ToParent, () => process.exit(0));
   });
 }
 
@@ -106,17 +123,80 @@ async function post(url: string, path: string, body: unknown, token: string): Pr
   return j;
 }
 
+/** The subscribers' process against `url`; resolves with a trigger that asks for the report. */
+async function subscriberProcess(url: string, query: string, address: string, n: number) {
+  const child = fork(fileURLToPath(import.meta.url), ["--client", url, "--query", query, "--address", address, "--subscribers", String(n)], {
+    execArgv: ["--import", "tsx"],
+  });
+  const fromChild = () => new Promise<ToParent>((resolve) => child.once("message", (m) => resolve(m as ToParent)));
+  const t0 = Date.now();
+  const { ready } = (await fromChild()) as { ready: number };
+  return {
+    ready,
+    connectMs: Date.now() - t0,
+    report: () => {
+      const done = fromChild();
+      child.send("report");
+      return done as Promise<{ received: number[]; failed: number; bytes: number }>;
+    },
+  };
+}
+
+/**
+ * The bare baseline: a node:http server that answers each POST with an SSE stream and its first
+ * event, and on `send` writes one event of `bytes` bytes to every stream at once.
+ */
+async function bareBaseline(n: number, eventBytes: number) {
+  const streams: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.write(`event: next\ndata: {"data":{"first":true}}\n\n`);
+    streams.push(res);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const subs = await subscriberProcess(url, "bare", "bare", n);
+  await new Promise((r) => setTimeout(r, 500));
+  const event = Buffer.from(`event: next\ndata: {"data":${JSON.stringify("x".repeat(Math.max(0, eventBytes - 40)))}}\n\n`);
+  const sent = wallNow();
+  for (const res of streams) res.write(event);
+  const { received } = await subs.report();
+  for (const res of streams) res.end();
+  server.closeAllConnections();
+  server.close();
+  const lat = received.map((t) => t - sent).sort((a, b) => a - b);
+  return {
+    connected: subs.ready,
+    received: received.length,
+    p50Ms: +percentile(lat, 50).toFixed(1),
+    p99Ms: +percentile(lat, 99).toFixed(1),
+    maxMs: +lat[lat.length - 1].toFixed(1),
+  };
+}
+
 async function main(): Promise<void> {
   const o = strictExit(new Command().name("bench-subscriptions"))
     .addOption(sizeOption("--subscribers <n>", "concurrent SSE subscribers", 2_000))
+    .addOption(new Option("--topic <topic>", "what the subscribers follow: one offer, or one contract's book").choices(["offer", "book"]).default("offer"))
     .option("--client <url>", "(internal) run as the subscribers' process against this server")
-    .option("--offer <address>", "(internal) the offer to subscribe to")
+    .option("--query <document>", "(internal) the subscription document")
+    .option("--address <address>", "(internal) the offer or contract to subscribe to")
     .parse()
-    .opts<{ subscribers: number; client?: string; offer?: string }>();
+    .opts<{ subscribers: number; topic: "offer" | "book"; client?: string; query?: string; address?: string }>();
   const n = o.subscribers;
-  if (o.client) return subscribers(o.client, o.offer!, n);
+  if (o.client) return subscribers(o.client, o.query!, o.address!, n);
+  const book = o.topic === "book";
 
-  const s = await startLocalStack();
+  // Every subscriber comes from this machine's one address: its share (live-shares.ts) is raised
+  // to N, as N subscribers from N addresses would each hold one; the process caps stay.
+  const shares = {
+    anonymousSubscriptionsPerAddress: n,
+    subscriptionsPerAddress: n,
+    anonymousSubscriptionsPerProcess: Math.max(n, 8_000),
+    maxPerProcess: Math.max(n, 10_000),
+  };
+  const s = await startLocalStack({ app: (parts) => serviceApp(parts, { graphiql: false, readCaches: { settingsTtlMs: 0 }, live: shares }).app });
   const [creator, taker] = [await s.admin.createUser("creator", "Creator"), await s.admin.createUser("taker", "Taker")];
   for (const u of ["creator", "taker"]) await s.admin.fund(u, 1_000n * UNIT);
   const tokens = [(await s.custody.issueToken(creator.id)).token, (await s.custody.issueToken(taker.id)).token];
@@ -136,6 +216,18 @@ async function main(): Promise<void> {
   const created = await post(s.url, "/", workedExampleCreate(contract, "bench-subscriptions-create"), tokens[0]);
   const offer = created.offerAddress as string;
   while ((await fetch(`${s.url}${OFFERS}/${offer}`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
+  if (book) {
+    // 19 more offers over 10 levels of taker odds, both creator sides: a book a frontend draws.
+    for (let i = 1; i < 20; i++) {
+      const body = workedExampleCreate(contract, `bench-subscriptions-create-${i}`, {
+        creatorOutcome: i % 2 ? "sideB" : "sideA",
+        creatorTotalMicros: String(BigInt(4 + (i % 10)) * UNIT),
+        takerTargetMicros: String(10n * UNIT),
+      });
+      const r = await post(s.url, "/", body, tokens[0]);
+      while ((await fetch(`${s.url}${OFFERS}/${r.offerAddress as string}`)).status !== 200) await new Promise((r2) => setTimeout(r2, 20));
+    }
+  }
 
   // When the indexer applied the write that carries the take (the change that names the offer's fill).
   // Also the server's CPU time from then until every subscriber has it: the work of the fan-out,
@@ -151,26 +243,25 @@ async function main(): Promise<void> {
 
   await new Promise((r) => setTimeout(r, 500));
   const before = settledMemory();
-  const child = fork(fileURLToPath(import.meta.url), ["--client", s.url, "--offer", offer, "--subscribers", String(n)], { execArgv: ["--import", "tsx"] });
-  const fromChild = () => new Promise<ToParent>((resolve) => child.once("message", (m) => resolve(m as ToParent)));
-  const t0 = Date.now();
-  const { ready } = (await fromChild()) as { ready: number };
-  const connectMs = Date.now() - t0;
+  const subs = await subscriberProcess(s.url, book ? BOOK_QUERY : QUERY, book ? contract.toBase58() : offer, n);
+  const { ready, connectMs } = subs;
   await new Promise((r) => setTimeout(r, 1_000));
   const connected = settledMemory();
 
   const live = liveOf(s.app)!;
   const statsBefore = live.stats();
   await post(s.url, `/${offer}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: "bench-subscriptions-take" }, tokens[1]);
-  const done = fromChild();
-  child.send("report");
-  const { received, failed } = (await done) as { received: number[]; failed: number };
+  const answered = wallNow();
+  const { received, failed, bytes } = await subs.report();
   const cpu = process.cpuUsage(cpuAtApplied ?? undefined);
   const statsAfter = live.stats();
   if (applied === null) throw new Error("the take was never applied");
   if (received.length === 0) throw new Error(`no subscriber received the take (${ready} connected, ${failed} failed)`);
   const lat = received.map((t) => t - applied!).sort((a, b) => a - b);
+  const fromAnswer = received.map((t) => t - answered).sort((a, b) => a - b);
+  const bare = await bareBaseline(n, bytes);
   const figures = {
+    topic: o.topic,
     subscribers: n,
     connected: ready,
     failedToConnect: failed,
@@ -180,6 +271,12 @@ async function main(): Promise<void> {
     p50Ms: +percentile(lat, 50).toFixed(1),
     p99Ms: +percentile(lat, 99).toFixed(1),
     maxMs: +lat[lat.length - 1].toFixed(1),
+    // The issue's measure: from the take's HTTP answer to each subscriber's receipt.
+    fromAnswerP50Ms: +percentile(fromAnswer, 50).toFixed(1),
+    fromAnswerP99Ms: +percentile(fromAnswer, 99).toFixed(1),
+    fromAnswerMaxMs: +fromAnswer[fromAnswer.length - 1].toFixed(1),
+    eventBytes: bytes,
+    bare,
     serverCpuMsAfterApplied: +((cpu.user + cpu.system) / 1000).toFixed(1),
     // Store reads and document executions the take cost the live updates, and answers reused.
     takeReads: statsAfter.reads - statsBefore.reads,

@@ -8,7 +8,17 @@ import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi
 import type { Context } from "hono";
 import type { Custody } from "../../service/custody/custody";
 import { ApiError, apiErrorResponse, errorJson } from "../../service/api-error";
-import { BrowseQuery, MineQuery, OfferAddressPath, PageQuery, browseParams, mineParams, pageParams } from "../../service/read/params";
+import {
+  BrowseQuery,
+  MineQuery,
+  OfferAddressPath,
+  OffersQuery,
+  PageQuery,
+  browseParams,
+  mineParams,
+  offersParams,
+  pageParams,
+} from "../../service/read/params";
 import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import { validationHook } from "./validation-hook";
@@ -69,9 +79,9 @@ const browseRoute = route({
   method: "get",
   path: "/",
   operationId: "browseOffers",
-  summary: "Browse offers, paginated",
+  summary: "Browse offers, paginated: newest first, or the taker's odds best first (sort=bestOdds)",
   security: OPTIONAL_BEARER,
-  request: { query: BrowseQuery },
+  request: { query: OffersQuery },
   responses: {
     200: { ...ok("a page of offers", OfferPage), links: offerLinks("$response.body#/offers/0") },
     400: e400,
@@ -168,7 +178,7 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
   );
   app.openapi(
     { ...browseRoute, middleware: [signedIn] },
-    handle(async (c) => read.browse(browseParams(query(c)), viewer(c)?.wallet ?? null)),
+    handle(async (c) => read.browse(offersParams(query(c)), viewer(c)?.wallet ?? null)),
   );
   app.openapi(
     { ...mineRoute, middleware: [signedIn] },

@@ -9,6 +9,7 @@ import { ApiError } from "../../service/api-error";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
+/** Adds the book's types and fields; returns the Book type (the book subscription sends it too). */
 export function addBook(builder: ApiBuilder, d: ReadDeps, types: ReadTypes, guard: <T>(fn: () => Promise<T>) => Promise<T>) {
   const { OddsT, ContractT, enums } = types;
   const wallet = (ctx: ReadContext) => viewerWallet(ctx, d.custody);
@@ -74,4 +75,5 @@ export function addBook(builder: ApiBuilder, d: ReadDeps, types: ReadTypes, guar
         }),
     }),
   );
+  return BookT;
 }

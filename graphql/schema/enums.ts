@@ -2,7 +2,7 @@
  * The API's enums, with the spec's own spellings (all valid GraphQL enum names, so the JSON
  * values are the REST ones). Registered once per builder: reads and writes share them.
  */
-import { VIEWS, MINE_ROLES } from "../../service/read/params";
+import { VIEWS, MINE_ROLES, OFFER_SORTS } from "../../service/read/params";
 import { TAKE_REFUSALS } from "../../service/read/offer-viewer";
 import { ContractStatus, OfferStatus as OFFER_STATUSES, PositionStatus as POSITION_STATUSES, SETTLEMENT_STATUSES } from "../../idl/client/offers";
 import { POOL_STATES } from "../../idl/client/pools-rules";
@@ -12,6 +12,10 @@ import type { ApiBuilder } from "./builder";
 function defineEnums(builder: ApiBuilder) {
   const OfferStatus = builder.enumType("OfferStatus", { values: OFFER_STATUSES, description: "An offer's status (the spec's values)." });
   const OfferView = builder.enumType("OfferView", { values: VIEWS, description: "browse: open offers; results: Closed and Settled." });
+  const OfferSort = builder.enumType("OfferSort", {
+    values: OFFER_SORTS,
+    description: "newest: newest first; bestOdds: the taker's odds best first (exact ratios), then oldest, then address.",
+  });
   const MineRole = builder.enumType("MineRole", { values: MINE_ROLES, description: "The caller's part in an offer, for `mine`." });
   const ViewerRole = builder.enumType("ViewerRole", { values: ["none", "creator", "taker"] as const, description: "The caller's part in an offer." });
   const Side = builder.enumType("Side", { values: ["sideA", "sideB"] as const, description: "A side of a two-sided contract." });
@@ -38,6 +42,7 @@ function defineEnums(builder: ApiBuilder) {
   return {
     OfferStatus,
     OfferView,
+    OfferSort,
     MineRole,
     ViewerRole,
     Side,

@@ -14,7 +14,7 @@ import { browseParams, type BrowseParams } from "../../service/read/params";
 import type { KeysetPage, KeysetResult } from "../../service/read/read-service";
 import { SPORTS } from "../../service/read/sports";
 import type { ApiBuilder, ReadContext } from "./builder";
-import { fillCursor, offerCursor, type Cursor } from "./cursor";
+import { fillCursor, oddsCursor, offerCursor, type Cursor } from "./cursor";
 import { addBook } from "./book-types";
 import { addHistory } from "./history-types";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
@@ -57,7 +57,10 @@ function toConnection<T, K>(r: KeysetResult<T, K>, page: KeysetPage<K>, cursor: 
   return { edges, pageInfo, totalCount: r.total };
 }
 
-export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (e: unknown) => void } = {}): ReadTypes {
+/** The read types, with the Book (added beside the queries, sent by the book subscription too). */
+export type ReadSchemaTypes = ReadTypes & { BookT: ReturnType<typeof addBook> };
+
+export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (e: unknown) => void } = {}): ReadSchemaTypes {
   const types = defineReadTypes(builder, d);
   const { read } = d;
   const { enums } = types;
@@ -90,10 +93,14 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     contracts: t.field({ type: [types.ContractT], description: "Open contracts before their cutoff.", resolve: () => guard(() => read.openContracts()) }),
     offers: t.field({
       type: types.OfferConnection,
-      args: listArgs,
-      description: "Offers, newest first.",
+      args: { ...listArgs, sort: t.arg({ type: enums.OfferSort, description: "The order (default newest); a cursor pages only the order it came from." }) },
+      description: "Offers, newest first, or by the taker's odds (sort: bestOdds).",
       resolve: (_r, a, ctx) =>
         guard(async () => {
+          if (a.sort === "bestOdds") {
+            const byOdds = keysetPage(a, "odds");
+            return toConnection(await read.offersByOddsKeyset(filters(a), byOdds, { viewerWallet: await wallet(ctx) }), byOdds, oddsCursor);
+          }
           const page = keysetPage(a, "offer");
           return toConnection(await read.offersKeyset(filters(a), page, { viewerWallet: await wallet(ctx) }), page, offerCursor);
         }),
@@ -153,7 +160,7 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     }),
     _meta: t.field({ type: types.Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));
-  addBook(builder, d, types, guard);
+  const BookT = addBook(builder, d, types, guard);
   addHistory(builder, d, types, guard);
-  return types;
+  return { ...types, BookT };
 }

@@ -15,8 +15,8 @@ import { browseParams, offerAddress, type BrowseParams } from "../../service/rea
 import { SPORTS } from "../../service/read/sports";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import type { ApiBuilder, ReadContext } from "./builder";
-import { gqlApiError } from "./read-schema";
-import type { ReadTypes } from "./read-types";
+import { gqlApiError, type ReadSchemaTypes } from "./read-schema";
+import { bookParams } from "../../service/read/book-params";
 
 /**
  * The pool subscription's argument: `identifier`, as the poll query and the embed path name it;
@@ -31,12 +31,12 @@ export function poolIdentifier(a: { identifier?: string | null; slug?: string | 
 
 export function addSubscriptions(
   builder: ApiBuilder,
-  types: ReadTypes,
+  types: ReadSchemaTypes,
   live: LiveUpdates | null,
   custody: Custody | null,
   opts: { log?: (e: unknown) => void } = {},
 ): void {
-  const { enums, OfferT, FillT, PoolT } = types;
+  const { enums, OfferT, FillT, PoolT, BookT } = types;
   builder.subscriptionType({
     description:
       "Live updates, over SSE (Accept: text/event-stream) or graphql-ws at /graphql. Authentication as for queries (WebSocket: connectionParams.authorization).",
@@ -115,6 +115,21 @@ export function addSubscriptions(
       description:
         "The caller's offers when a settlement reaches the caller: the caller's position settled or refunded, or one more position of the caller's offer settled (needs a token).",
       subscribe: (_r, _a, ctx) => open(ctx, (v) => liveTopics.mySettlements(signedIn("mySettlements")(v))),
+      resolve: payload,
+    }),
+    book: t.field({
+      type: BookT,
+      description:
+        "A contract's book as Contract.book(depth) answers it (the caller's own and blocked creators' offers left out when signed in): now, then each time its revision changes (a take, a close, a new offer, the cutoff passing); never the same revision twice.",
+      args: {
+        contractAddress: t.arg({ type: "Address", required: true }),
+        depth: t.arg.int({ description: "Levels per side, 1 to 100 (default 10)." }),
+      },
+      subscribe: (_r, a, ctx) =>
+        open(ctx, (v) => {
+          const { contract, depth } = bookParams(a.contractAddress, { depth: a.depth == null ? null : String(a.depth) });
+          return liveTopics.book(contract, depth, v?.wallet ?? null);
+        }),
       resolve: payload,
     }),
     pool: t.field({

@@ -7,8 +7,11 @@
  * - Levels are grouped in TypeScript over the contract's Open offers (one query on the offers'
  *   contract index): ratios are compared exactly by cross-multiplication in bigint, which SQL
  *   would do in floating point or need per-engine 128-bit arithmetic for.
- * - A signed-in caller's book leaves out what the viewer rule (./offer-viewer.ts) refuses to that
- *   caller as "ownOffer" or "creatorBlocked"; a blocked caller still sees the market.
+ * - A signed-in caller's book leaves out what the take rule (offers-rules.ts takeRefusal, the
+ *   rule behind the viewer's takeRefusal) refuses to that caller as SelfTake ("ownOffer") or
+ *   CreatorBlocked; a blocked caller still sees the market.
+ * - Only the columns a book and the take rule read are selected (BOOK_COLUMNS, 11 of the offer
+ *   row's 26): reading the rows is most of an uncached book's cost (BENCHMARKS.md).
  * - `revision` is a digest of what the book is made of: whether the contract takes offers, and
  *   the address and revision (the program's per-offer change counter, kept by the store) of every
  *   offer in it, and the matched volume (a fill on an offer hidden from the caller still moves
@@ -21,9 +24,8 @@ import { sql } from "kysely";
 import type { OffersTable } from "../../indexer";
 import { iso } from "../../indexer";
 import { compareTakerOdds, oddsOf, type Odds } from "../../idl/client/odds";
-import { contractRefusal } from "../../idl/client/offers-rules";
+import { contractRefusal, takeRefusal } from "../../idl/client/offers-rules";
 import { ApiError } from "../api-error";
-import { viewerOf } from "./offer-viewer";
 import type { ReadService } from "./read-service";
 
 export type Side = "sideA" | "sideB";
@@ -58,12 +60,28 @@ export interface Book {
 
 export const BOOK_DEPTH = { default: 10, max: 100 } as const;
 
+/** The columns of an offer a book is made of, and the take rule reads. */
+const BOOK_COLUMNS = [
+  "address",
+  "creator",
+  "side",
+  "status",
+  "creator_total_micros",
+  "creator_allocated_micros",
+  "taker_target_micros",
+  "taker_filled_micros",
+  "minimum_take_micros",
+  "revision",
+  "created_at",
+] as const;
+export type BookOffer = Pick<OffersTable, (typeof BOOK_COLUMNS)[number]>;
+
 /** What a book is computed from, shared by every caller and depth until the store changes. */
 interface BookInput {
   contract: string;
   outcomes: { side: Side; label: string }[];
   takeable: boolean;
-  offers: OffersTable[];
+  offers: BookOffer[];
   lastMatch: Book["lastMatch"];
   matchedVolumeMicros: string;
   /** Latest change the store dated: an offer created or closed, a fill, the cutoff once passed. */
@@ -83,25 +101,49 @@ export async function contractBook(read: ReadService, contract: string, depth: n
   return read.forViewer(viewerWallet, key, async () => buildBook(input, await takeableBy(read, input, viewerWallet), depth));
 }
 
-/** The offers of the book `wallet` could take: the viewer rule's refusals for the caller's own offers and blocked creators. */
-async function takeableBy(read: ReadService, input: BookInput, wallet: string): Promise<OffersTable[]> {
+/** The contracts of `offers` (those the store knows): which books a change to these offers may move. */
+export async function contractsOfOffers(db: ReadService["db"], offers: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  // Chunks keep a large change set under every engine's bound on bound parameters.
+  for (let i = 0; i < offers.length; i += 500) {
+    const rows = await db
+      .selectFrom("offers")
+      .select("contract")
+      .distinct()
+      .where("address", "in", offers.slice(i, i + 500))
+      .execute();
+    for (const r of rows) out.add(r.contract);
+  }
+  return out;
+}
+
+/** The offers of the book `wallet` could take: the take rule's refusals for the caller's own offers and blocked creators. */
+async function takeableBy(read: ReadService, input: BookInput, wallet: string): Promise<BookOffer[]> {
   if (input.offers.length === 0) return [];
   const blocked = await read.blockedWallets([...new Set(input.offers.map((o) => o.creator))]);
-  return input.offers.filter((offer) => {
-    // No config and no position: only the caller-specific refusals (and none of the limits) can apply.
-    const v = viewerOf({
-      offer,
-      wallet,
-      position: null,
-      creatorPositions: [],
+  return input.offers.filter((o) => {
+    const takerTarget = BigInt(o.taker_target_micros);
+    const takerFilled = BigInt(o.taker_filled_micros);
+    // No config, no position, the contract open: only the caller-specific refusals (and none of the limits) can apply.
+    const refused = takeRefusal({
+      offer: {
+        status: o.status,
+        creator: o.creator,
+        creatorTotal: BigInt(o.creator_total_micros),
+        creatorAllocated: BigInt(o.creator_allocated_micros),
+        takerTarget,
+        takerFilled,
+        minimumTake: BigInt(o.minimum_take_micros),
+        revision: BigInt(o.revision),
+      },
       contract: { status: "Open", cutoffAt: Number.MAX_SAFE_INTEGER },
-      result: null,
+      taker: { wallet, blocked: false, held: 0n },
+      creatorBlocked: blocked.has(o.creator),
+      amount: takerTarget - takerFilled,
       now: 0,
       config: null,
-      callerBlocked: false,
-      creatorBlocked: blocked.has(offer.creator),
     });
-    return v.takeRefusal !== "ownOffer" && v.takeRefusal !== "creatorBlocked";
+    return refused !== "SelfTake" && refused !== "CreatorBlocked";
   });
 }
 
@@ -113,8 +155,8 @@ async function bookInput(read: ReadService, contract: string): Promise<BookInput
   const db = read.db;
   const [open, fills, last, closed] = await Promise.all([
     takeable
-      ? db.selectFrom("offers").selectAll().where("contract", "=", contract).where("status", "=", "Open").where("deleted", "=", 0).execute()
-      : Promise.resolve([] as OffersTable[]),
+      ? db.selectFrom("offers").select(BOOK_COLUMNS).where("contract", "=", contract).where("status", "=", "Open").where("deleted", "=", 0).execute()
+      : Promise.resolve([] as BookOffer[]),
     // Summed here, not in SQL: amounts are u64 text, and an exact sum needs numeric in PostgreSQL and overflows SQLite's integer.
     db.selectFrom("fills").innerJoin("offers", "offers.address", "fills.offer").select("fills.take_micros").where("offers.contract", "=", contract).execute(),
     db
@@ -165,7 +207,7 @@ const takerOddsOf = (o: Pick<OffersTable, "creator_total_micros" | "taker_target
 
 /** An offer with its amounts parsed once (a sort compares each offer many times). */
 interface Parsed {
-  row: OffersTable;
+  row: BookOffer;
   terms: { creatorTotal: bigint; takerTarget: bigint };
   remaining: bigint;
   createdAt: number;
@@ -177,7 +219,7 @@ function bookOrder(a: Parsed, b: Parsed): number {
 }
 
 /** The levels of one side from its offers, every level (callers cut to depth). */
-export function bookLevels(offers: OffersTable[]): BookLevel[] {
+export function bookLevels(offers: BookOffer[]): BookLevel[] {
   const sorted = offers
     .map((row): Parsed => {
       const takerTarget = BigInt(row.taker_target_micros);
@@ -200,7 +242,7 @@ export function bookLevels(offers: OffersTable[]): BookLevel[] {
   return levels.map((l) => ({ odds: takerOddsOf(l.first.row), availableMicros: l.available.toString(), offerCount: l.offers.length, offers: l.offers }));
 }
 
-function buildBook(input: BookInput, offers: OffersTable[], depth: number): Book {
+function buildBook(input: BookInput, offers: BookOffer[], depth: number): Book {
   const sides = input.outcomes.map(({ side, label }): BookSide => {
     const levels = bookLevels(offers.filter((o) => o.side !== side));
     return {
@@ -212,9 +254,13 @@ function buildBook(input: BookInput, offers: OffersTable[], depth: number): Book
       levels: levels.slice(0, depth),
     };
   });
-  const digest = createHash("sha256").update(
-    JSON.stringify([input.takeable, input.matchedVolumeMicros, offers.map((o) => [o.address, String(o.revision)]).sort()]),
-  );
+  // Sorted as Array.prototype.sort sorts the pairs (by "address,revision"), with each pair's text
+  // made once instead of at every comparison (most of buildBook's time in a CPU profile); the digest is unchanged.
+  const pairs = offers
+    .map((o) => ({ key: `${o.address},${o.revision}`, pair: [o.address, String(o.revision)] }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((x) => x.pair);
+  const digest = createHash("sha256").update(JSON.stringify([input.takeable, input.matchedVolumeMicros, pairs]));
   return {
     contract: input.contract,
     revision: digest.digest("hex").slice(0, 16),

@@ -4,7 +4,9 @@
  * ReadService whose caches are off, once per distinct read per change however many subscribers
  * share it (2,000 anonymous subscribers of one offer cost one read). One change (or changes merged
  * while one is dispatched) at a time, in order; subscriptions just opened read their current state
- * in the same round.
+ * in the same round. A state that changes with the clock alone (a book at its contract's cutoff)
+ * has no write to announce it: every `clockCheckMs`, while some subscription names a deadline,
+ * the chain's time is read once and the subscriptions whose deadline passed are read again.
  */
 import { mergeChanges, type ChangeFeed, type ChangeSet } from "../../indexer/changes";
 import { ApiError } from "../api-error";
@@ -17,6 +19,9 @@ export class LiveDispatch {
   private readonly fresh: ReadService;
   private pending: ChangeSet | null = null;
   private starting: LiveSubscription<unknown>[] = [];
+  private due = new Set<LiveSubscription<unknown>>();
+  private readonly clockTimer: ReturnType<typeof setInterval>;
+  private clockReading = false;
   private running: Promise<void> | null = null;
   private readonly stopFeed: () => void;
   private closed = false;
@@ -29,6 +34,7 @@ export class LiveDispatch {
     /** The open subscriptions (the registry's set, read at each change). */
     private readonly subs: ReadonlySet<LiveSubscription<unknown>>,
     private readonly log?: (e: unknown) => void,
+    clockCheckMs = 1_000,
   ) {
     this.fresh = new ReadService({
       db: read.db,
@@ -41,6 +47,25 @@ export class LiveDispatch {
       blockedWallets: (w) => read.blockedWallets(w),
     });
     this.stopFeed = feed.subscribe((c) => this.onChange(c));
+    this.clockTimer = setInterval(() => void this.checkClock(), clockCheckMs);
+    this.clockTimer.unref?.();
+  }
+
+  /** Subscriptions whose deadline the chain's clock passed go to the next round. */
+  private async checkClock(): Promise<void> {
+    if (this.closed || this.clockReading) return;
+    const waiting = [...this.subs].filter((s) => s.topic.clock?.deadline() != null);
+    if (waiting.length === 0) return;
+    this.clockReading = true;
+    try {
+      const now = Number(await this.fresh.now());
+      for (const s of waiting) if (s.topic.clock!.deadline()! <= now) this.due.add(s);
+      if (this.due.size > 0) this.schedule();
+    } catch (e) {
+      this.log?.(e);
+    } finally {
+      this.clockReading = false;
+    }
   }
 
   /** A subscription just opened: it reads its current state in the next round. */
@@ -53,7 +78,9 @@ export class LiveDispatch {
   close(): Promise<void> {
     this.closed = true;
     this.stopFeed();
+    clearInterval(this.clockTimer);
     this.starting = [];
+    this.due.clear();
     return this.running ?? Promise.resolve();
   }
 
@@ -67,14 +94,14 @@ export class LiveDispatch {
     this.running ??= this.drain().finally(() => {
       this.running = null;
       // Work that arrived between the loop's last check and here would otherwise wait for the next change.
-      if (this.pending || this.starting.length > 0) this.schedule();
+      if (this.pending || this.starting.length > 0 || this.due.size > 0) this.schedule();
     });
   }
 
   /** One change (or merged changes) at a time, in order; subscriptions starting meanwhile read their current state. */
   private async drain(): Promise<void> {
     await Promise.resolve();
-    while (this.pending || this.starting.length > 0) {
+    while (this.pending || this.starting.length > 0 || this.due.size > 0) {
       const memo = new Map<string, Promise<unknown>>();
       const reader: Reader = <T>(key: string, load: (read: ReadService) => Promise<T>) => {
         let p = memo.get(key) as Promise<T> | undefined;
@@ -87,6 +114,8 @@ export class LiveDispatch {
       const change = this.pending;
       this.pending = null;
       const starting = new Set(this.starting.splice(0));
+      const due = [...this.due].filter((s) => !starting.has(s) && this.subs.has(s));
+      this.due.clear();
       const jobs: Promise<void>[] = [];
       // A subscription reading its current state now sees this change in it; it needs no second read.
       // "Everything changed" (a shared feed that reconnected, or a change set too big to announce)
@@ -97,6 +126,7 @@ export class LiveDispatch {
       } else if (change)
         for (const s of this.subs) if (!starting.has(s) && s.topic.concerns(change)) jobs.push(this.deliver(s, () => s.topic.load(change, reader)));
       for (const s of starting) if (this.subs.has(s)) jobs.push(this.deliver(s, () => s.topic.initial!(reader)));
+      for (const s of due) jobs.push(this.deliver(s, () => s.topic.clock!.reached(reader)));
       await Promise.all(jobs);
     }
   }

@@ -8,6 +8,7 @@ import type { ChangeSet } from "../../indexer/changes";
 import type { DerivedFill, PoolAggregate } from "../../indexer";
 import { ApiError } from "../api-error";
 import type { BrowseParams } from "./params";
+import { contractBook, contractsOfOffers, type Book } from "./book";
 import type { ReadService, Offer } from "./read-service";
 
 /** Reads shared by every subscription during one dispatch: `key` names the read and its parameters. */
@@ -24,6 +25,11 @@ export interface LiveTopic<T> {
   concerns: (c: ChangeSet) => boolean;
   /** What to send for a change that concerns it. */
   load: (c: ChangeSet, r: Reader) => Promise<Delivery<T>[]>;
+  /**
+   * For a state that changes with the clock alone, no write announcing it (a contract's cutoff):
+   * the chain time (seconds) from which it must be read again, and what to send once it passed.
+   */
+  clock?: { deadline: () => number | null; reached: (r: Reader) => Promise<Delivery<T>[]> };
 }
 
 /** Settlement marks mySettlements remembers: a subscription held for months must not grow without bound. */
@@ -119,6 +125,45 @@ export const liveTopics = {
       return [["pool", p]];
     };
     return { initial: load, concerns: (c) => address !== null && c.pools.includes(address), load: (_c, r) => load(r) };
+  },
+
+  /**
+   * A contract's book to `depth` levels, as `wallet` may take it: now, then each time its revision
+   * changes (a take, a close, a new offer, the contract's status, the cutoff passing), never the
+   * same revision twice. A change names offers, not their contracts: one read per change, shared
+   * by every book subscription, finds the contracts of the changed offers.
+   */
+  book(contract: string, depth: number, wallet: string | null): LiveTopic<Book> {
+    let sent: string | null = null;
+    let cutoff: number | null = null;
+    const load = async (r: Reader): Promise<Delivery<Book>[]> => {
+      const first = sent === null;
+      const [book, c] = await Promise.all([
+        r(`book:${contract}:${depth}:${wallet ?? ""}`, (read) => contractBook(read, contract, depth, wallet)),
+        // The cutoff, once: a contract's cutoff never moves (a status change is a write, announced).
+        first ? r(`contract:${contract}`, (read) => read.contractsByAddress([contract]).then((m) => m.get(contract) ?? null)) : null,
+      ]);
+      if (first && c && c.status === "Open") cutoff = Math.floor(Date.parse(c.cutoffAt) / 1000);
+      if (book.revision === sent) return [];
+      sent = book.revision;
+      return [["book", book]];
+    };
+    return {
+      initial: load,
+      concerns: (c) => c.contracts.includes(contract) || c.offers.length > 0,
+      load: async (c, r) => {
+        if (c.contracts.includes(contract)) return load(r);
+        const touched = await r(`contractsOf:${[...c.offers].sort().join(",")}`, (read) => contractsOfOffers(read.db, c.offers));
+        return touched.has(contract) ? load(r) : [];
+      },
+      clock: {
+        deadline: () => cutoff,
+        reached: (r) => {
+          cutoff = null;
+          return load(r);
+        },
+      },
+    };
   },
 
   /** The highest slot the indexer has applied: now, then after every applied write (no store read). */

@@ -42,6 +42,8 @@ export interface LiveUpdatesOptions {
   log?: (e: unknown) => void;
   /** Where the subscription gauges go (the instance's Prometheus registry). */
   metrics?: Registry;
+  /** How often the chain's clock is read while a subscription waits for a deadline (a book's cutoff), ms; default 1,000. */
+  clockCheckMs?: number;
 }
 
 /** Who opens a subscription: the connection it runs on, the Authorization it was made with, the client's address group. */
@@ -71,7 +73,7 @@ export class LiveUpdates {
   constructor(o: LiveUpdatesOptions) {
     this.limits = { ...LIVE_LIMITS, ...o.limits };
     this.shares = new LiveShares(this.limits);
-    this.dispatch = new LiveDispatch(o.read, o.feed, this.subs, o.log);
+    this.dispatch = new LiveDispatch(o.read, o.feed, this.subs, o.log, o.clockCheckMs);
     this.tokenChecks = new LiveTokenChecks(this.subs, o.custody, this.limits.authRecheckMs, o.log);
     if (o.metrics) registerGauges(o.metrics, () => this.stats());
   }

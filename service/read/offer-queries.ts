@@ -31,6 +31,14 @@ export interface OfferQueriesOptions {
   countTtlMs: number;
 }
 
+/** What an offer's place in the bestOdds order is made of (./offer-odds-order.ts). */
+export interface OfferTerms {
+  address: string;
+  creator_total_micros: string;
+  taker_target_micros: string;
+  created_at: number | string;
+}
+
 /** The filter part of browse parameters, as a cache key. */
 export const filterKey = (p: Partial<BrowseParams>) => JSON.stringify([p.status ?? "", p.view ?? "", p.sport ?? "", p.query ?? ""]);
 
@@ -94,6 +102,17 @@ export class OfferQueries {
     const taken = keys.slice(0, page.limit);
     if (!page.forward) taken.reverse();
     return { rows: await this.rowsOf(taken), more: keys.length > page.limit, total };
+  }
+
+  /** The terms of every offer of the list `p` selects (`mineOf`: that wallet's, as keyset narrows), unordered. */
+  async terms(p: Partial<BrowseParams> & { role?: MineRole }, mineOf?: string): Promise<OfferTerms[]> {
+    const q = mineOf ? this.mineScope(this.offerFilter(p), mineOf, p.role) : await this.listFilter(p);
+    return q.select(["offers.address", "offers.creator_total_micros", "offers.taker_target_micros", "offers.created_at"]).execute();
+  }
+
+  /** The rows with contracts of these offers, in the order given (a page another order chose). */
+  rows(keys: { address: string }[]): Promise<OfferRow[]> {
+    return this.rowsOf(keys);
   }
 
   /** One offer with its contract (listed or not). */

@@ -14,6 +14,9 @@ export type OfferStatus = OfferStatusName;
 export const VIEWS = ["browse", "results"] as const;
 export type View = (typeof VIEWS)[number];
 export const MINE_ROLES = ["creator", "taker"] as const;
+/** The offers list's orders: newest first (the default), or the taker's odds best first (./offer-odds-order.ts). */
+export const OFFER_SORTS = ["newest", "bestOdds"] as const;
+export type OfferSort = (typeof OFFER_SORTS)[number];
 export type MineRole = (typeof MINE_ROLES)[number];
 
 /** `offset`, when given, overrides `(page - 1) * pageSize` (GraphQL cursors). */
@@ -27,6 +30,8 @@ export interface BrowseParams extends PageParams {
   query?: string;
   status?: OfferStatus;
   view?: View;
+  /** The offers list only (GET /, the offers connection); absent: newest. */
+  sort?: OfferSort;
 }
 
 const INT = /^[1-9][0-9]{0,8}$/;
@@ -84,6 +89,11 @@ export const BrowseQuery = PageQuery.extend({
   view: oneOf("view", VIEWS, "browse: open offers; results: Closed and Settled ones"),
 });
 
+/** GET / (browse): the browse parameters and the order. */
+export const OffersQuery = BrowseQuery.extend({
+  sort: oneOf("sort", OFFER_SORTS, "newest (default): newest first; bestOdds: the taker's odds best first, then oldest, then address"),
+});
+
 export const MineQuery = BrowseQuery.extend({ role: oneOf("role", MINE_ROLES, "the caller's part in the offer; both when absent") });
 
 /** The path segment naming an offer; a malformed one is 400 (the spec's "Malformed address"). */
@@ -110,6 +120,12 @@ export function browseParams(q: Query): BrowseParams {
     status: present(p.status) as OfferStatus | undefined,
     view: present(p.view) as View | undefined,
   };
+}
+
+/** GET / (browse): the browse parameters and `sort` (newest when absent). */
+export function offersParams(q: Query): BrowseParams {
+  const sort = present(parseWith(OffersQuery, defined(q)).sort) as OfferSort | undefined;
+  return { ...browseParams(q), ...(sort === "bestOdds" ? { sort } : {}) };
 }
 
 /** GET /mine: the browse parameters and `role` (creator or taker; both when absent). */

@@ -15,6 +15,7 @@ import * as contracts from "./contracts";
 import type { OfferRow } from "./contracts";
 import { FillReads } from "./fill-reads";
 import { OfferQueries, filterKey } from "./offer-queries";
+import { OddsOrder, type OddsKey } from "./offer-odds-order";
 import { OfferShaper } from "./offer-shaping";
 import type { BrowseParams, MineRole, PageParams } from "./params";
 import { PoolReads } from "./pool-reads";
@@ -81,6 +82,7 @@ export class ReadService {
   readonly cache: ReadCache;
   private readonly settingsReader: SettingsReader;
   private readonly queries: OfferQueries;
+  private readonly oddsOrder: OddsOrder;
   private readonly shaper: OfferShaper;
   private readonly fillReads: FillReads;
   private readonly pools: PoolReads;
@@ -100,6 +102,7 @@ export class ReadService {
     this.settingsReader = new SettingsReader(o.db, o.settingsTtlMs ?? 30_000);
     const engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
     this.queries = new OfferQueries({ db: o.db, engine, cache: this.cache, countTtlMs: o.countTtlMs ?? 5_000 });
+    this.oddsOrder = new OddsOrder(this.queries, this.cache, o.countTtlMs ?? 5_000);
     this.shaper = new OfferShaper({
       db: o.db,
       configRow: () => this.settingsReader.configRow(),
@@ -175,9 +178,14 @@ export class ReadService {
    * gets the anonymous page (shared) with only the viewer blocks derived for them.
    */
   async browse(p: BrowseParams, viewerWallet: string | null): Promise<OfferList> {
-    if (this.anonymousTtl() <= 0) return this.listFor(await this.queries.browse(p), p, viewerWallet);
-    const key = `browse:${filterKey(p)}:${p.pageSize}:${offsetOf(p)}`;
-    const page = await this.anonymous(key, async () => this.sharedPage(await this.queries.browse(p), p));
+    const list = async () => {
+      if (p.sort !== "bestOdds") return this.queries.browse(p);
+      const { keys, total } = await this.oddsOrder.page(p, offsetOf(p));
+      return { rows: await this.queries.rows(keys), total };
+    };
+    if (this.anonymousTtl() <= 0) return this.listFor(await list(), p, viewerWallet);
+    const key = `browse:${filterKey(p)}:${p.sort === "bestOdds" ? "bestOdds:" : ""}${p.pageSize}:${offsetOf(p)}`;
+    const page = await this.anonymous(key, async () => this.sharedPage(await list(), p));
     return this.listResponse(viewerWallet === null ? page.offers : await this.withViewer(page, viewerWallet, key), page.pagination);
   }
 
@@ -243,6 +251,19 @@ export class ReadService {
       more: r.more,
       total: r.total,
     };
+  }
+
+  /** A keyset page of offers in bestOdds order (./offer-odds-order.ts), as offersKeyset. */
+  async offersByOddsKeyset(
+    p: Omit<BrowseParams, "page" | "pageSize" | "offset"> & { role?: MineRole },
+    page: KeysetPage<OddsKey>,
+    opts: { viewerWallet: string | null; mineOf?: string },
+  ): Promise<KeysetResult<Offer, OddsKey>> {
+    const r = await this.oddsOrder.keyset(p, page, opts.mineOf);
+    const rows = await this.queries.rows(r.keys);
+    // An offer gone between the two reads is left out with its key.
+    const kept = new Set(rows.map((row) => row.address));
+    return { items: await this.shaper.shape(rows, opts.viewerWallet), keys: r.keys.filter((k) => kept.has(k.address)), more: r.more, total: r.total };
   }
 
   /** A page of an offer's fills in revision order next to a key (see offersKeyset). */
