@@ -10,6 +10,8 @@ import type { WriteService } from "../../service/writes/write-service";
 import { embedRoutes, readRoutes } from "./read-routes";
 import { bookRoutes } from "./book-routes";
 import { writeRoutes } from "./write-routes";
+import { portfolioRoutes } from "./portfolio-routes";
+import type { DeadManSwitches } from "../../service/writes/dead-man-switch";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";
@@ -20,6 +22,8 @@ export interface RestDeps {
   custody: Custody | null;
   /** Without it the write routes are not served (the document still describes them). */
   writes?: WriteService | null;
+  /** The dead-man switches the routes arm (service/writes/dead-man-switch.ts); without it they answer 503. */
+  deadMan?: DeadManSwitches | null;
   log?: (e: unknown) => void;
 }
 
@@ -31,6 +35,7 @@ function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
     description: "a Personal Access Token; writes need the bet:write scope",
   });
   if (writes) app.route(OFFERS_BASE, writeRoutes(writes, { log: d.log }));
+  app.route(OFFERS_BASE, portfolioRoutes({ db: d.read?.db, custody: d.custody, writes, deadMan: d.deadMan ?? null, log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, bookRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
