@@ -179,6 +179,13 @@ describe.each(ENGINES)("portfolio against a model (%s)", (engine) => {
 
     let resolved = 0;
     for (let step = 0; step < STEPS; step++) {
+      // Fresh contracts keep coming, each cutoff after the last, so that long runs keep trading.
+      if (contracts.filter((k) => k.status === "Open").length < 3) {
+        const t = await s.chain.gateway.now();
+        const last = contracts[contracts.length - 1].cutoff;
+        const cutoff = (last > t ? last : t) + 1_000n;
+        contracts.push({ address: await contract(s, cutoff - t), cutoff, status: "Open", result: null });
+      }
       const now = await s.chain.gateway.now();
       const live = contracts.map((k, i) => ({ k, i })).filter(({ k }) => k.status === "Open" && now < k.cutoff);
       const takeable = offers.filter((o) => o.open && o.filled < o.target && contracts[o.k].status === "Open" && now < contracts[o.k].cutoff);
@@ -221,7 +228,7 @@ describe.each(ENGINES)("portfolio against a model (%s)", (engine) => {
         await s.writes.close(principals[o.creator], o.address, { expectedRevision: String(o.revision), idempotencyKey: key() });
         o.open = false;
         ops.close = (ops.close ?? 0) + 1;
-      } else if (r < 0.87 && resolved < contracts.length) {
+      } else if (r < 0.85 && resolved < contracts.length) {
         // The next contract's cutoff passes; it resolves (a side, or void).
         const k = contracts[resolved++];
         const t = await s.chain.gateway.now();
