@@ -27,7 +27,15 @@ export interface RestDeps {
   log?: (e: unknown) => void;
 }
 
-function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
+/** The issue-26 routes (portfolio, bulk close, dead-man switch) under OFFERS_BASE. */
+function portfolioApp(d: RestDeps, writes: WriteService | null): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false });
+  app.route(OFFERS_BASE, portfolioRoutes({ db: d.read?.db, custody: d.custody, writes, deadMan: d.deadMan ?? null, log: d.log }));
+  return app;
+}
+
+/** `portfolio`: the issue-26 routes last (the document lists them after the others; restApi serves them first). */
+function routes(d: RestDeps, writes: WriteService | null, portfolio = false): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -35,16 +43,16 @@ function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
     description: "a Personal Access Token; writes need the bet:write scope",
   });
   if (writes) app.route(OFFERS_BASE, writeRoutes(writes, { log: d.log }));
-  app.route(OFFERS_BASE, portfolioRoutes({ db: d.read?.db, custody: d.custody, writes, deadMan: d.deadMan ?? null, log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, bookRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  if (portfolio) app.route("/", portfolioApp(d, writes));
   return app;
 }
 
 /** The OpenAPI 3.1 document of the REST API (the services are never called to build it). */
 export function openApiDocument(): object {
-  const app = routes({ read: null as never, custody: null }, {} as WriteService);
+  const app = routes({ read: null as never, custody: null }, {} as WriteService, true);
   return app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -71,6 +79,8 @@ export function restApi(d: RestDeps): OpenAPIHono {
   // Before the offers routes: "/openapi.json" would otherwise be read as an offer address.
   let doc: string | null = null;
   app.get(OPENAPI_PATH, (c) => c.body((doc ??= openApiJson()), 200, { "content-type": "application/json; charset=utf-8" }));
+  // Before the reads: their "/{address}" would otherwise take "/portfolio" and the others.
+  app.route("/", portfolioApp(d, d.writes ?? null));
   app.route("/", routes(d, d.writes ?? null));
   return app;
 }
