@@ -99,6 +99,7 @@ export const DeadManSwitchAnswer = z
     trippedAt: timestamp().nullable(),
     firedAt: timestamp().nullable(),
     reason: z.string().nullable().meta({ description: "why it tripped" }),
-    closes: BulkCloseAnswer.nullable(),
+    // anyOf, not a nullable $ref: OpenAPI 3.1 renders the latter as allOf, which refuses null.
+    closes: z.union([BulkCloseAnswer, z.null()]).meta({ description: "the bulk close it made; null before it tripped" }),
   })
   .meta({ id: "DeadManSwitch" });

@@ -125,7 +125,7 @@ export function addPortfolioSchema(builder: ApiBuilder, d: PortfolioSchemaDeps):
   });
   const Input = builder.inputType("CloseAllOffersInput", {
     fields: (t) => ({
-      scope: t.field({ type: Scope, required: true }),
+      scope: t.field({ type: Scope, required: true, description: "contract, event, sport or all." }),
       contract: t.field({ type: "Address", required: false, description: "With scope contract." }),
       event: t.string({ required: false, description: "With scope event: the catalog's event." }),
       sport: t.string({ required: false, description: "With scope sport: the catalog's sport." }),
@@ -136,7 +136,7 @@ export function addPortfolioSchema(builder: ApiBuilder, d: PortfolioSchemaDeps):
     t.field({
       type: Bulk,
       description: "Close every open offer of the caller in a scope (token with bet:write).",
-      args: { input: t.arg({ type: Input, required: true }) },
+      args: { input: t.arg({ type: Input, required: true, description: "The scope, its contract, event or sport, and the idempotency key." }) },
       resolve: async (_r, a, ctx: ReadContext) => {
         try {
           const writes = d.writes();
