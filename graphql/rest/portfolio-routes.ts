@@ -56,7 +56,12 @@ const switchRoute = (method: "get" | "post", path: string, operationId: string, 
     ...(withBody ? { request: { body: body(ArmBody) } } : {}),
     responses: { 200: ok("the switch as stored", DeadManSwitchAnswer), 400: e400, 401: e401, 409: e409, 413: e413, 429: e429, 503: e503 },
   });
-const statusRoute = switchRoute("get", "/dead-man-switch", "deadManSwitch", "The caller's dead-man switch: state, deadline, and why and what it closed when it fired");
+const statusRoute = switchRoute(
+  "get",
+  "/dead-man-switch",
+  "deadManSwitch",
+  "The caller's dead-man switch: state, deadline, and why and what it closed when it fired",
+);
 const armRoute = switchRoute("post", "/dead-man-switch", "armDeadManSwitch", "Arm (or re-arm) the dead-man switch with a timeout of 10 to 600 seconds", true);
 const heartbeatRoute = switchRoute("post", "/dead-man-switch/heartbeat", "deadManHeartbeat", "Heartbeat: the deadline moves to now + timeout");
 const disarmRoute = switchRoute("post", "/dead-man-switch/disarm", "disarmDeadManSwitch", "Disarm the dead-man switch");
@@ -114,12 +119,21 @@ export function portfolioRoutes(d: PortfolioRouteDeps): OpenAPIHono {
     { ...closeAllRoute, middleware: [writer(true)] },
     handle(async (c, p) => bulk().closeAll(p, await c.req.json<unknown>())),
   );
-  app.openapi({ ...statusRoute, middleware: [writer(false)] }, handle(async (_c, p) => switches().status(p)));
+  app.openapi(
+    { ...statusRoute, middleware: [writer(false)] },
+    handle(async (_c, p) => switches().status(p)),
+  );
   app.openapi(
     { ...armRoute, middleware: [writer(true)] },
     handle(async (c, p) => switches().arm(p, await c.req.json<unknown>())),
   );
-  app.openapi({ ...heartbeatRoute, middleware: [writer(false)] }, handle(async (_c, p) => switches().heartbeat(p)));
-  app.openapi({ ...disarmRoute, middleware: [writer(false)] }, handle(async (_c, p) => switches().disarm(p)));
+  app.openapi(
+    { ...heartbeatRoute, middleware: [writer(false)] },
+    handle(async (_c, p) => switches().heartbeat(p)),
+  );
+  app.openapi(
+    { ...disarmRoute, middleware: [writer(false)] },
+    handle(async (_c, p) => switches().disarm(p)),
+  );
   return app;
 }

@@ -56,7 +56,10 @@ export function addPortfolioSchema(builder: ApiBuilder, d: PortfolioSchemaDeps):
     fields: (t) => ({
       stakeAtRiskMicros: t.expose("stakeAtRiskMicros", { type: "Amount", description: "Matched stake in unsettled positions on contracts still Open." }),
       unmatchedLockedMicros: t.expose("unmatchedLockedMicros", { type: "Amount", description: "Unmatched stake of the caller's open offers." }),
-      pendingPayoutsMicros: t.expose("pendingPayoutsMicros", { type: "Amount", description: "What unsettled positions on resolved or voided contracts will pay." }),
+      pendingPayoutsMicros: t.expose("pendingPayoutsMicros", {
+        type: "Amount",
+        description: "What unsettled positions on resolved or voided contracts will pay.",
+      }),
       claimsWaitingMicros: t.expose("claimsWaitingMicros", { type: "Amount", nullable: true, description: "The caller's claim balance on chain." }),
       realisedPnlMicros: t.exposeString("realisedPnlMicros", { description: "Paid less staked over positions settled in the range, after fees (signed)." }),
       feesPaidMicros: t.expose("feesPaidMicros", { type: "Amount", description: "Fees deducted from the caller's winnings in the range." }),

@@ -277,6 +277,11 @@ export function partyOutcome(role: "creator" | "taker", status: "SettledCreatorW
  * The realised profit or loss of a settled position for one party, after the fee: what the
  * settlement paid the party less the party's stake (0 for a refund).
  */
-export function partyRealised(role: "creator" | "taker", paid: { creatorPayout: bigint; takerPayout: bigint }, creatorMatched: bigint, takerAmount: bigint): bigint {
+export function partyRealised(
+  role: "creator" | "taker",
+  paid: { creatorPayout: bigint; takerPayout: bigint },
+  creatorMatched: bigint,
+  takerAmount: bigint,
+): bigint {
   return role === "creator" ? paid.creatorPayout - creatorMatched : paid.takerPayout - takerAmount;
 }

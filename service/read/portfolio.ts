@@ -86,8 +86,7 @@ export interface PortfolioRange {
   to: number | null;
 }
 
-const isoInstant = (name: string) =>
-  z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 date-time (e.g. 2026-01-31T00:00:00Z)` }).optional();
+const isoInstant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 date-time (e.g. 2026-01-31T00:00:00Z)` }).optional();
 
 /** The query of GET /portfolio (and the GraphQL arguments): an optional range of settlement times. */
 export const PortfolioQuery = z
@@ -193,7 +192,11 @@ export async function portfolio(
   const per = new Map<string, Acc>();
   const acc = (contract: string): Acc => {
     let a = per.get(contract);
-    if (!a) per.set(contract, (a = { matched: 0n, unmatched: 0n, offers: 0, positions: 0, ret: { sideA: 0n, sideB: 0n, void: 0n }, net: { sideA: 0n, sideB: 0n, void: 0n } }));
+    if (!a)
+      per.set(
+        contract,
+        (a = { matched: 0n, unmatched: 0n, offers: 0, positions: 0, ret: { sideA: 0n, sideB: 0n, void: 0n }, net: { sideA: 0n, sideB: 0n, void: 0n } }),
+      );
     return a;
   };
   let stakeAtRisk = 0n;

@@ -162,7 +162,9 @@ export class SettlementWorker {
     const r = emptyReport();
     if (this.deps.deadMan) {
       // A failure here must not stop the settlement phases; the next pass tries again.
-      await deadManSwitchPhase(this.deps.deadMan, this.deps.log).catch((e) => this.deps.log?.("worker: dead-man switches failed", { error: String((e as Error)?.message ?? e) }));
+      await deadManSwitchPhase(this.deps.deadMan, this.deps.log).catch((e) =>
+        this.deps.log?.("worker: dead-man switches failed", { error: String((e as Error)?.message ?? e) }),
+      );
     }
     const batch = Math.max(1, this.deps.batch ?? 500);
     const retryBatch = Math.max(1, this.deps.retryBatch ?? Math.floor(batch / 10));

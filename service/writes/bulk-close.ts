@@ -49,7 +49,9 @@ const name = (field: string) =>
 /** The body of POST /close-all (and the GraphQL input). */
 export const CloseAllBody = z
   .object({
-    scope: z.enum(CLOSE_SCOPES, { error: `scope must be one of ${CLOSE_SCOPES.join(", ")}` }).describe("Which open offers of the caller: one contract, one event, one sport, or all"),
+    scope: z
+      .enum(CLOSE_SCOPES, { error: `scope must be one of ${CLOSE_SCOPES.join(", ")}` })
+      .describe("Which open offers of the caller: one contract, one event, one sport, or all"),
     contract: z
       .string()
       .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, { message: "contract must be a base58 address" })
@@ -155,7 +157,14 @@ export class BulkClose {
     const offers = await choose();
     await this.db
       .insertInto("bulk_closes")
-      .values({ user_id: userId, idem_key: idemKey, request_hash: hash, offers_json: JSON.stringify(offers), reason, created_at: Math.floor(Date.now() / 1000) })
+      .values({
+        user_id: userId,
+        idem_key: idemKey,
+        request_hash: hash,
+        offers_json: JSON.stringify(offers),
+        reason,
+        created_at: Math.floor(Date.now() / 1000),
+      })
       .onConflict((oc) => oc.columns(["user_id", "idem_key"]).doNothing())
       .execute();
     // A concurrent request with the same key may have recorded its list first: that one holds.
@@ -163,7 +172,12 @@ export class BulkClose {
   }
 
   private async recorded(userId: string, idemKey: string) {
-    return this.db.selectFrom("bulk_closes").select(["request_hash", "offers_json"]).where("user_id", "=", userId).where("idem_key", "=", idemKey).executeTakeFirst();
+    return this.db
+      .selectFrom("bulk_closes")
+      .select(["request_hash", "offers_json"])
+      .where("user_id", "=", userId)
+      .where("idem_key", "=", idemKey)
+      .executeTakeFirst();
   }
 
   private check(row: { request_hash: string; offers_json: string }, hash: string): ListedOffer[] {
@@ -174,12 +188,30 @@ export class BulkClose {
   private async closeOne(p: Principal, bulkKey: string, o: ListedOffer): Promise<BulkCloseItem> {
     try {
       const r = await this.writes.close(p, o.address, { expectedRevision: o.revision, idempotencyKey: offerKey(bulkKey, o.address) });
-      return { offerAddress: o.address, contract: o.contract, status: "pending", signature: r.signature, refundMicros: r.refundMicros, httpStatus: null, code: null, error: null };
+      return {
+        offerAddress: o.address,
+        contract: o.contract,
+        status: "pending",
+        signature: r.signature,
+        refundMicros: r.refundMicros,
+        httpStatus: null,
+        code: null,
+        error: null,
+      };
     } catch (e) {
       // Anything unexpected is logged and reported for this offer like a single close's 503; the others go on.
       if (!(e instanceof ApiError)) this.writes.deps.onInternalError?.(e);
       const err = e instanceof ApiError ? e : new ApiError(503, "temporarily unavailable; retry with the same idempotencyKey");
-      return { offerAddress: o.address, contract: o.contract, status: "refused", signature: null, refundMicros: null, httpStatus: err.status, code: err.code, error: err.message };
+      return {
+        offerAddress: o.address,
+        contract: o.contract,
+        status: "refused",
+        signature: null,
+        refundMicros: null,
+        httpStatus: err.status,
+        code: err.code,
+        error: err.message,
+      };
     }
   }
 }
@@ -188,4 +220,3 @@ export class BulkClose {
 export function offerKey(bulkKey: string, offer: string): string {
   return `bulk:${createHash("sha256").update(bulkKey).digest("hex").slice(0, 24)}:${offer}`;
 }
-

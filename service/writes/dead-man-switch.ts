@@ -59,7 +59,17 @@ const isoMs = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).
 
 export function viewOf(row: DeadManSwitchesTable | undefined): DeadManSwitchView {
   if (!row)
-    return { state: "none", timeoutSeconds: null, armedAt: null, lastHeartbeatAt: null, deadlineAt: null, trippedAt: null, firedAt: null, reason: null, closes: null };
+    return {
+      state: "none",
+      timeoutSeconds: null,
+      armedAt: null,
+      lastHeartbeatAt: null,
+      deadlineAt: null,
+      trippedAt: null,
+      firedAt: null,
+      reason: null,
+      closes: null,
+    };
   return {
     state: row.state as DeadManSwitchView["state"],
     timeoutSeconds: Number(row.timeout_seconds),
@@ -118,7 +128,8 @@ export class DeadManSwitches {
       .values({ user_id: p.user.id, ...values })
       .onConflict((oc) => oc.column("user_id").doUpdateSet(values).where("dead_man_switches.state", "!=", "tripped"))
       .executeTakeFirst();
-    if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw new ApiError(409, "the dead-man switch tripped and is closing your offers; arm it again once it has fired");
+    if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0)
+      throw new ApiError(409, "the dead-man switch tripped and is closing your offers; arm it again once it has fired");
     return viewOf(await this.row(p.user.id));
   }
 
@@ -137,7 +148,8 @@ export class DeadManSwitches {
       .where("state", "=", "armed")
       .where("deadline_ms", ">", now)
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) throw new ApiError(409, `the heartbeat came after the deadline ${isoMs(Number(row.deadline_ms))}: your offers are being closed`);
+    if (Number(r.numUpdatedRows) === 0)
+      throw new ApiError(409, `the heartbeat came after the deadline ${isoMs(Number(row.deadline_ms))}: your offers are being closed`);
     return viewOf(await this.row(p.user.id));
   }
 

@@ -100,7 +100,12 @@ describe("bulk close", () => {
     expect(bySport.body).toMatchObject({ requested: 1, closed: 1, results: [{ offerAddress: o3 }] });
 
     // Bad input is 400 before anything is chosen; no token is 401.
-    for (const bad of [{ scope: "contract", idempotencyKey: key() }, { scope: "all", contract: k1.toBase58(), idempotencyKey: key() }, { scope: "planet", idempotencyKey: key() }, { scope: "all", idempotencyKey: "short" }]) {
+    for (const bad of [
+      { scope: "contract", idempotencyKey: key() },
+      { scope: "all", contract: k1.toBase58(), idempotencyKey: key() },
+      { scope: "planet", idempotencyKey: key() },
+      { scope: "all", idempotencyKey: "short" },
+    ]) {
       const r = await post(s, "/close-all", bad, c.token);
       expect(r.status, JSON.stringify(bad)).toBe(400);
       expect(r.body.code).toBe("BAD_REQUEST");

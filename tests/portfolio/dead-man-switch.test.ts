@@ -43,7 +43,14 @@ describe("dead-man switch", () => {
 
   it("arming is strict; heartbeat and disarm answer the state", async () => {
     const u = await makeUser(s, 10n * UNIT);
-    for (const bad of [{ timeoutSeconds: 9 }, { timeoutSeconds: 601 }, { timeoutSeconds: 10.5 }, { timeoutSeconds: "30" }, {}, { timeoutSeconds: 30, extra: 1 }]) {
+    for (const bad of [
+      { timeoutSeconds: 9 },
+      { timeoutSeconds: 601 },
+      { timeoutSeconds: 10.5 },
+      { timeoutSeconds: "30" },
+      {},
+      { timeoutSeconds: 30, extra: 1 },
+    ]) {
       const r = await post(s, "/dead-man-switch", bad, u.token);
       expect(r.status, JSON.stringify(bad)).toBe(400);
     }
@@ -73,10 +80,14 @@ describe("dead-man switch", () => {
       const armed = await post(s, "/dead-man-switch", { timeoutSeconds: 10 }, u.token);
       expect(armed.status, armed.text).toBe(200);
       const lastBeat = Date.parse(armed.body.lastHeartbeatAt);
-      const fired = await until(async () => {
-        const r = await get(s, "/dead-man-switch", u.token);
-        return r.body.state === "fired" ? r.body : null;
-      }, 30_000, 100);
+      const fired = await until(
+        async () => {
+          const r = await get(s, "/dead-man-switch", u.token);
+          return r.body.state === "fired" ? r.body : null;
+        },
+        30_000,
+        100,
+      );
       const closedBy = Date.now() - lastBeat;
       // Documented worst case: timeout + the worker's period + one pass (a few hundred ms here).
       expect(closedBy).toBeLessThan(10_000 + periodMs + 3_000);
@@ -108,7 +119,14 @@ describe("dead-man switch", () => {
     const custody = await Custody.open(s.db as never, serviceKey);
     const writes = new WriteService({ custody, gateway: s.chain.gateway, payer: s.chain.service });
     const deadMan = new DeadManSwitches(new BulkClose(writes), custody, clockMs);
-    const worker = new SettlementWorker({ db: s.db, gateway: s.chain.gateway, payer: s.chain.service, client: s.chain.client, treasury: s.chain.treasury, deadMan });
+    const worker = new SettlementWorker({
+      db: s.db,
+      gateway: s.chain.gateway,
+      payer: s.chain.service,
+      client: s.chain.client,
+      treasury: s.chain.treasury,
+      deadMan,
+    });
     offsetMs += 10_001;
     await worker.runOnce();
     const view = (await get(s, "/dead-man-switch", u.token)).body;

@@ -148,21 +148,26 @@ describe.each(ENGINES)("portfolio against a model (%s)", (engine) => {
     for (const u of users) principals.push((await s.custody.authenticate(u.token))!);
     const contracts: MContract[] = [];
     const now0 = await s.chain.gateway.now();
-    for (let i = 0; i < 4; i++) contracts.push({ address: await contract(s, BigInt(1_000 * (i + 1))), cutoff: now0 + BigInt(1_000 * (i + 1)), status: "Open", result: null });
+    for (let i = 0; i < 4; i++)
+      contracts.push({ address: await contract(s, BigInt(1_000 * (i + 1))), cutoff: now0 + BigInt(1_000 * (i + 1)), status: "Open", result: null });
     const offers: MOffer[] = [];
     const ops: Record<string, number> = {};
 
     const check = async () => {
       for (let u = 0; u < users.length; u++) {
         const want = expected(u, offers, contracts, users);
-        await eventually(async () => {
-          const got = await portfolio(s.db, want.wallet);
-          expect({ ...got.totals, claimsWaitingMicros: undefined }).toEqual({ ...want.totals, claimsWaitingMicros: undefined });
-          const byContract = Object.fromEntries(
-            got.contracts.map((c) => [c.contract, { matchedStakeMicros: c.matchedStakeMicros, unmatchedMicros: c.unmatchedMicros, outcomes: c.outcomes }]),
-          );
-          expect(byContract).toEqual(want.contracts);
-        }, 10_000, 50);
+        await eventually(
+          async () => {
+            const got = await portfolio(s.db, want.wallet);
+            expect({ ...got.totals, claimsWaitingMicros: undefined }).toEqual({ ...want.totals, claimsWaitingMicros: undefined });
+            const byContract = Object.fromEntries(
+              got.contracts.map((c) => [c.contract, { matchedStakeMicros: c.matchedStakeMicros, unmatchedMicros: c.unmatchedMicros, outcomes: c.outcomes }]),
+            );
+            expect(byContract).toEqual(want.contracts);
+          },
+          10_000,
+          50,
+        );
       }
     };
     const drain = async () => {
@@ -205,14 +210,30 @@ describe.each(ENGINES)("portfolio against a model (%s)", (engine) => {
           expectedFeeBps: Number(FEE),
           idempotencyKey: key(),
         });
-        offers.push({ address: res.offerAddress, creator: c, k: i, side, total, target, filled: 0n, allocated: 0n, revision: 1n, open: true, positions: new Map() });
+        offers.push({
+          address: res.offerAddress,
+          creator: c,
+          k: i,
+          side,
+          total,
+          target,
+          filled: 0n,
+          allocated: 0n,
+          revision: 1n,
+          open: true,
+          positions: new Map(),
+        });
         ops.create = (ops.create ?? 0) + 1;
       } else if (r < 0.65 && takeable.length > 0) {
         const o = pick(takeable);
         const t = pick([0, 1, 2, 3].filter((x) => x !== o.creator));
         const remaining = o.target - o.filled;
         const amount = remaining <= 2n * UNIT || rand() < 0.25 ? remaining : UNIT + BigInt(Math.floor(rand() * Number(remaining - UNIT)));
-        const res = await s.writes.take(principals[t], o.address, { takeAmountMicros: String(amount), expectedRevision: String(o.revision), idempotencyKey: key() });
+        const res = await s.writes.take(principals[t], o.address, {
+          takeAmountMicros: String(amount),
+          expectedRevision: String(o.revision),
+          idempotencyKey: key(),
+        });
         const m = BigInt(res.creatorMatchedMicros);
         const p = o.positions.get(t) ?? { taker: t, t: 0n, m: 0n, settled: null };
         p.t += amount;

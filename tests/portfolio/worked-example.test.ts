@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
-import { UNIT, contract, createBody, key, makeUser, type TestUser, writeSuite } from "../support/stack";
+import { UNIT, contract, createBody, key, type TestUser, writeSuite } from "../support/stack";
 import { get, gql, post } from "../support/http";
 import { eventually } from "../support/wait";
 
@@ -111,7 +111,14 @@ describe("portfolio: the guide's worked example", () => {
     // A range that ends before the settlement leaves the realised figures out, not the exposure.
     const early = await get(w.s, "/portfolio?to=2000-01-01T00:00:00Z", alice.token);
     expect(early.status, early.text).toBe(200);
-    expect(early.body.totals).toMatchObject({ realisedPnlMicros: "0", feesPaidMicros: "0", won: 0, lost: 0, stakeAtRiskMicros: M(60), pendingPayoutsMicros: M(19) });
+    expect(early.body.totals).toMatchObject({
+      realisedPnlMicros: "0",
+      feesPaidMicros: "0",
+      won: 0,
+      lost: 0,
+      stakeAtRiskMicros: M(60),
+      pendingPayoutsMicros: M(19),
+    });
 
     // Needs a token; bad ranges are 400.
     expect((await get(w.s, "/portfolio")).status).toBe(401);

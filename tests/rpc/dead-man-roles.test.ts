@@ -141,7 +141,8 @@ describe.skipIf(!binary)("dead-man switch: SIGKILL of the acting worker during t
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       offers.push(r.body.offerAddress as string);
     }
-    const open = async () => Number((await db.query("SELECT count(*)::int AS n FROM offers WHERE creator = $1 AND status = 'Open'", [u.user.wallet.toBase58()])).rows[0].n);
+    const open = async () =>
+      Number((await db.query("SELECT count(*)::int AS n FROM offers WHERE creator = $1 AND status = 'Open'", [u.user.wallet.toBase58()])).rows[0].n);
     await until(async () => ((await open()) === 5 ? true : null), 60_000, 100);
 
     const armed = await call("/dead-man-switch", { timeoutSeconds: 10 });
@@ -152,10 +153,14 @@ describe.skipIf(!binary)("dead-man switch: SIGKILL of the acting worker during t
     expect(sig).toBe("SIGKILL");
     expect(procs[0].out).toContain(`${FAIL_POINT_ENV}: reached write-after-send, SIGKILL`);
     await until(async () => ((await acting()) === procs[1] ? true : null), 30_000, 50);
-    const row = await until(async () => {
-      const r = (await db.query("SELECT state, reason, result_json FROM dead_man_switches WHERE user_id = $1", [u.user.id])).rows[0];
-      return r?.state === "fired" ? r : null;
-    }, 60_000, 100);
+    const row = await until(
+      async () => {
+        const r = (await db.query("SELECT state, reason, result_json FROM dead_man_switches WHERE user_id = $1", [u.user.id])).rows[0];
+        return r?.state === "fired" ? r : null;
+      },
+      60_000,
+      100,
+    );
     const firedMs = Date.now() - t0;
     await until(async () => ((await open()) === 0 ? true : null), 60_000, 100);
     const closedMs = Date.now() - t0;

@@ -8,7 +8,10 @@
  */
 import type { DeadManSwitches } from "../../writes/dead-man-switch";
 
-export async function deadManSwitchPhase(switches: DeadManSwitches, log?: (msg: string, extra?: Record<string, unknown>) => void): Promise<{ tripped: number; fired: number }> {
+export async function deadManSwitchPhase(
+  switches: DeadManSwitches,
+  log?: (msg: string, extra?: Record<string, unknown>) => void,
+): Promise<{ tripped: number; fired: number }> {
   const tripped = await switches.tripDue();
   const fired = await switches.fireTripped(log);
   return { tripped, fired };
