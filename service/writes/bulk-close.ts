@@ -13,6 +13,8 @@
  *   key and the service's wallet), sent one after the other: a refusal of one offer (the state moved,
  *   a taker took it all meanwhile, the write rate) never sinks the others, and each refusal is in
  *   the answer with its status, code and message; nothing is hidden.
+ * - A list is kept as long as the idempotency keys (RETENTION_SECONDS, 7 days), then pruned by the
+ *   caller's next bulk close.
  * - Limits: the scope holds at most the caller's offers (the holdings cap of ./wallet-guard.ts,
  *   20 by default) and `MAX_BULK_CLOSE` in any case; each close takes one write from the caller's
  *   write bucket like a single close (a 429 refusal per offer when it is empty).
@@ -30,6 +32,7 @@ import { ChainUnavailableError } from "../chain/gateway";
 import { CHAIN_UNREACHABLE } from "./errors";
 import type { WriteService } from "./write-service";
 import { requestHash } from "./write-service";
+import { RETENTION_SECONDS } from "./idempotency";
 
 export const CLOSE_SCOPES = ["contract", "event", "sport", "all"] as const;
 export type CloseScope = (typeof CLOSE_SCOPES)[number];
@@ -155,6 +158,12 @@ export class BulkClose {
     const existing = await this.recorded(userId, idemKey);
     if (existing) return this.check(existing, hash);
     const offers = await choose();
+    // The caller's lists older than the idempotency keys' retention go (a key that old is a new request anyway).
+    await this.db
+      .deleteFrom("bulk_closes")
+      .where("user_id", "=", userId)
+      .where("created_at", "<", Math.floor(Date.now() / 1000) - RETENTION_SECONDS)
+      .execute();
     await this.db
       .insertInto("bulk_closes")
       .values({

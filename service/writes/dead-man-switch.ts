@@ -27,8 +27,12 @@ import type { BulkClose, BulkCloseResponse } from "./bulk-close";
 
 export const MIN_TIMEOUT_SECONDS = 10;
 export const MAX_TIMEOUT_SECONDS = 600;
-/** Bulk-close runs of one trip before the switch stops retrying and records the last answer. */
-export const MAX_FIRE_ATTEMPTS = 20;
+/**
+ * How long a trip keeps retrying offers it could not close (refusals other than "already
+ * finished", e.g. the write rate of a user whose bucket is empty: 60 per hour refill the default
+ * holdings of 20 offers well within it) before it records the last answer as final.
+ */
+export const FIRE_RETRY_MS = 3_600_000;
 
 export const ArmBody = z
   .object({
@@ -192,7 +196,7 @@ export class DeadManSwitches {
   /**
    * Carries out every tripped switch: a bulk close of all the user's open offers; done (fired)
    * when nothing was refused but for offers already finished, else retried on the next pass with
-   * a fresh list (attempt + 1) up to MAX_FIRE_ATTEMPTS.
+   * a fresh list (attempt + 1) for up to FIRE_RETRY_MS after the trip.
    */
   async fireTripped(log?: (msg: string, extra?: Record<string, unknown>) => void): Promise<number> {
     const tripped = await this.db.selectFrom("dead_man_switches").selectAll().where("state", "=", "tripped").execute();
@@ -207,7 +211,7 @@ export class DeadManSwitches {
       const p: Principal = { user, tokenId: "dead-man-switch", scopes: new Set(["bet:write"]) };
       const res = await this.bulk.closeAll(p, { scope: "all", idempotencyKey: `dead-man:${t.arm_id}:${t.attempts}` }, "dead-man-switch");
       const done = res.results.every((r) => r.status === "pending" || isFinished(r.httpStatus, r.error));
-      const state = done || t.attempts + 1 >= MAX_FIRE_ATTEMPTS ? "fired" : "tripped";
+      const state = done || now() - Number(t.tripped_at_ms) >= FIRE_RETRY_MS ? "fired" : "tripped";
       await this.finish(t, state, res, now());
       if (state === "fired") fired++;
       log?.("dead-man switch", { user: t.user_id, state, closed: res.closed, refused: res.refused });
