@@ -3,6 +3,9 @@
  * candidates from the indexed store and the truth re-read from the chain before acting (one file
  * per phase in ./phases/, its candidate query, which is also its "still due" rule, and its
  * action):
+ * 0. given the dead-man switches, trips those whose deadline passed and closes the offers of the
+ *    tripped ones (./phases/dead-man-switch.ts; signed with the user's key, through the write
+ *    service, so outside the phase runner);
  * 1. void-contract: voids contracts still Open past their resolution deadline;
  * 2. close-offer: closes offers still Open once their contract is past cutoff or no longer Open,
  *    refunding the unmatched creator stake;
