@@ -29,6 +29,8 @@ import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import { ApiError, errorJson } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
+import type { DeadManSwitches } from "../service/writes/dead-man-switch";
+import { addPortfolioSchema } from "./schema/portfolio-schema";
 import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
 import { corsAllowList } from "./cors";
@@ -48,6 +50,8 @@ export interface AppDeps {
   custody: Custody | null;
   /** Without it the write routes and mutations answer 503. */
   writes?: WriteService | null;
+  /** The dead-man switches (issue #26); without it their routes answer 503. */
+  deadMan?: DeadManSwitches | null;
   graphiql?: boolean;
   /** Unexpected errors; default: logged by `obs` with the request id. */
   log?: (e: unknown) => void;
@@ -102,6 +106,7 @@ export function buildSchema(
     { log: d.log, offer: { type: types.OfferT, load: async (address, ctx) => d.read.offer(address, await viewerWallet(ctx, d.custody)) } },
   );
   addSubscriptions(builder, types, live, d.custody, { log: d.log });
+  addPortfolioSchema(builder, { db: () => d.read.db, custody: d.custody, writes: () => d.writes ?? null, log: d.log });
   extend?.(builder, types);
   return builder.toSchema();
 }

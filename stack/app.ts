@@ -52,6 +52,7 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
     read,
     custody,
     writes: parts.writes,
+    deadMan: parts.deadMan,
     obs: parts.obs,
     changes: parts.changes,
     graphiql: s.graphiql,

@@ -20,6 +20,8 @@ import { Custody } from "../service/custody/custody";
 import type { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
+import { BulkClose } from "../service/writes/bulk-close";
+import { DeadManSwitches } from "../service/writes/dead-man-switch";
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { listen as listenHttp } from "../graphql/server";
 import { testApp } from "./app";
@@ -33,6 +35,8 @@ export interface ServiceParts {
   writes: WriteService;
   admin: AdminOps;
   worker: SettlementWorker;
+  /** The dead-man switches (the worker carries them out; the routes arm them). */
+  deadMan: DeadManSwitches;
   /** Logger, metrics, lag and readiness of this instance (service/observability). */
   obs: Observability;
   /** What the indexer applied (this process's or, through PostgreSQL, another's): read caches and live updates follow it. */
@@ -90,6 +94,7 @@ export async function serviceParts(
     indexedOfferStatus: async (address) =>
       (await o.store.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
   });
+  const deadMan = new DeadManSwitches(new BulkClose(writes), custody, o.walletClockMs);
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
   const worker = new SettlementWorker({
     ...o.worker,
@@ -101,8 +106,9 @@ export async function serviceParts(
     treasury: o.treasury,
     obs,
     onSubmitResult: obs.txResults("worker"),
+    deadMan,
   });
-  return { custody, writes, admin, worker, obs, changes: o.changes };
+  return { custody, writes, admin, worker, obs, changes: o.changes, deadMan };
 }
 
 /** What the stack's lag watch and stop need of its indexer (an RpcSource, a BankrunSource, or the role's runner). */

@@ -11,6 +11,8 @@ import { embedRoutes, readRoutes } from "./read-routes";
 import { bookRoutes } from "./book-routes";
 import { historyRoutes } from "./history-routes";
 import { writeRoutes } from "./write-routes";
+import { portfolioRoutes } from "./portfolio-routes";
+import type { DeadManSwitches } from "../../service/writes/dead-man-switch";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";
@@ -21,10 +23,20 @@ export interface RestDeps {
   custody: Custody | null;
   /** Without it the write routes are not served (the document still describes them). */
   writes?: WriteService | null;
+  /** The dead-man switches the routes arm (service/writes/dead-man-switch.ts); without it they answer 503. */
+  deadMan?: DeadManSwitches | null;
   log?: (e: unknown) => void;
 }
 
-function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
+/** The issue-26 routes (portfolio, bulk close, dead-man switch) under OFFERS_BASE. */
+function portfolioApp(d: RestDeps, writes: WriteService | null): OpenAPIHono {
+  const app = new OpenAPIHono({ strict: false });
+  app.route(OFFERS_BASE, portfolioRoutes({ db: d.read?.db, custody: d.custody, writes, deadMan: d.deadMan ?? null, log: d.log }));
+  return app;
+}
+
+/** `portfolio`: the issue-26 routes last (the document lists them after the others; restApi serves them first). */
+function routes(d: RestDeps, writes: WriteService | null, portfolio = false): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -36,12 +48,13 @@ function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
   app.route(OFFERS_BASE, bookRoutes(d.read, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, historyRoutes(d.read, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  if (portfolio) app.route("/", portfolioApp(d, writes));
   return app;
 }
 
 /** The OpenAPI 3.1 document of the REST API (the services are never called to build it). */
 export function openApiDocument(): object {
-  const app = routes({ read: null as never, custody: null }, {} as WriteService);
+  const app = routes({ read: null as never, custody: null }, {} as WriteService, true);
   return app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -68,6 +81,8 @@ export function restApi(d: RestDeps): OpenAPIHono {
   // Before the offers routes: "/openapi.json" would otherwise be read as an offer address.
   let doc: string | null = null;
   app.get(OPENAPI_PATH, (c) => c.body((doc ??= openApiJson()), 200, { "content-type": "application/json; charset=utf-8" }));
+  // Before the reads: their "/{address}" would otherwise take "/portfolio" and the others.
+  app.route("/", portfolioApp(d, d.writes ?? null));
   app.route("/", routes(d, d.writes ?? null));
   return app;
 }

@@ -24,7 +24,7 @@ const CONTENT_TYPE = "Content-Type must be application/json";
 
 const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, WRITE_FALLBACK, log);
 
-async function jsonBody(c: Context): Promise<unknown> {
+export async function jsonBody(c: Context): Promise<unknown> {
   const ct = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(ct.trim())) throw new ApiError(400, CONTENT_TYPE);
   const len = Number(c.req.header("content-length") ?? "0");

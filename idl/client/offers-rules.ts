@@ -230,3 +230,58 @@ export function termsGuardrail(creatorTotal: bigint, takerTarget: bigint, w: War
   if (!ratioLe(takerTarget, w.denominator, w.numerator, creatorTotal)) return "warning";
   return "normal";
 }
+
+// ---- a party's exposure (the portfolio) ----------------------------------------------------
+
+/** How a contract ends, as a position's settlement sees it. */
+export type ContractResult = "sideA" | "sideB" | "void";
+export const CONTRACT_RESULTS: readonly ContractResult[] = ["sideA", "sideB", "void"];
+
+/** One position as one of its two parties sees it: the creator of its offer or its taker. */
+export interface PartyPosition {
+  role: "creator" | "taker";
+  /** The side the offer's creator backs (the taker backs the other). */
+  creatorSide: "sideA" | "sideB";
+  feeBps: number | bigint;
+  creatorMatched: bigint;
+  takerAmount: bigint;
+}
+
+/** The party's own stake in the position: the creator's matched stake, or the taker's amount. */
+export function partyStake(p: PartyPosition): bigint {
+  return p.role === "creator" ? p.creatorMatched : p.takerAmount;
+}
+
+/**
+ * What the party receives when the position settles on `result`: `payouts` of the program
+ * (stake back on void, stake plus the other's stake less the fee on a win, nothing on a loss).
+ */
+export function partyReturn(p: PartyPosition, result: ContractResult): bigint {
+  const creatorWins = result === "void" ? null : result === p.creatorSide;
+  const [creator, taker] = payouts(creatorWins, p.feeBps, p.creatorMatched, p.takerAmount);
+  return p.role === "creator" ? creator : taker;
+}
+
+/** The party's profit or loss when the position settles on `result`: its return less its stake (signed). */
+export function partyNet(p: PartyPosition, result: ContractResult): bigint {
+  return partyReturn(p, result) - partyStake(p);
+}
+
+/** A settled position from one party's side: won, lost or refunded (a void). */
+export function partyOutcome(role: "creator" | "taker", status: "SettledCreatorWin" | "SettledTakerWin" | "Refunded"): "won" | "lost" | "refunded" {
+  if (status === "Refunded") return "refunded";
+  return (status === "SettledCreatorWin") === (role === "creator") ? "won" : "lost";
+}
+
+/**
+ * The realised profit or loss of a settled position for one party, after the fee: what the
+ * settlement paid the party less the party's stake (0 for a refund).
+ */
+export function partyRealised(
+  role: "creator" | "taker",
+  paid: { creatorPayout: bigint; takerPayout: bigint },
+  creatorMatched: bigint,
+  takerAmount: bigint,
+): bigint {
+  return role === "creator" ? paid.creatorPayout - creatorMatched : paid.takerPayout - takerAmount;
+}

@@ -149,6 +149,45 @@ export interface IndexerProgressTable {
   updated_at: number;
 }
 
+/**
+ * One bulk close (service/writes/bulk-close.ts) per (user, key): the offers it chose at the first
+ * request (JSON `[{address, contract, revision}]`), so that a replay closes the same list.
+ */
+export interface BulkClosesTable {
+  user_id: string;
+  idem_key: string;
+  request_hash: string;
+  offers_json: string;
+  /** "request" (REST / GraphQL) or "dead-man-switch". */
+  reason: string;
+  created_at: number;
+}
+
+/**
+ * A user's dead-man switch (service/writes/dead-man-switch.ts), one row per user. state: "armed"
+ * (heartbeats expected before `deadline_ms`), "disarmed", "tripped" (no heartbeat in time; the
+ * worker closes the offers), "fired" (done: `result_json` holds the bulk close's answer). Times in
+ * unix milliseconds of the service's wall clock.
+ */
+export interface DeadManSwitchesTable {
+  user_id: string;
+  /** Random per arming: the bulk close's idempotency key derives from it. */
+  arm_id: string;
+  state: string;
+  timeout_seconds: number;
+  armed_at_ms: number;
+  last_heartbeat_ms: number;
+  deadline_ms: number;
+  tripped_at_ms: number | null;
+  fired_at_ms: number | null;
+  /** Bulk-close runs of this trip (a run with refusals other than "already closed" is retried). */
+  attempts: number;
+  /** Why it tripped, for the user. */
+  reason: string | null;
+  result_json: string | null;
+  updated_at_ms: number;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
@@ -159,6 +198,8 @@ export interface CustodyDatabase {
   service_key: ServiceKeyTable;
   auth_epoch: AuthEpochTable;
   indexer_progress: IndexerProgressTable;
+  bulk_closes: BulkClosesTable;
+  dead_man_switches: DeadManSwitchesTable;
 }
 
 const m0001: Migration = {
@@ -288,6 +329,39 @@ const m0007: Migration = {
   },
 };
 
+/** Bulk close and the dead-man switch (issue #26). */
+const mBulkCloseDeadMan: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("bulk_closes")
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("idem_key", "text", (c) => c.notNull())
+      .addColumn("request_hash", "text", (c) => c.notNull())
+      .addColumn("offers_json", "text", (c) => c.notNull())
+      .addColumn("reason", "text", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addPrimaryKeyConstraint("bulk_closes_pk", ["user_id", "idem_key"])
+      .execute();
+    await db.schema
+      .createTable("dead_man_switches")
+      .addColumn("user_id", "text", (c) => c.primaryKey())
+      .addColumn("arm_id", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("timeout_seconds", "integer", (c) => c.notNull())
+      .addColumn("armed_at_ms", "bigint", (c) => c.notNull())
+      .addColumn("last_heartbeat_ms", "bigint", (c) => c.notNull())
+      .addColumn("deadline_ms", "bigint", (c) => c.notNull())
+      .addColumn("tripped_at_ms", "bigint")
+      .addColumn("fired_at_ms", "bigint")
+      .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("reason", "text")
+      .addColumn("result_json", "text")
+      .addColumn("updated_at_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("dead_man_switches_due").on("dead_man_switches").columns(["state", "deadline_ms"]).execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
     return {
@@ -298,6 +372,7 @@ class Provider implements MigrationProvider {
       "0005_auth_epoch": m0005,
       "0006_indexer_progress": m0006,
       "0007_idempotency_owner": m0007,
+      "0008_bulk_close_dead_man_switch": mBulkCloseDeadMan,
     };
   }
 }

@@ -3,6 +3,9 @@
  * candidates from the indexed store and the truth re-read from the chain before acting (one file
  * per phase in ./phases/, its candidate query, which is also its "still due" rule, and its
  * action):
+ * 0. given the dead-man switches, trips those whose deadline passed and closes the offers of the
+ *    tripped ones (./phases/dead-man-switch.ts; signed with the user's key, through the write
+ *    service, so outside the phase runner);
  * 1. void-contract: voids contracts still Open past their resolution deadline;
  * 2. close-offer: closes offers still Open once their contract is past cutoff or no longer Open,
  *    refunding the unmatched creator stake;
@@ -43,6 +46,8 @@ import { settleParticipant } from "./phases/settle-participant";
 import { refundParticipant } from "./phases/refund-participant";
 import { reclaimPosition } from "./phases/reclaim-position";
 import { reclaimOffer } from "./phases/reclaim-offer";
+import { deadManSwitchPhase } from "./phases/dead-man-switch";
+import type { DeadManSwitches } from "../writes/dead-man-switch";
 
 export { WorkerFailures, type WorkKind } from "./failures";
 export type { WorkItem, WorkerReport } from "./phase";
@@ -79,6 +84,8 @@ export interface WorkerDeps {
   obs?: Observability;
   /** Every submission result of the worker (service/chain/submitter.ts), e.g. for metrics. */
   onSubmitResult?: SubmitterOptions["onResult"];
+  /** The dead-man switches (issue #26), run first in each pass; without it they are left alone. */
+  deadMan?: DeadManSwitches;
 }
 
 export class SettlementWorker {
@@ -156,6 +163,12 @@ export class SettlementWorker {
 
   private async pass(): Promise<WorkerReport> {
     const r = emptyReport();
+    if (this.deps.deadMan) {
+      // A failure here must not stop the settlement phases; the next pass tries again.
+      await deadManSwitchPhase(this.deps.deadMan, this.deps.log).catch((e) =>
+        this.deps.log?.("worker: dead-man switches failed", { error: String((e as Error)?.message ?? e) }),
+      );
+    }
     const batch = Math.max(1, this.deps.batch ?? 500);
     const retryBatch = Math.max(1, this.deps.retryBatch ?? Math.floor(batch / 10));
     const maxUnproductive = Math.max(1, this.deps.maxFailuresPerPass ?? Math.max(100, batch));
