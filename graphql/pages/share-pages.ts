@@ -1,13 +1,17 @@
 /**
- * The pages the shared links open: `/offers/<address>` (the links of GET /shareable) and
- * `/polls/<slug-or-address>` (a pool's `canonicalUrl`). Server-rendered HTML from the same reads
- * as the API (ReadService.offer as an anonymous caller, the embed's pool aggregate), so a page
- * never shows what the API would not.
+ * The pages the shared links open: `/offers/<address>` (the links of GET /shareable),
+ * `/contracts/<address>` (a contract's book) and `/polls/<slug-or-address>` (a pool's
+ * `canonicalUrl`). Server-rendered HTML from the same reads as the API (ReadService.offer and the
+ * book as an anonymous caller, the embed's pool aggregate), so a page never shows what the API
+ * would not.
  */
 import { Hono, type Context } from "hono";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { EMBED_CACHE_CONTROL } from "../rest/read-routes";
 import { offerAddress } from "../../service/read/params";
+import { BOOK_DEPTH, contractBook } from "../../service/read/book";
+import { bookParams } from "../../service/read/book-params";
+import { contractMeta, contractPage } from "./contract-view";
 import type { ReadService } from "../../service/read/read-service";
 import { notFoundPage, offerMeta, offerPage, poolMeta, poolPage, unavailablePage } from "./share-views";
 import { RETRY_AFTER_SECONDS } from "../http-observability";
@@ -34,7 +38,7 @@ export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
   // The same freshness as the embed: pages show data that is at most seconds old either way.
   const send = (c: Context, body: HtmlEscapedString | Promise<HtmlEscapedString>, status: 200 | 404) =>
     c.html(body, status, { ...SECURITY_HEADERS, "cache-control": EMBED_CACHE_CONTROL });
-  const guarded = (what: "offer" | "poll", render: (c: Context) => Promise<Response | null>) => async (c: Context) => {
+  const guarded = (what: "offer" | "poll" | "contract", render: (c: Context) => Promise<Response | null>) => async (c: Context) => {
     try {
       return (await render(c)) ?? send(c, notFoundPage(what), 404);
     } catch (e) {
@@ -59,6 +63,22 @@ export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
     }),
   );
   app.get(
+    "/contracts/:address",
+    guarded("contract", async (c) => {
+      let contract: string;
+      try {
+        contract = bookParams(c.req.param("address") ?? "", {}).contract;
+      } catch {
+        return null; // not an address: the same 404 as an unknown one, as for offers
+      }
+      const found = (await read.contractsByAddress([contract])).get(contract);
+      if (!found) return null;
+      const [book, now] = await Promise.all([contractBook(read, contract, BOOK_DEPTH.default, null), read.now()]);
+      const meta = contractMeta(found, book, `${read.publicBaseUrl}/contracts/${contract}`, `${read.publicBaseUrl}${o.offersBase}/contracts/${contract}/book`);
+      return send(c, contractPage(found, book, meta, now), 200);
+    }),
+  );
+  app.get(
     "/polls/:identifier",
     guarded("poll", async (c) => {
       const pool = await read.poolAggregate(c.req.param("identifier") ?? "");
@@ -67,9 +87,10 @@ export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
       return send(c, poolPage(pool, meta), 200);
     }),
   );
-  // Any other path under these two names no offer or poll: the same HTML 404.
+  // Any other path under these names no offer, contract or poll: the same HTML 404.
   for (const [path, what] of [
     ["/offers", "offer"],
+    ["/contracts", "contract"],
     ["/polls", "poll"],
   ] as const) {
     app.get(path, (c) => send(c, notFoundPage(what), 404));
