@@ -80,12 +80,14 @@ export function contractPage(c: Contract, book: Book, meta: PageMeta, now: numbe
           (s) =>
             html`<section class="side" data-testid="best-${s.side}">
               <h2>Back ${s.label}</h2>
-              ${s.best
-                ? html`<div class="best">${s.best.decimal.slice(0, -2)}</div>
-                    <div>best odds ${s.best.numerator}:${s.best.denominator}</div>
-                    <div>${formatMicros(s.availableMicros)} available in ${s.offerCount} ${s.offerCount === 1 ? "offer" : "offers"}</div>`
-                : html`<div class="best">–</div>
-                    <div>nothing on offer</div>`}
+              ${
+                s.best
+                  ? html`<div class="best">${s.best.decimal.slice(0, -2)}</div>
+                      <div>best odds ${s.best.numerator}:${s.best.denominator}</div>
+                      <div>${formatMicros(s.availableMicros)} available in ${s.offerCount} ${s.offerCount === 1 ? "offer" : "offers"}</div>`
+                  : html`<div class="best">–</div>
+                      <div>nothing on offer</div>`
+              }
             </section>`,
         )}
       </div>
@@ -111,8 +113,8 @@ export function contractPage(c: Contract, book: Book, meta: PageMeta, now: numbe
       </dl>
       ${chart ?? ""}
       <footer>
-        Odds are a taker's: decimal (what one unit staked returns on a win, stake included, before the fee) and the exact ratio. API
-        resource: <a href="${meta.jsonUrl}">${meta.jsonUrl}</a>
+        Odds are a taker's: decimal (what one unit staked returns on a win, stake included, before the fee) and the exact ratio. API resource:
+        <a href="${meta.jsonUrl}">${meta.jsonUrl}</a>
       </footer>`,
   );
 }

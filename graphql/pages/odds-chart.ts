@@ -56,7 +56,8 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
   const width = o.width ?? CHART_SIZE.width;
   const height = o.height ?? CHART_SIZE.height;
   const priced = o.series.flatMap((s) => s.points.filter((p) => p.decimal !== null && Number.isFinite(Number(p.decimal))));
-  if (priced.length === 0) return html`<p class="chart-empty" data-testid="odds-chart-empty">No odds history yet: nothing has been on offer or matched.</p>` as HtmlEscapedString;
+  if (priced.length === 0)
+    return html`<p class="chart-empty" data-testid="odds-chart-empty">No odds history yet: nothing has been on offer or matched.</p>` as HtmlEscapedString;
 
   const times = o.series.flatMap((s) => s.points.map((p) => p.at));
   const values = priced.map((p) => Number(p.decimal));
@@ -119,7 +120,15 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
         (s, i) =>
           html`<span class="legend"
             ><svg width="18" height="8" aria-hidden="true">
-              <line x1="0" y1="4" x2="18" y2="4" stroke="${COLORS[i % COLORS.length]}" stroke-width="2" ${DASHES[i % DASHES.length] ? html`stroke-dasharray="${DASHES[i % DASHES.length]}"` : ""} /></svg
+              <line
+                x1="0"
+                y1="4"
+                x2="18"
+                y2="4"
+                stroke="${COLORS[i % COLORS.length]}"
+                stroke-width="2"
+                ${DASHES[i % DASHES.length] ? html`stroke-dasharray="${DASHES[i % DASHES.length]}"` : ""}
+              /></svg
             >${s.label}</span
           >`,
       )}

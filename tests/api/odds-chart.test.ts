@@ -23,7 +23,15 @@ describe("odds chart", () => {
   it("escapes its title and series labels", () => {
     const svg = render({
       title: `Odds of "</title><script>alert(1)</script>`,
-      series: [{ label: `<img src=x onerror=alert(2)>`, points: [{ at: 0, decimal: "2.0000" }, { at: 60, decimal: "2.1000" }] }],
+      series: [
+        {
+          label: `<img src=x onerror=alert(2)>`,
+          points: [
+            { at: 0, decimal: "2.0000" },
+            { at: 60, decimal: "2.1000" },
+          ],
+        },
+      ],
     });
     expect(svg).not.toContain("<script>");
     expect(svg).not.toContain("<img");
@@ -90,7 +98,13 @@ describe("odds chart", () => {
             { at: 360, decimal: "2.1000" },
           ],
         },
-        { label: "Away", points: [{ at: 0, decimal: "1.9000" }, { at: 360, decimal: "1.7000" }] },
+        {
+          label: "Away",
+          points: [
+            { at: 0, decimal: "1.9000" },
+            { at: 360, decimal: "1.7000" },
+          ],
+        },
       ],
     });
     expect(polylines(svg)).toBe(3); // Home's two runs and Away's line
@@ -100,7 +114,20 @@ describe("odds chart", () => {
   });
 
   it("scales to its box: a fixed drawing size, as wide as the container allows", () => {
-    const svg = render({ title: "t", series: [{ label: "Home", points: [{ at: 0, decimal: "2.0000" }, { at: 60, decimal: "2.5000" }] }], width: 300, height: 120 });
+    const svg = render({
+      title: "t",
+      series: [
+        {
+          label: "Home",
+          points: [
+            { at: 0, decimal: "2.0000" },
+            { at: 60, decimal: "2.5000" },
+          ],
+        },
+      ],
+      width: 300,
+      height: 120,
+    });
     expect(svg).toContain('viewBox="0 0 300 120"');
     expect(svg).toContain('width="100%"');
     expect(svg).toContain("max-width: 300px");
