@@ -8,6 +8,7 @@ export * from "./derive";
 export type { AccountSource, AccountUpdate, Batch, Checkpoint, TxEvent } from "./sources/types";
 export * from "./store/catalog";
 export { storeChecksum, tableChecksums } from "./store/checksum";
+export { refreshHistory } from "./store/history";
 export { backfill, resetChainTables } from "./backfill";
 export { BankrunSource, IndexedBankrun, bankrunReader, type LocalChainReader, type ProcessedTx } from "./sources/bankrun";
 export { RpcSource, type RpcSourceOptions } from "./sources/rpc";

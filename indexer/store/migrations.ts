@@ -271,11 +271,28 @@ const m0004: Migration = {
   },
 };
 
+/** A contract's price history (issue 23), derived from offers and fills (indexer/derive/history.ts). */
+const m0005: Migration = {
+  async up(db: Kysely<unknown>) {
+    let t = db.schema.createTable("contract_history") as Tb;
+    t = txt(t, "contract", "side", "interval");
+    t = big(t, "bucket_at");
+    t = txt(t, "volume_micros", "creator_matched_micros");
+    t = int(t, "fill_count");
+    for (const c of ["last_numerator", "last_denominator", "best_numerator", "best_denominator"]) t = t.addColumn(c, "text");
+    await t.addPrimaryKeyConstraint("contract_history_pk", ["contract", "side", "interval", "bucket_at"] as never).execute();
+  },
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable("contract_history").ifExists().execute();
+  },
+};
+
 export const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_pool_resolution": m0002,
   "0003_pool_cancels": m0003,
   "0004_read_indexes_search": m0004,
+  "0005_contract_history": m0005,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -265,6 +265,30 @@ export interface ProfilesTable {
   updated_at: number;
 }
 
+/**
+ * A contract's price history (issue 23): per taker side ("sideA" | "sideB", the outcome the
+ * taker backs) and interval ("1m" | "5m" | "1h" | "1d"), one row per interval holding a change.
+ * Derived from offers and fills only (indexer/derive/history.ts), rewritten with them.
+ */
+export interface ContractHistoryTable {
+  contract: string;
+  side: string;
+  interval: string;
+  /** Start of the interval (unix seconds, a multiple of its length). */
+  bucket_at: number;
+  /** Σ take_micros of the interval's fills. */
+  volume_micros: string;
+  /** Σ creator_matched_micros of the same fills. */
+  creator_matched_micros: string;
+  fill_count: number;
+  /** Taker odds (reduced ratio) of the interval's last fill; null without fills. */
+  last_numerator: string | null;
+  last_denominator: string | null;
+  /** Best taker odds of the book in the interval's last second; null when that side is empty. */
+  best_numerator: string | null;
+  best_denominator: string | null;
+}
+
 /** One row per source (e.g. "bankrun", "rpc:<url>", "replay:<file>"): where ingestion resumes. */
 export interface CheckpointsTable {
   source: string;
@@ -284,6 +308,7 @@ export interface Database {
   offer_closes: OfferClosesTable;
   settlements: SettlementsTable;
   pool_cancels: PoolCancelsTable;
+  contract_history: ContractHistoryTable;
   pools: PoolsTable;
   pool_outcomes: PoolOutcomesTable;
   pool_wagers: PoolWagersTable;
@@ -308,6 +333,7 @@ export const TABLE_KEYS: Record<keyof Database, string[]> = {
   offer_closes: ["offer"],
   settlements: ["position"],
   pool_cancels: ["pool"],
+  contract_history: ["contract", "side", "interval", "bucket_at"],
   pools: ["address"],
   pool_outcomes: ["pool", "outcome_index"],
   pool_wagers: ["address"],

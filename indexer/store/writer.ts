@@ -19,6 +19,7 @@ import type { Store } from "./db";
 import { decodeAccount, decodeEvents, type AccountRow, type DecodedEvents } from "../decode";
 import { newer, type AccountUpdate, type Batch, type Checkpoint } from "../sources/types";
 import { changeSetOf, type ChangeListener, type WrittenRow } from "../changes";
+import { contractsOfOffers, refreshHistory } from "./history";
 
 interface Version {
   slot: number;
@@ -223,6 +224,7 @@ export class StoreWriter {
         await insertEvents(trx, "settlements", rows.settlements, fromHistory);
         await insertEvents(trx, "pool_cancels", rows.poolCancels, fromHistory);
       }
+      await refreshHistory(trx, await touchedContracts(trx, upserts, tombstones, events, gone.offers));
       await writeCheckpoint(trx, { source: this.source, slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor ?? "" });
     });
 
@@ -241,6 +243,23 @@ export class StoreWriter {
       }
     }
   }
+}
+
+/** The contracts whose history (./history.ts) a batch may change: theirs, their offers', their fills'. */
+async function touchedContracts(
+  trx: Transaction<Database>,
+  upserts: Map<AccountTable, AccountRow[]>,
+  tombstones: { table: AccountTable; u: AccountUpdate }[],
+  events: DecodedEvents,
+  retractedOffers: Set<string>,
+): Promise<string[]> {
+  const contracts = new Set((upserts.get("contracts") ?? []).map((r) => String(r.address)));
+  for (const r of upserts.get("offers") ?? []) contracts.add(String(r.contract));
+  const offers = new Set(retractedOffers);
+  for (const t of tombstones) if (t.table === "offers") offers.add(t.u.pubkey);
+  for (const f of events.fills) offers.add(f.offer);
+  for (const c of await contractsOfOffers(trx, offers)) contracts.add(c);
+  return [...contracts];
 }
 
 type EventTable = "fills" | "offer_closes" | "settlements" | "pool_cancels";
