@@ -10,6 +10,7 @@
  */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import type { HistoryPoint } from "../../service/read/history";
 
 export interface ChartPoint {
   /** Unix seconds. */
@@ -57,7 +58,9 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
   const height = o.height ?? CHART_SIZE.height;
   const priced = o.series.flatMap((s) => s.points.filter((p) => p.decimal !== null && Number.isFinite(Number(p.decimal))));
   if (priced.length === 0)
-    return html`<p class="chart-empty" data-testid="odds-chart-empty">No odds history yet: nothing has been on offer or matched.</p>` as HtmlEscapedString;
+    return html`<p class="sub chart-empty" data-testid="odds-chart-empty">
+      ${o.title}: no odds history yet, nothing has been on offer or matched.
+    </p>` as HtmlEscapedString;
 
   const times = o.series.flatMap((s) => s.points.map((p) => p.at));
   const values = priced.map((p) => Number(p.decimal));
@@ -98,6 +101,7 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
   });
   const baseY = fmt(PAD.top + plotH);
   return html`<figure class="chart" data-testid="odds-chart">
+    <div class="chart-title">${o.title}</div>
     <svg
       xmlns="http://www.w3.org/2000/svg"
       viewBox="0 0 ${width} ${height}"
@@ -109,10 +113,10 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
       <title>${o.title}</title>
       <line x1="${PAD.left}" y1="${fmt(PAD.top)}" x2="${PAD.left}" y2="${baseY}" stroke="#c5cdd8" />
       <line x1="${PAD.left}" y1="${baseY}" x2="${width - PAD.right}" y2="${baseY}" stroke="#c5cdd8" />
-      <text x="${PAD.left - 4}" y="${fmt(PAD.top + 4)}" text-anchor="end" font-size="11" fill="#5a6675">${oddsLabel(hi)}</text>
-      <text x="${PAD.left - 4}" y="${baseY}" text-anchor="end" font-size="11" fill="#5a6675">${oddsLabel(lo)}</text>
-      <text x="${PAD.left}" y="${height - 8}" font-size="11" fill="#5a6675">${timeLabel(t0)}</text>
-      ${t1 !== t0 ? html`<text x="${width - PAD.right}" y="${height - 8}" text-anchor="end" font-size="11" fill="#5a6675">${timeLabel(t1)} UTC</text>` : ""}
+      <text x="${PAD.left - 4}" y="${fmt(PAD.top + 4)}" text-anchor="end" font-size="13" fill="#5a6675">${oddsLabel(hi)}</text>
+      <text x="${PAD.left - 4}" y="${baseY}" text-anchor="end" font-size="13" fill="#5a6675">${oddsLabel(lo)}</text>
+      <text x="${PAD.left}" y="${height - 8}" font-size="13" fill="#5a6675">${timeLabel(t0)}</text>
+      ${t1 !== t0 ? html`<text x="${width - PAD.right}" y="${height - 8}" text-anchor="end" font-size="13" fill="#5a6675">${timeLabel(t1)} UTC</text>` : ""}
       ${drawn}
     </svg>
     <figcaption>
@@ -134,4 +138,24 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
       )}
     </figcaption>
   </figure>` as HtmlEscapedString;
+}
+
+/** Unix seconds of an ISO time. */
+const seconds = (isoTime: string) => Math.floor(Date.parse(isoTime) / 1000);
+
+/**
+ * A history window (service/read/history.ts) as one series: each interval's best odds at its end,
+ * or its last matched odds. Leading intervals from before the market had any price are left out,
+ * so a young market fills the chart instead of sitting at its right edge.
+ */
+export function historySeries(points: readonly HistoryPoint[], figure: "bestOdds" | "lastOdds", label: string): ChartSeries {
+  return { label, points: points.map((p) => ({ at: seconds(p.end), decimal: p[figure]?.decimal ?? null })) };
+}
+
+/** Drops the intervals before the first that has a price in any series (the same span for every series). */
+export function fromFirstPrice(series: ChartSeries[]): ChartSeries[] {
+  const priced = series.flatMap((s) => s.points.filter((p) => p.decimal !== null).map((p) => p.at));
+  if (priced.length === 0) return series;
+  const from = Math.min(...priced);
+  return series.map((s) => ({ ...s, points: s.points.filter((p) => p.at >= from) }));
 }

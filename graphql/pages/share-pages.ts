@@ -11,7 +11,10 @@ import { EMBED_CACHE_CONTROL } from "../rest/read-routes";
 import { offerAddress } from "../../service/read/params";
 import { BOOK_DEPTH, contractBook } from "../../service/read/book";
 import { bookParams } from "../../service/read/book-params";
+import { contractHistory } from "../../service/read/history";
+import type { Side } from "../../service/read/book";
 import { contractMeta, contractPage } from "./contract-view";
+import { fromFirstPrice, historySeries, oddsChart } from "./odds-chart";
 import type { ReadService } from "../../service/read/read-service";
 import { notFoundPage, offerMeta, offerPage, poolMeta, poolPage, unavailablePage } from "./share-views";
 import { RETRY_AFTER_SECONDS } from "../http-observability";
@@ -24,6 +27,14 @@ const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
 };
+
+/**
+ * The window the pages' odds charts show: the last 24 hours in 5-minute intervals (288 of the
+ * history's at most 500 points), from the first interval with a price.
+ */
+export const CHART_HISTORY = { interval: "5m", points: 288, label: "last 24 hours" } as const;
+
+const otherSide = (s: Side): Side => (s === "sideA" ? "sideB" : "sideA");
 
 export interface SharePagesOptions {
   /** Path of the offers API (its resource is linked from each offer page). */
@@ -59,7 +70,13 @@ export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
       const offer = await read.offer(address, null);
       if (!offer) return null;
       const meta = offerMeta(offer, `${read.publicBaseUrl}/offers/${address}`, `${read.publicBaseUrl}${o.offersBase}/${address}`);
-      return send(c, offerPage(offer, meta), 200);
+      // The contract's history on the side this offer's takers back: what the market offered them, and what matched.
+      const history = await contractHistory(read, offer.contract.address, otherSide(offer.creatorOutcome), CHART_HISTORY.interval, CHART_HISTORY.points);
+      const chart = oddsChart({
+        title: `Odds for takers backing "${offer.takerSideLabel}", ${CHART_HISTORY.label}`,
+        series: fromFirstPrice([historySeries(history.points, "bestOdds", "best on offer"), historySeries(history.points, "lastOdds", "matched")]),
+      });
+      return send(c, offerPage(offer, meta, chart), 200);
     }),
   );
   app.get(
@@ -73,9 +90,17 @@ export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
       }
       const found = (await read.contractsByAddress([contract])).get(contract);
       if (!found) return null;
-      const [book, now] = await Promise.all([contractBook(read, contract, BOOK_DEPTH.default, null), read.now()]);
+      const [book, now, ...histories] = await Promise.all([
+        contractBook(read, contract, BOOK_DEPTH.default, null),
+        read.now(),
+        ...found.outcomes.map((x) => contractHistory(read, contract, x.side, CHART_HISTORY.interval, CHART_HISTORY.points)),
+      ]);
       const meta = contractMeta(found, book, `${read.publicBaseUrl}/contracts/${contract}`, `${read.publicBaseUrl}${o.offersBase}/contracts/${contract}/book`);
-      return send(c, contractPage(found, book, meta, now), 200);
+      const chart = oddsChart({
+        title: `Best odds on offer per side, ${CHART_HISTORY.label}`,
+        series: fromFirstPrice(found.outcomes.map((x, i) => historySeries(histories[i].points, "bestOdds", `back ${x.label}`))),
+      });
+      return send(c, contractPage(found, book, meta, now, chart), 200);
     }),
   );
   app.get(

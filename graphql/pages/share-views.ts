@@ -166,6 +166,10 @@ export function page(meta: PageMeta | null, heading: string, body: Html): Html {
           figure.chart {
             margin: 16px 0 0;
           }
+          .chart-title {
+            font-weight: 600;
+            margin-bottom: 6px;
+          }
           figcaption {
             font-size: 0.85em;
             color: #5a6675;

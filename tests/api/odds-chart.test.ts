@@ -4,7 +4,9 @@
  * the drawing, gaps where an interval had no price, and a drawing that scales to its box.
  */
 import { describe, expect, it } from "vitest";
-import { CHART_SIZE, oddsChart, type ChartPoint } from "../../graphql/pages/odds-chart";
+import { CHART_SIZE, fromFirstPrice, historySeries, oddsChart, type ChartPoint } from "../../graphql/pages/odds-chart";
+import { oddsOf } from "../../idl/client/odds";
+import type { HistoryPoint } from "../../service/read/history";
 
 const render = (...a: Parameters<typeof oddsChart>) => String(oddsChart(...a));
 
@@ -44,7 +46,7 @@ describe("odds chart", () => {
     for (const series of [[], [{ label: "Home", points: [] }], [{ label: "Home", points: [{ at: 0, decimal: null }] }]]) {
       const out = render({ title: "t", series });
       expect(out).toContain('data-testid="odds-chart-empty"');
-      expect(out).toContain("No odds history yet");
+      expect(out).toContain("t: no odds history yet");
       expect(out).not.toContain("<svg");
     }
   });
@@ -132,5 +134,40 @@ describe("odds chart", () => {
     expect(svg).toContain('width="100%"');
     expect(svg).toContain("max-width: 300px");
     for (const [x, y] of coordinates(svg)) expect(x <= 300 && y <= 120).toBe(true);
+  });
+
+  it("takes a history window's best or matched odds at each interval's end, from the first interval with a price", () => {
+    const point = (start: number, best: [bigint, bigint] | null, last: [bigint, bigint] | null): HistoryPoint => ({
+      start: new Date(start * 1000).toISOString(),
+      end: new Date((start + 300) * 1000).toISOString(),
+      volumeMicros: last ? "5000000" : "0",
+      fillCount: last ? 1 : 0,
+      volumeWeightedOdds: last ? oddsOf(...last) : null,
+      lastOdds: last ? oddsOf(...last) : null,
+      bestOdds: best ? oddsOf(...best) : null,
+    });
+    const t = 1_700_000_100;
+    const history = [point(t, null, null), point(t + 300, null, null), point(t + 600, [9n, 5n], null), point(t + 900, [5n, 2n], [9n, 5n]), point(t + 1200, null, null)];
+    const best = historySeries(history, "bestOdds", "best on offer");
+    expect(best).toEqual({
+      label: "best on offer",
+      points: [
+        { at: t + 300, decimal: null },
+        { at: t + 600, decimal: null },
+        { at: t + 900, decimal: "1.8000" },
+        { at: t + 1200, decimal: "2.5000" },
+        { at: t + 1500, decimal: null },
+      ],
+    });
+    const matched = historySeries(history, "lastOdds", "matched");
+    const trimmed = fromFirstPrice([best, matched]);
+    expect(trimmed.map((x) => x.points.map((p) => p.at))).toEqual([
+      [t + 900, t + 1200, t + 1500],
+      [t + 900, t + 1200, t + 1500],
+    ]);
+    expect(trimmed[1].points.map((p) => p.decimal)).toEqual([null, "1.8000", null]);
+    // Nothing priced: nothing to trim, and the chart says so.
+    const empty = [historySeries([point(t, null, null)], "bestOdds", "x")];
+    expect(fromFirstPrice(empty)).toEqual(empty);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The contract share page (/contracts/<address>, issue 23's pictures) over real HTTP against the
- * programs in bankrun and the indexer, opened in Debian's chromium: both sides' best taker odds
+ * Issue 23's pictures over real HTTP against the programs in bankrun and the indexer, opened in
+ * Debian's chromium. The contract share page (/contracts/<address>): both sides' best taker odds
  * (decimal and ratio), the book's depth per side with bars, the last match and matched volume,
- * all equal to the book the API answers; the preview tags; screenshots at 1200 px and on a
- * 390 px phone, checked not blank and not wider than the screen; HTML 404s; hostile titles and
- * labels shown as text; the page once the cutoff has passed.
+ * all equal to the book the API answers; the preview tags; HTML 404s; hostile titles and labels
+ * shown as text; the page once the cutoff has passed. The offer page's odds history chart, from
+ * the history the API answers. Both pages at 1200 px and on a 390 px phone: screenshots written
+ * to docs/screenshots, checked not blank and not wider than the screen.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicKey } from "@solana/web3.js";
@@ -25,6 +26,7 @@ let s: ApiStack;
 let browser: Browser;
 let creator: TestUser, taker: TestUser;
 let derby: PublicKey, hostile: PublicKey, quiet: PublicKey;
+let first: string;
 
 async function contractWith(title: string, sideALabel = "Home"): Promise<PublicKey> {
   const now = await s.chain.gateway.now();
@@ -83,15 +85,20 @@ beforeAll(async () => {
   browser = await launchBrowser();
   [creator, taker] = [await makeUser(s), await makeUser(s)];
   derby = await contractWith("Who takes the derby?");
-  // Takers backing Away meet the offers backing Home: 2.50 (5:2) for 10, then 1.80 (9:5) twice.
-  await offer(derby, "sideA", 15n, 10n);
-  const first = await offer(derby, "sideA", 8n, 10n);
+  // A market that moves over 40 minutes (the cutoff is an hour away). Takers backing Away meet
+  // the offers backing Home: 1.80 (9:5) twice, later 2.50 (5:2) for 10; takers backing Home
+  // meet 1.50 (3:2) for 20.
+  first = await offer(derby, "sideA", 8n, 10n);
+  await s.chain.gateway.advance(600n);
   await offer(derby, "sideA", 8n, 10n);
-  // Takers backing Home: 1.50 (3:2) for 20.
-  await offer(derby, "sideB", 10n, 20n);
+  await s.chain.gateway.advance(600n);
   const t = await post(s, `/${first}/take`, { takeAmountMicros: String(5n * UNIT), expectedRevision: "1", idempotencyKey: key() }, taker.token);
   expect(t.status).toBe(200);
   await until(async () => (await getJson(s, `${BASE}/contracts/${derby.toBase58()}/book`)).body.matchedVolumeMicros === "5000000");
+  await s.chain.gateway.advance(600n);
+  await offer(derby, "sideA", 15n, 10n);
+  await offer(derby, "sideB", 10n, 20n);
+  await s.chain.gateway.advance(600n);
 
   hostile = await contractWith(HOSTILE_TITLE, HOSTILE_LABEL);
   await offer(hostile, "sideB", 10n, 10n);
@@ -133,6 +140,11 @@ describe("GET /contracts/<address>", () => {
     // Bars against the deepest level shown (20 USDC).
     const bars = await page.locator(".depth .bar span").evaluateAll((els) => els.map((e) => (e as HTMLElement).style.width));
     expect(bars).toEqual(["100%", "50%", "75%"]);
+    // Both sides' best odds over the last hours, as the history API answers them.
+    const chart = page.getByTestId("odds-chart");
+    expect(await chart.locator(".chart-title").innerText()).toBe("Best odds on offer per side, last 24 hours");
+    expect((await chart.locator(".legend").allInnerTexts()).map((t) => t.trim())).toEqual(["back Home", "back Away"]);
+    expect(await chart.locator("polyline").count()).toBeGreaterThanOrEqual(2);
 
     expect(book.lastMatch).toMatchObject({ side: "sideB", amountMicros: "5000000", odds: { numerator: "9", denominator: "5" } });
     expect(await page.getByTestId("last-match").innerText()).toMatch(/^5 USDC on Away at 1\.80 \(9:5\), \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
@@ -170,16 +182,21 @@ describe("GET /contracts/<address>", () => {
   it("fits a 1200 px screen and a 390 px phone: screenshots not blank, no sideways scrolling", async () => {
     await pictured(`/contracts/${derby.toBase58()}`, DESKTOP, "share-contract.png");
     await pictured(`/contracts/${derby.toBase58()}`, PHONE, "share-contract-phone.png");
+    await pictured(`/offers/${first}`, DESKTOP, "share-offer-history.png");
+    await pictured(`/offers/${first}`, PHONE, "share-offer-history-phone.png");
     // The longest words a contract page can carry (the hostile title, a long address) still fit.
     await pictured(`/contracts/${hostile.toBase58()}`, PHONE, "share-contract-hostile-phone.png");
   });
 
   it("says when nothing is on offer or matched", async () => {
+    // The chart says it in words too.
     const { page } = await recordingPage(browser, PHONE);
     expect((await page.goto(`${s.url}/contracts/${quiet.toBase58()}`))!.status()).toBe(200);
     expect(await page.getByTestId("best-sideA").innerText()).toContain("nothing on offer");
     expect(await page.getByTestId("depth-empty").count()).toBe(2);
     expect(await page.getByTestId("last-match").innerText()).toBe("none yet");
+    expect(await page.getByTestId("odds-chart-empty").innerText()).toContain("no odds history yet");
+    expect(await page.locator("svg").count()).toBe(0);
     expect(await meta(page, "property", "og:description")).toBe('Nothing on offer for "Home". Nothing on offer for "Away". Nothing matched yet.');
     await page.close();
   });
@@ -223,6 +240,35 @@ describe("GET /contracts/<address>", () => {
     const raw = await (await fetch(`${s.url}${path}`)).text();
     expect(raw).not.toContain("<script>");
     expect(raw).toContain("&lt;/title&gt;&lt;script&gt;");
+    await page.close();
+  });
+
+  it("shows on the offer page its contract's odds history for the offer's takers: best on offer and matched, as the history API answers", async () => {
+    const { page, requests } = await recordingPage(browser, DESKTOP);
+    const res = await page.goto(`${s.url}/offers/${first}`);
+    expect(res!.status()).toBe(200);
+    expect(res!.headers()["content-security-policy"]).toContain("default-src 'none'");
+    const history = (await getJson(s, `${BASE}/contracts/${derby.toBase58()}/history?side=sideB&interval=5m&points=288`)).body;
+    const priced = history.points.filter((p: { bestOdds: unknown }) => p.bestOdds !== null);
+    // Away's best: 1.80 from the first offer on, 2.50 once the 15:10 offer came; one take at 1.80.
+    expect([...new Set(priced.map((p: { bestOdds: { decimal: string } }) => p.bestOdds.decimal))]).toEqual(["1.8000", "2.5000"]);
+    expect(history.points.filter((p: { lastOdds: unknown }) => p.lastOdds !== null).map((p: { lastOdds: { decimal: string } }) => p.lastOdds.decimal)).toEqual([
+      "1.8000",
+    ]);
+    const chart = page.getByTestId("odds-chart");
+    expect(await chart.locator(".chart-title").innerText()).toBe('Odds for takers backing "Away", last 24 hours');
+    expect((await chart.locator(".legend").allInnerTexts()).map((t) => t.trim())).toEqual(["best on offer", "matched"]);
+    // The best odds' line has a point per interval from the first priced one; the one take is a dot.
+    const points = await chart.locator("polyline").first().getAttribute("points");
+    const firstPriced = history.points.findIndex((p: { bestOdds: unknown }) => p.bestOdds !== null);
+    expect(points!.trim().split(/\s+/).length).toBe(history.points.length - firstPriced);
+    expect(await chart.locator("circle").count()).toBe(1);
+    // The axis spans the prices: 1.80 to 2.50 with some room.
+    const axis = (await chart.locator("svg text").allTextContents()).slice(0, 2).map(Number);
+    expect(axis[0]).toBeGreaterThan(2.5);
+    expect(axis[1]).toBeLessThan(1.8);
+    expect(requests).toEqual([`${s.url}/offers/${first}`]);
+    expect(await page.locator("script, img").count()).toBe(0);
     await page.close();
   });
 
