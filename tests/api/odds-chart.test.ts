@@ -147,7 +147,13 @@ describe("odds chart", () => {
       bestOdds: best ? oddsOf(...best) : null,
     });
     const t = 1_700_000_100;
-    const history = [point(t, null, null), point(t + 300, null, null), point(t + 600, [9n, 5n], null), point(t + 900, [5n, 2n], [9n, 5n]), point(t + 1200, null, null)];
+    const history = [
+      point(t, null, null),
+      point(t + 300, null, null),
+      point(t + 600, [9n, 5n], null),
+      point(t + 900, [5n, 2n], [9n, 5n]),
+      point(t + 1200, null, null),
+    ];
     const best = historySeries(history, "bestOdds", "best on offer");
     expect(best).toEqual({
       label: "best on offer",
