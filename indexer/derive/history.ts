@@ -47,9 +47,23 @@ const takerRatio = (t: Terms) => reduced(t.creatorTotal + t.takerTarget, t.taker
 
 type Event = { at: number; kind: "open" | "close"; offer: number } | { at: number; kind: "fill"; offer: number; take: bigint };
 
-/** Every row of one contract's history, in key order (side, interval, bucket). */
-export function historyRows(contract: string, c: HistoryContract, offers: HistoryOffer[], fills: HistoryFill[]): ContractHistoryTable[] {
+/**
+ * What came before `at` (a multiple of a day, so of every interval), for a derivation of the rows
+ * from `at` on only: how much of each offer (by address) had been taken by then. The fills given
+ * with it are those from `at` on.
+ */
+export interface HistoryStart {
+  at: number;
+  taken: Map<string, bigint>;
+}
+
+/**
+ * The rows of one contract's history, in key order (side, interval, bucket): every row, or with
+ * `from` the rows of the intervals from `from.at` on (the same rows a whole derivation gives there).
+ */
+export function historyRows(contract: string, c: HistoryContract, offers: HistoryOffer[], fills: HistoryFill[], from?: HistoryStart): ContractHistoryTable[] {
   const rows: ContractHistoryTable[] = [];
+  const start = from?.at ?? Number.NEGATIVE_INFINITY;
   if (offers.length === 0) return rows;
   const cutoff = Number(c.cutoff_at);
   const end = c.resolved_at === null || c.resolved_at === undefined ? cutoff : Math.min(cutoff, Number(c.resolved_at));
@@ -86,11 +100,13 @@ export function historyRows(contract: string, c: HistoryContract, offers: Histor
       events.push({ at: Number(o.created_at), kind: "open", offer: i });
       if (o.closed_at !== null && o.closed_at !== undefined) events.push({ at: Number(o.closed_at), kind: "close", offer: i });
     });
+    // What was taken before the start counts as one take just before it.
+    for (const [address, take] of from?.taken ?? []) if (index.has(address)) events.push({ at: start - 1, kind: "fill", offer: index.get(address)!, take });
     for (const f of sideFills) events.push({ at: f.at, kind: "fill", offer: f.offer, take: f.take });
     events.sort((a, b) => a.at - b.at);
     // Seconds at which something changed: the cutoff and a resolution change the book too.
-    const changes = events.map((e) => e.at);
-    changes.push(end);
+    const changes = events.filter((e) => e.at >= start).map((e) => e.at);
+    if (end >= start) changes.push(end);
 
     for (const [interval, seconds] of Object.entries(HISTORY_INTERVALS) as [HistoryInterval, number][]) {
       const buckets = [...new Set(changes.map((t) => t - mod(t, seconds)))].sort((a, b) => a - b);
@@ -127,7 +143,11 @@ export function historyRows(contract: string, c: HistoryContract, offers: Histor
         row.creator_matched_micros = matched.toString();
       }
       // The book at each bucket's last second: replay the changes in time order.
-      const book = new BookReplay(mine.length, terms.map((t) => t.takerTarget), rank);
+      const book = new BookReplay(
+        mine.length,
+        terms.map((t) => t.takerTarget),
+        rank,
+      );
       let e = 0;
       for (const b of buckets) {
         const last = b + seconds - 1;

@@ -224,7 +224,11 @@ export class StoreWriter {
         await insertEvents(trx, "settlements", rows.settlements, fromHistory);
         await insertEvents(trx, "pool_cancels", rows.poolCancels, fromHistory);
       }
-      await refreshHistory(trx, await touchedContracts(trx, upserts, tombstones, events, gone.offers));
+      const touched = await touchedContracts(trx, upserts, tombstones, liveEvents, historyEvents, gone.offers, (a) => {
+        const v = this.versions.get(a);
+        return v !== undefined && !v.deleted;
+      });
+      await refreshHistory(trx, touched.contracts, touched.since);
       await writeCheckpoint(trx, { source: this.source, slot: last.slot, writeVersion: last.writeVersion, cursor: last.cursor ?? "" });
     });
 
@@ -245,21 +249,47 @@ export class StoreWriter {
   }
 }
 
-/** The contracts whose history (./history.ts) a batch may change: theirs, their offers', their fills'. */
+/**
+ * The contracts whose history (./history.ts) a batch may change, and for those whose every change
+ * is dated, the earliest: an offer created (new to the store) or closed, a live take. The
+ * contract's own row, an offer's account gone, a take read back from history (it may move a
+ * live row's time) or retracted: the whole history again.
+ */
 async function touchedContracts(
   trx: Transaction<Database>,
   upserts: Map<AccountTable, AccountRow[]>,
   tombstones: { table: AccountTable; u: AccountUpdate }[],
-  events: DecodedEvents,
+  live: DecodedEvents,
+  fromHistory: DecodedEvents,
   retractedOffers: Set<string>,
-): Promise<string[]> {
-  const contracts = new Set((upserts.get("contracts") ?? []).map((r) => String(r.address)));
-  for (const r of upserts.get("offers") ?? []) contracts.add(String(r.contract));
-  const offers = new Set(retractedOffers);
-  for (const t of tombstones) if (t.table === "offers") offers.add(t.u.pubkey);
-  for (const f of events.fills) offers.add(f.offer);
-  for (const c of await contractsOfOffers(trx, offers)) contracts.add(c);
-  return [...contracts];
+  known: (offer: string) => boolean,
+): Promise<{ contracts: string[]; since: Map<string, number> }> {
+  const whole = new Set((upserts.get("contracts") ?? []).map((r) => String(r.address)));
+  const since = new Map<string, number>();
+  const dated = (contract: string, at: number) => since.set(contract, Math.min(at, since.get(contract) ?? at));
+  for (const r of upserts.get("offers") ?? []) {
+    const contract = String(r.contract);
+    if (!known(String(r.address))) dated(contract, Number(r.created_at));
+    if (r.closed_at !== null && r.closed_at !== undefined) dated(contract, Number(r.closed_at));
+  }
+  const undated = new Set(retractedOffers);
+  for (const t of tombstones) if (t.table === "offers") undated.add(t.u.pubkey);
+  for (const f of fromHistory.fills) undated.add(f.offer);
+  for (const c of await contractsOfOffers(trx, undated)) whole.add(c);
+  const liveAt = new Map<string, number>();
+  for (const f of live.fills) liveAt.set(f.offer, Math.min(Number(f.filled_at), liveAt.get(f.offer) ?? Number(f.filled_at)));
+  if (liveAt.size) {
+    for (let i = 0, list = [...liveAt.keys()]; i < list.length; i += CHUNK) {
+      const rows = await trx
+        .selectFrom("offers")
+        .select(["address", "contract"])
+        .where("address", "in", list.slice(i, i + CHUNK))
+        .execute();
+      for (const r of rows) dated(r.contract, liveAt.get(r.address)!);
+    }
+  }
+  for (const c of whole) since.delete(c);
+  return { contracts: [...whole, ...since.keys()], since };
 }
 
 type EventTable = "fills" | "offer_closes" | "settlements" | "pool_cancels";

@@ -15,7 +15,9 @@ const INTERVALS = Object.keys(HISTORY_INTERVALS) as HistoryInterval[];
 const got = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(String(v).slice(0, 40)));
 
 export const HistoryQuery = z.object({
-  side: z.enum(SIDES, { error: (iss) => `side must be one of ${SIDES.join(", ")}; got ${got(iss.input)}` }).meta({ description: "the outcome the takers backed" }),
+  side: z
+    .enum(SIDES, { error: (iss) => `side must be one of ${SIDES.join(", ")}; got ${got(iss.input)}` })
+    .meta({ description: "the outcome the takers backed" }),
   interval: z
     .enum(INTERVALS as [HistoryInterval, ...HistoryInterval[]], { error: (iss) => `interval must be one of ${INTERVALS.join(", ")}; got ${got(iss.input)}` })
     .meta({ description: "length of one point, aligned to UTC" }),

@@ -64,12 +64,7 @@ export async function contractHistory(
   const last = until - (((until % seconds) + seconds) % seconds);
   const first = last - (points - 1) * seconds;
   return read.anonymous(`history:${contract}:${side}:${interval}:${first}:${points}`, async () => {
-    const rows = read.db
-      .selectFrom("contract_history")
-      .selectAll()
-      .where("contract", "=", contract)
-      .where("side", "=", side)
-      .where("interval", "=", interval);
+    const rows = read.db.selectFrom("contract_history").selectAll().where("contract", "=", contract).where("side", "=", side).where("interval", "=", interval);
     const [inWindow, before] = await Promise.all([
       rows.where("bucket_at", ">=", first).where("bucket_at", "<=", last).orderBy("bucket_at").execute(),
       rows.where("bucket_at", "<", first).orderBy("bucket_at", "desc").limit(1).executeTakeFirst(),

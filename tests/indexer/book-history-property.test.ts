@@ -110,7 +110,12 @@ const bookShape = (b: Book) =>
     best: s.best ? [s.best.numerator, s.best.denominator] : null,
     availableMicros: s.availableMicros,
     offerCount: s.offerCount,
-    levels: s.levels.map((l) => ({ ratio: [l.odds.numerator, l.odds.denominator], availableMicros: l.availableMicros, offerCount: l.offerCount, offers: l.offers })),
+    levels: s.levels.map((l) => ({
+      ratio: [l.odds.numerator, l.odds.denominator],
+      availableMicros: l.availableMicros,
+      offerCount: l.offerCount,
+      offers: l.offers,
+    })),
   }));
 
 /**
@@ -291,13 +296,11 @@ describe.each(ENGINES)("book and history on %s", (engine) => {
 
   it("answers the same history over REST and GraphQL, and refuses bad parameters", async () => {
     // The contract with the most fills.
-    const counts = await ix.store.db
-      .selectFrom("contract_history")
-      .select(["contract", "fill_count"])
-      .where("interval", "=", "1d")
-      .execute();
+    const counts = await ix.store.db.selectFrom("contract_history").select(["contract", "fill_count"]).where("interval", "=", "1d").execute();
     const busiest = counts.sort((a, b) => Number(b.fill_count) - Number(a.fill_count))[0].contract;
-    const side = (await ix.store.db.selectFrom("contract_history").select("side").where("contract", "=", busiest).where("fill_count", ">", 0).executeTakeFirstOrThrow()).side;
+    const side = (
+      await ix.store.db.selectFrom("contract_history").select("side").where("contract", "=", busiest).where("fill_count", ">", 0).executeTakeFirstOrThrow()
+    ).side;
     const rest = await fetch(`${http.url}${OFFERS_BASE}/contracts/${busiest}/history?side=${side}&interval=1h&points=48`);
     expect(rest.status).toBe(200);
     const restHistory = (await rest.json()) as ContractHistory;
