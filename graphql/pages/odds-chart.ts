@@ -84,11 +84,12 @@ export function oddsChart(o: OddsChartOptions): HtmlEscapedString {
     }
     const color = COLORS[i % COLORS.length];
     const dash = DASHES[i % DASHES.length];
+    // A lone point is a dot; each later series draws a smaller one, so dots at the same place all show.
     return runs
       .filter((r) => r.length)
       .map((r) =>
         r.length === 1
-          ? html`<circle cx="${fmt(x(r[0].at))}" cy="${fmt(y(Number(r[0].decimal)))}" r="3" fill="${color}" />`
+          ? html`<circle cx="${fmt(x(r[0].at))}" cy="${fmt(y(Number(r[0].decimal)))}" r="${Math.max(2, 5 - i)}" fill="${color}" />`
           : html`<polyline
               points="${r.map((p) => `${fmt(x(p.at))},${fmt(y(Number(p.decimal)))}`).join(" ")}"
               fill="none"
