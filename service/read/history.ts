@@ -56,7 +56,11 @@ export async function contractHistory(
   interval: HistoryInterval,
   points: number = HISTORY_POINTS.default,
 ): Promise<ContractHistory> {
-  const c = (await read.contractsByAddress([contract])).get(contract);
+  const c = await read.anonymous(
+    `historyContract:${contract}`,
+    async () => (await read.contractsByAddress([contract])).get(contract) ?? null,
+    (x) => x !== null,
+  );
   if (!c) throw new ApiError(404, "contract not found");
   const seconds = HISTORY_INTERVALS[interval];
   const cutoff = Math.floor(Date.parse(c.cutoffAt) / 1000);
