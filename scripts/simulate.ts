@@ -1,15 +1,19 @@
 /**
  * Runs the market scenario (scripts/sim/scenario.ts) on the compiled programs and prints a
- * summary: volume, fills, fees, payouts, compute units, invariant checks, throughput. With
+ * summary: volume, fills, fees, payouts, compute units, invariant checks, throughput, and the
+ * book report (each contract's best taker odds per side over time: price discovery). With
  * --http, the same scenario goes through the whole local stack's HTTP API instead
- * (scripts/sim/http-scenario.ts).
+ * (scripts/sim/http-scenario.ts). --json writes every summary, with every contract's book trace,
+ * to a file.
  *
  *   npm run simulate -- --users 200 --actions 10000 --days 7 --seed 1 --engine both
- *   npm run simulate -- --http --users 50 --actions 2000 --days 7 --seed 1 --engine bankrun
+ *   npm run simulate -- --http --users 50 --actions 2000 --days 7 --seed 1 --engine bankrun --json sim.json
  */
+import { writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { runScenario, type ScenarioSummary } from "./sim/scenario";
+import { formatBookReport } from "./sim/book-report";
 import { runHttpScenario } from "./sim/http-scenario";
 import type { EngineName } from "../harness/chain";
 import { ENGINES } from "../stack/config/settings";
@@ -24,8 +28,19 @@ const cmd = strictExit(new Command().name("simulate"))
   .addOption(count("--seed <n>", "random seed", 1, countValue))
   .addOption(new Option("--engine <name>", [...ENGINES, "both"].join(" | ")).argParser(arg(enumValue([...ENGINES, "both"] as const))).default("both"))
   .option("--http", "drive the local stack's REST API (custodial users, write service, indexer, worker) instead of the program")
+  .addOption(count("--book <n>", "contracts shown in the printed book report, those whose book moved most (0: none)", 8, countValue))
+  .option("--json <path>", "also write the summaries, with every contract's book over time, to this JSON file")
   .parse();
-const opts = cmd.opts<{ users: number; actions: number; days: number; seed: number; engine: EngineName | "both"; http?: boolean }>();
+const opts = cmd.opts<{
+  users: number;
+  actions: number;
+  days: number;
+  seed: number;
+  engine: EngineName | "both";
+  http?: boolean;
+  book: number;
+  json?: string;
+}>();
 
 /** The scenario's size and seed from the command line (both scenarios take the same). */
 const scenarioOptions = () => ({ users: opts.users, actions: opts.actions, days: opts.days, seed: opts.seed });
@@ -44,9 +59,25 @@ async function withProgress<T>(label: string, run: (onProgress: (n: number) => v
   }
 }
 
+/** The book report under a summary: its contracts' best odds per side over time. */
+function printBook(s: { book: Parameters<typeof formatBookReport>[0]; bookSampleSeconds: number }) {
+  if (opts.book > 0) console.log(formatBookReport(s.book, { limit: opts.book, sampleEverySeconds: s.bookSampleSeconds }).join("\n"));
+}
+
+/** The summaries as JSON: amounts (bigint) as decimal strings, as the API writes them. */
+function writeJson(runs: unknown[]) {
+  if (!opts.json) return;
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ options: scenarioOptions(), http: !!opts.http, runs }, (_, v) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`,
+  );
+  console.log(`\nsummaries written to ${opts.json}`);
+}
+
 const micros = (v: bigint) => `${v / 1_000_000n}.${(v % 1_000_000n).toString().padStart(6, "0")}`;
 
 async function mainHttp(engines: EngineName[]) {
+  const runs = [];
   for (const engine of engines) {
     const s = await withProgress(`http/${engine.padEnd(8)}`, (onProgress) => runHttpScenario({ ...scenarioOptions(), engine, onProgress }));
     console.log(`\n== HTTP API on the local stack (${s.engine}): ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
@@ -55,7 +86,10 @@ async function mainHttp(engines: EngineName[]) {
     console.log(`requests ${s.requests} (answered with an error: ${JSON.stringify(s.rejections)})`);
     console.log(`invariant checks passed ${s.invariantChecks}`);
     console.log(`wall ${s.wallSeconds.toFixed(1)} s; throughput ${s.requestsPerSecond.toFixed(0)} requests/s`);
+    printBook(s);
+    runs.push(s);
   }
+  writeJson(runs);
 }
 
 async function main() {
@@ -74,7 +108,9 @@ async function main() {
     console.log(`transactions ${s.transactions} (${s.failedTransactions} rejected by the program: ${JSON.stringify(s.rejections)})`);
     console.log(`compute units ${s.computeUnits}; invariant checks passed ${s.invariantChecks}`);
     console.log(`wall ${s.wallSeconds.toFixed(1)} s; throughput ${s.txPerSecond.toFixed(0)} tx/s`);
+    printBook(s);
   }
+  writeJson(results);
 }
 
 main().then(() => process.exit(0), exitOnError);

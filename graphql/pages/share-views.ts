@@ -10,7 +10,7 @@ import type { PoolAggregate } from "../../indexer";
 import type { Offer } from "../../service/read/read-service";
 import { decimalOdds, formatBps, formatMicros, formatTime as when, takerTerms } from "../../service/read/share-format";
 
-type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 /** What a page's head carries for link previews (Open Graph, Twitter cards) and its JSON twin. */
 export interface PageMeta {
@@ -24,9 +24,10 @@ export interface PageMeta {
 }
 
 /** Only web addresses become og:image; anything else (javascript:, data:) is left out. */
-const webUrl = (u: string | null | undefined) => (u && /^https?:\/\//i.test(u) ? u : null);
+export const webUrl = (u: string | null | undefined) => (u && /^https?:\/\//i.test(u) ? u : null);
 
-function page(meta: PageMeta | null, heading: string, body: Html): Html {
+/** The frame every share page shares: head with its preview tags, the one stylesheet, the card. */
+export function page(meta: PageMeta | null, heading: string, body: Html): Html {
   const head = meta
     ? html`<link rel="canonical" href="${meta.url}" />
         <link rel="alternate" type="application/json" href="${meta.jsonUrl}" />
@@ -141,6 +142,44 @@ function page(meta: PageMeta | null, heading: string, body: Html): Html {
             background: #3a7be0;
             border-radius: 3px;
           }
+          .best {
+            font-size: 1.8em;
+            font-weight: 700;
+          }
+          h2.section {
+            font-size: 1.1em;
+            margin: 20px 0 0;
+          }
+          h3 {
+            font-size: 1em;
+            margin: 0;
+          }
+          /* Two depth tables side by side where they fit, one above the other on a phone. */
+          .depth-sides {
+            grid-template-columns: repeat(auto-fit, minmax(250px, 1fr));
+          }
+          .depth td,
+          .depth th {
+            padding: 4px 4px;
+            font-size: 0.92em;
+          }
+          figure.chart {
+            margin: 16px 0 0;
+          }
+          .chart-title {
+            font-weight: 600;
+            margin-bottom: 6px;
+          }
+          figcaption {
+            font-size: 0.85em;
+            color: #5a6675;
+          }
+          .legend {
+            margin-right: 14px;
+          }
+          .legend svg {
+            margin-right: 4px;
+          }
           footer {
             margin-top: 18px;
             font-size: 0.9em;
@@ -174,7 +213,8 @@ export function offerMeta(o: Offer, url: string, jsonUrl: string): PageMeta {
   return { title: o.contract.title || o.contract.event, description, url, jsonUrl, image: webUrl(o.contract.visuals[0]?.src) };
 }
 
-export function offerPage(o: Offer, meta: PageMeta): Html {
+/** The offer's page; `chart` (its contract's odds history, ./odds-chart.ts) goes under the terms. */
+export function offerPage(o: Offer, meta: PageMeta, chart?: Html): Html {
   const result = offerResult(o);
   const c = o.contract;
   return page(
@@ -211,6 +251,7 @@ export function offerPage(o: Offer, meta: PageMeta): Html {
         <dt>Cutoff</dt>
         <dd>${when(c.cutoffAt)}</dd>
       </dl>
+      ${chart ?? ""}
       <footer>Odds are decimal: what one unit staked returns on a win, before the fee. API resource: <a href="${meta.jsonUrl}">${meta.jsonUrl}</a></footer>`,
   );
 }
@@ -287,12 +328,18 @@ export function poolPage(p: PoolAggregate, meta: PageMeta): Html {
   );
 }
 
-export function notFoundPage(what: "offer" | "poll"): Html {
+const NOT_FOUND = {
+  offer: "No offer is listed at this address.",
+  poll: "No public poll goes by this name.",
+  contract: "No contract is listed at this address.",
+} as const;
+
+export function notFoundPage(what: keyof typeof NOT_FOUND): Html {
   return page(
     null,
     "Not found",
     html`<h1>Not found</h1>
-      <p class="sub">${what === "offer" ? "No offer is listed at this address." : "No public poll goes by this name."}</p>`,
+      <p class="sub">${NOT_FOUND[what]}</p>`,
   );
 }
 

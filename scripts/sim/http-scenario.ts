@@ -13,6 +13,7 @@ import { startLocalStack, OFFERS_BASE } from "../../stack/local-stack";
 import type { EngineName } from "../../harness/chain";
 import { Rng } from "../../harness/random";
 import { Timeline, type LiveContract, type ScenarioOptions } from "./timeline";
+import { BookRecorder, sampleInterval, type BookQuote, type ContractBookTrace } from "./book-report";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
@@ -41,6 +42,10 @@ export interface HttpScenarioSummary {
   invariantChecks: number;
   wallSeconds: number;
   requestsPerSecond: number;
+  /** Each contract's best taker odds per side over time (./book-report.ts), as the book endpoint answered. */
+  book: ContractBookTrace[];
+  /** Simulated seconds between two book samples. */
+  bookSampleSeconds: number;
 }
 
 interface SimUser {
@@ -79,6 +84,8 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
       invariantChecks: 0,
       wallSeconds: 0,
       requestsPerSecond: 0,
+      book: [],
+      bookSampleSeconds: 0,
     };
     let keySeq = 0;
     const call = async (
@@ -126,6 +133,26 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
     const contracts: LiveContract[] = [];
     const offers: LiveOffer[] = [];
     const time = await Timeline.start(o, () => gw.now());
+    const book = new BookRecorder();
+    const every = sampleInterval(o.actions);
+    sum.bookSampleSeconds = Number(time.at(every) - time.at(0));
+
+    /** The book of every contract still taking offers, as GET /contracts/{address}/book answers it to anyone. */
+    const sampleBooks = async (now: bigint) => {
+      for (const [n, c] of contracts.entries()) {
+        if (c.done || now >= c.cutoff) continue;
+        const r = await call("GET", `/contracts/${c.address.toBase58()}/book?depth=1`, null);
+        if (r.status !== 200) throw new Error(`book of ${c.address.toBase58()}: ${r.status}`);
+        const sides = (r.body.sides as (Omit<BookQuote, "bestAvailableMicros"> & { levels: { availableMicros: string }[] })[]).map((x): BookQuote => ({
+          side: x.side,
+          label: x.label,
+          best: x.best,
+          bestAvailableMicros: x.levels[0]?.availableMicros ?? "0",
+          availableMicros: x.availableMicros,
+        }));
+        book.record(c.address.toBase58(), `Match ${n + 1}`, Number(now - time.t0), sides);
+      }
+    };
 
     const newContract = async () => {
       const now = await gw.now();
@@ -213,6 +240,7 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
       } else {
         await crank(now);
       }
+      if (i % every === 0) await sampleBooks(now);
       if (i % 50 === 0) {
         if ((await total()) !== initialTotal) throw new Error(`funds not conserved at action ${i}`);
         sum.invariantChecks++;
@@ -236,6 +264,7 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
     sum.invariantChecks++;
     sum.wallSeconds = time.wallSeconds();
     sum.requestsPerSecond = sum.requests / sum.wallSeconds;
+    sum.book = book.all();
     return sum;
   } finally {
     await s.stop();

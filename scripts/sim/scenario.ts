@@ -10,6 +10,7 @@ import { TestChain, type EngineName, type TxResult } from "../../harness/chain";
 import { OFFERS_ERRORS } from "../../idl/client/offers";
 import { Rng } from "../../harness/random";
 import { Timeline, type LiveContract, type ScenarioOptions } from "./timeline";
+import { BookRecorder, quoteOf, sampleInterval, type ContractBookTrace, type QuotedOffer } from "./book-report";
 
 export type { ScenarioOptions };
 
@@ -35,6 +36,10 @@ export interface ScenarioSummary {
   invariantChecks: number;
   wallSeconds: number;
   txPerSecond: number;
+  /** Each contract's best taker odds per side over time (./book-report.ts), from the offer accounts. */
+  book: ContractBookTrace[];
+  /** Simulated seconds between two book samples. */
+  bookSampleSeconds: number;
 }
 
 interface LiveOffer {
@@ -74,6 +79,8 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     invariantChecks: 0,
     wallSeconds: 0,
     txPerSecond: 0,
+    book: [],
+    bookSampleSeconds: 0,
   };
   const tally = (r: TxResult) => {
     s.transactions++;
@@ -88,6 +95,23 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
   const contracts: LiveContract[] = [];
   const offers: LiveOffer[] = [];
   const time = await Timeline.start(o, () => chain.now());
+  const book = new BookRecorder();
+  const every = sampleInterval(o.actions);
+  s.bookSampleSeconds = Number(time.at(every) - time.at(0));
+
+  /** The book of every contract still taking offers, as the program's accounts hold it. */
+  const sampleBooks = async (now: bigint) => {
+    for (const [n, c] of contracts.entries()) {
+      if (c.done || now >= c.cutoff) continue;
+      const quoted: QuotedOffer[] = [];
+      for (const off of offers.filter((x) => x.contract.equals(c.address))) {
+        const a = await w.offer(off.address);
+        if (a.status === "Open")
+          quoted.push({ creatorSide: a.side, creatorTotal: a.creatorTotal, takerTarget: a.takerTarget, remaining: a.takerTarget - a.takerFilled });
+      }
+      book.record(c.address.toBase58(), `contract ${n + 1}`, Number(now - time.t0), [quoteOf(quoted, "sideA", "A"), quoteOf(quoted, "sideB", "B")]);
+    }
+  };
 
   const newContract = async () => {
     const cutoffIn = rng.big(3_600n, 2n * 86_400n);
@@ -170,6 +194,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     } else {
       await crank(now);
     }
+    if (i % every === 0) await sampleBooks(now);
     if (i % 50 === 0) {
       if ((await w.balances()).total !== initialTotal) throw new Error(`funds not conserved at action ${i}`);
       s.invariantChecks++;
@@ -185,5 +210,6 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
   s.invariantChecks += 2;
   s.wallSeconds = time.wallSeconds();
   s.txPerSecond = s.transactions / s.wallSeconds;
+  s.book = book.all();
   return s;
 }

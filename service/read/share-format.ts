@@ -3,6 +3,7 @@
  * offer: used by the share pages (graphql/pages) and the `/shareable` chat text alike, so a link
  * and the page it opens say the same thing in the same words.
  */
+import type { Odds } from "../../idl/client/odds";
 import type { Offer, ShareableOffer } from "./read-model";
 
 /** "1,234.5 USDC" from a micro-unit decimal string, in bigint arithmetic (never a JS number for money). */
@@ -20,6 +21,9 @@ export function decimalOdds(stakeMicros: string, againstMicros: string): string 
   const hundredths = ((stake + BigInt(againstMicros)) * 100n) / stake;
   return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, "0")}`;
 }
+
+/** Odds as a person reads them: `2.25 (9:4)`, the decimal rounded down to 2 places, then the exact ratio. */
+export const oddsText = (o: Odds) => `${o.decimal.slice(0, -2)} (${o.numerator}:${o.denominator})`;
 
 /** "33.34%" from basis points. */
 export const formatBps = (bps: number) => `${Math.trunc(bps / 100)}.${String(bps % 100).padStart(2, "0")}%`;

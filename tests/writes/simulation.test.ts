@@ -3,6 +3,7 @@
  * a REST request, the operator's resolutions and the settlement worker as the crank. The run
  * throws if tokens are not conserved (checked every 50 actions and at the end), if the vault is
  * not empty once everything settled, or if the fees the indexer recorded differ from the treasury.
+ * Its book report samples the book endpoint as it goes.
  */
 import { describe, expect, it } from "vitest";
 import { runHttpScenario } from "../../scripts/sim/http-scenario";
@@ -18,5 +19,16 @@ describe("HTTP simulation on the local stack", () => {
     // Refusals are the API's answers to rule breaks (4xx), never server errors.
     for (const k of Object.keys(s.rejections)) expect(k).toMatch(/^4\d\d /);
     expect(Object.keys(s.rejections).some((k) => k.startsWith("400 idempotencyKey"))).toBe(false);
+    // The book report, as GET /contracts/{address}/book answered it: both sides by their labels, prices that move.
+    expect(s.book.length).toBeGreaterThanOrEqual(8);
+    const prices = new Set<string>();
+    for (const t of s.book) {
+      expect(t.name).toMatch(/^Match \d+$/);
+      for (const sample of t.samples) {
+        expect(sample.sides.map((q) => `${q.side} ${q.label}`)).toEqual(["sideA Home", "sideB Away"]);
+        for (const q of sample.sides) if (q.best) prices.add(`${t.contract} ${q.side} ${q.best.decimal}`);
+      }
+    }
+    expect(s.book.some((t) => [...prices].filter((p) => p.startsWith(t.contract)).length > 1)).toBe(true);
   });
 });
