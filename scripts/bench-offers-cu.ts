@@ -103,7 +103,9 @@ async function main() {
     const at = (n: number) => median(rows.get(`take_best, ${n} offers (${kind})`)!.map((x) => x.total));
     return Math.round((at(10) - at(1)) / 9);
   };
-  console.log(`\ntake_best CU per offer (slope from 1 to 10 offers): ${slope("new positions")} creating positions, ${slope("existing positions")} increasing them`);
+  console.log(
+    `\ntake_best CU per offer (slope from 1 to 10 offers): ${slope("new positions")} creating positions, ${slope("existing positions")} increasing them`,
+  );
   console.log("\ncreate_contract own CU (excl. invoke fee) by the canonical bump of the contract's address:\n");
   console.log("| canonical bump | samples | median own CU excl. invoke |");
   console.log("|---|---:|---:|");
