@@ -472,8 +472,15 @@ export const fmtTime = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export type Step = [weight: number, name: string, run: () => Promise<unknown>];
 
 /** What a fuzzer's attacks are built from: a valid-looking call of each instruction, extra accounts to draw, PDAs to prefund. */
+/** A plausible call of an instruction; `remaining`: the accounts after the IDL's (take_best's (offer, position) pairs). */
+export interface BaseCall {
+  accounts: AccountMap;
+  args: Record<string, unknown>;
+  remaining?: PublicKey[];
+}
+
 export interface AttackTargets {
-  baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> };
+  baseFor: (name: string) => BaseCall;
   extraAccounts: () => PublicKey[];
   prefundTargets: () => PublicKey[];
 }
@@ -1267,12 +1274,7 @@ export class AttackerWorld {
    * another account of the same instruction (dup), or by the other program's (cross), or the
    * config replaced by a planted rogue one (rogue: must fail); writable flags flipped, arguments bent.
    */
-  async mutate(
-    kind: string,
-    mode: "random" | "dup" | "cross" | "rogue",
-    baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> },
-    extra: PublicKey[],
-  ): Promise<void> {
+  async mutate(kind: string, mode: "random" | "dup" | "cross" | "rogue", baseFor: (name: string) => BaseCall, extra: PublicKey[]): Promise<void> {
     const rng = this.rng;
     const names = ixNames(this.program);
     const withConfig = names.filter((n) => idlIx(this.program, n)!.accounts.some((a) => a.name === "config"));
@@ -1307,6 +1309,14 @@ export class AttackerWorld {
     } catch (e) {
       return void this.tally.add(`attack:${kind}`, `unbuildable:${(e as Error).message.slice(0, 30)}`);
     }
+    // The remaining accounts, each sometimes replaced too, or one dropped (an odd list).
+    const rest = (base.remaining ?? []).map((k) => ({
+      pubkey: mode !== "rogue" && rng.chance(0.15) ? rng.pick(u) : k,
+      isSigner: false,
+      isWritable: !rng.chance(0.05),
+    }));
+    if (rest.length && rng.chance(0.05)) rest.pop();
+    ix.keys.push(...rest);
     // A rogue config must be refused by every instruction (rule 1: the one canonical Config).
     await this.attackSend(`${kind}:${name}`, [ix], this.attackerSigners(), { mustFail: mode === "rogue" });
   }
@@ -1316,13 +1326,7 @@ export class AttackerWorld {
    * PDA (a pool, an offer, a participant, a position, a claim): the program must refuse it (when it
    * creates that account) or leave it alone; an account created there fails the run (reconcile).
    */
-  async signerAsPda(
-    kind: string,
-    name: string,
-    slot: string,
-    baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> },
-    mustFail: boolean,
-  ): Promise<void> {
+  async signerAsPda(kind: string, name: string, slot: string, baseFor: (name: string) => BaseCall, mustFail: boolean): Promise<void> {
     const base = baseFor(name);
     const K = Keypair.generate();
     if (this.rng.chance(0.3)) await this.attackSend("prefund_signer", [lamportsIx(this.A.publicKey, K.publicKey, 1_000_000n)]);
