@@ -183,12 +183,11 @@ describe("take_best: stealing with the list", () => {
     const real = (await w.chain.account(w.positionOf(c, mallory)))!;
     const lookalike = Keypair.generate().publicKey;
     w.chain.setAccount(lookalike, { ...real, owner: SystemProgram.programId });
-    await attempt(
-      await w.takeBestIx(mallory, contract, [c], 10n * UNIT, { positions: [lookalike] }),
-      [mallory.key],
-      "AlreadyInitialized",
-      [...watch, lookalike, w.positionOf(c, mallory)],
-    );
+    await attempt(await w.takeBestIx(mallory, contract, [c], 10n * UNIT, { positions: [lookalike] }), [mallory.key], "AlreadyInitialized", [
+      ...watch,
+      lookalike,
+      w.positionOf(c, mallory),
+    ]);
   });
 
   it("another taker's position or token account: mallory cannot ride on bob's", async () => {
@@ -334,6 +333,30 @@ describe("take_best: stealing with the list", () => {
     expect(sum).toBe(30n * UNIT + 7n);
     expect(taken.length).toBe(3);
     expect(await w.offer(sameSide)).toMatchObject({ takerFilled: 0n, revision: 1n });
+  });
+
+  it("pairs past the total are never read: garbage there moves nothing and no event names it", async () => {
+    const { contract, a, c } = await book();
+    const garbage = Keypair.generate().publicKey;
+    const ix = bendPair(bendPair(await w.takeBestIx(mallory, contract, [a, c], 10n * UNIT), 1, 0, w.client.pda.config()[0]), 1, 1, garbage);
+    const untouched = [c, garbage, w.positionOf(c, mallory)];
+    const before = await raw(untouched);
+    const r = await w.send([ix], [mallory.key]);
+    expectOk(r);
+    const taken = parseOffersEvents(r.logs).filter((e) => e.name === "offerTaken");
+    expect(taken.map((e) => String(e.data.offer))).toEqual([a.toBase58()]);
+    expect(await raw(untouched)).toEqual(before);
+    expect((await w.position(w.positionOf(a, mallory))).takerAmount).toBe(10n * UNIT);
+  });
+
+  // 17 pairs do not fit a legacy transaction (1 232 bytes); the program's own bound is in take-best.test.ts.
+  it("list shapes: an odd count, no pair", async () => {
+    const { contract, a, c } = await book();
+    const watch = [a, c, w.positionOf(a, mallory), w.positionOf(c, mallory)];
+    const ix = await w.takeBestIx(mallory, contract, [a, c], 10n * UNIT);
+    const withKeys = (keys: TransactionInstruction["keys"]) => new TransactionInstruction({ programId: ix.programId, data: ix.data, keys });
+    await attempt(withKeys(ix.keys.slice(0, 11)), [mallory.key], "InvalidOfferList", watch);
+    await attempt(withKeys(ix.keys.slice(0, 8)), [mallory.key], "InvalidOfferList", watch);
   });
 
   it("offers switched off in Config, a voided contract, a contract past its cutoff", async () => {
