@@ -13,6 +13,7 @@ import { deriveFill, type Database, type DerivedFill, type PoolAggregate } from 
 import type { ChangeSet } from "../../indexer/changes";
 import * as contracts from "./contracts";
 import type { OfferRow } from "./contracts";
+import { CompiledReads } from "./compiled-reads";
 import { FillReads } from "./fill-reads";
 import { OfferQueries, filterKey } from "./offer-queries";
 import { OfferShaper } from "./offer-shaping";
@@ -99,8 +100,10 @@ export class ReadService {
     this.cache = new ReadCache({ indexedPosition: () => this.indexedPosition(), heard: !!o.changes, pollMs: o.slotPollMs });
     this.settingsReader = new SettingsReader(o.db, o.settingsTtlMs ?? 30_000);
     const engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
-    this.queries = new OfferQueries({ db: o.db, engine, cache: this.cache, countTtlMs: o.countTtlMs ?? 5_000 });
+    const compiled = new CompiledReads(o.db);
+    this.queries = new OfferQueries({ db: o.db, engine, cache: this.cache, countTtlMs: o.countTtlMs ?? 5_000, compiled });
     this.shaper = new OfferShaper({
+      compiled,
       db: o.db,
       configRow: () => this.settingsReader.configRow(),
       now: () => this.now(),
