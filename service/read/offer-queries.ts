@@ -77,10 +77,9 @@ export class OfferQueries {
     mineOf?: string,
   ): Promise<{ rows: OfferRow[]; more: boolean; total: number }> {
     const scoped = (q: ReturnType<OfferQueries["offerFilter"]>) => (mineOf ? this.mineScope(q, mineOf, p.role) : q);
-    const [{ n }] = await scoped(this.offerFilter(p))
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .execute();
-    const total = Number(n);
+    // The same list's total as a numbered page's (browse, mine): counted once per filter and kept
+    // like theirs (total()), not on every page.
+    const total = await this.total(mineOf ? `mine:${mineOf}:${filterKey(p)}:${p.role ?? ""}` : `browse:${filterKey(p)}`, scoped(this.offerFilter(p)));
     // A page of a browse list walks the list-order index as a numbered page does (planFor); the
     // caller's own offers are a small set found through their two indexes.
     let q = scoped(mineOf ? this.offerFilter(p) : await this.listFilter(p, await this.planFor(p, total)));
