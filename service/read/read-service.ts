@@ -119,11 +119,22 @@ export class ReadService {
     this.unsubscribe?.();
   }
 
-  private clock: { at: number; value: number } | null = null;
+  private clock: { at: number; value: Promise<number> } | null = null;
 
-  /** Chain time, read at most every clockCacheMs (a chain clock read is a round trip to the node). */
-  async now(): Promise<number> {
-    if (!this.clock || Date.now() - this.clock.at > (this.o.clockCacheMs ?? 250)) this.clock = { at: Date.now(), value: Number(await this.o.now()) };
+  /**
+   * Chain time, read at most every clockCacheMs (a chain clock read is a round trip to the node).
+   * The reading itself is kept, not only its value: the requests in flight when it expires share
+   * one read instead of each asking the node (under issue 21's distinct-query load they made the
+   * clock a sixteenth of the server's time). A failed read is not kept.
+   */
+  now(): Promise<number> {
+    if (!this.clock || Date.now() - this.clock.at > (this.o.clockCacheMs ?? 250)) {
+      const value = Promise.resolve(this.o.now()).then(Number);
+      const clock = (this.clock = { at: Date.now(), value });
+      value.catch(() => {
+        if (this.clock === clock) this.clock = null;
+      });
+    }
     return this.clock.value;
   }
 
