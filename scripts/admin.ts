@@ -41,15 +41,11 @@ import { pathToFileURL } from "node:url";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Kysely } from "kysely";
-import { openStore } from "../indexer/store/db";
-import { ServiceKey } from "../service/custody/crypto";
-import { Custody, SCOPES, loadServiceWallet, serviceWalletFile } from "../service/custody/custody";
-import { rotateServiceKey } from "../service/custody/key-rotation";
-import { migrateCustody } from "../service/custody/schema";
-import { AdminOps } from "../service/custody/admin";
-import { adminErrorMessage, runAdminCommand, type AdminCommand } from "../graphql/admin-http";
-import { RpcGateway } from "../service/chain/rpc-gateway";
-import { offersClientFor } from "../service/chain/service-chain";
+// Only what parsing needs is imported here: a command talking to the local stack needs no more
+// than fetch, and a refused value exits before the store, custody or chain code is loaded (those
+// are imported where a command uses them).
+import type { AdminCommand } from "../graphql/admin-http";
+import { SCOPES } from "../service/custody/token-scopes";
 import { WORK_KINDS } from "../service/worker/failures";
 import { addSettings, settingsOf } from "../stack/config/settings";
 import { amountValue, arg, booleanValue, bpsValue, durationValue, enumValue, lifetimeValue, positiveValue } from "../stack/config/values";
@@ -64,6 +60,23 @@ async function exec(cmd: AdminCommand): Promise<void> {
   const o = globals();
   let result: unknown;
   if (o.rpc) {
+    const [
+      { openStore },
+      { ServiceKey },
+      { Custody, loadServiceWallet },
+      { AdminOps },
+      { adminErrorMessage, runAdminCommand },
+      { RpcGateway },
+      { offersClientFor },
+    ] = await Promise.all([
+      import("../indexer/store/db"),
+      import("../service/custody/crypto"),
+      import("../service/custody/custody"),
+      import("../service/custody/admin"),
+      import("../graphql/admin-http"),
+      import("../service/chain/rpc-gateway"),
+      import("../service/chain/service-chain"),
+    ]);
     const key = ServiceKey.load(o.data, process.env, { cluster: true });
     const store = await openStore(o.store ?? join(o.data, "store.sqlite"));
     const custody = await Custody.open(store.db as Kysely<unknown>, key);
@@ -250,6 +263,13 @@ program
   )
   .requiredOption("--new-key-file <path>", "the new key (64 hex characters), outside the data directory; created with a fresh random key when missing")
   .action(async (o: { newKeyFile: string }) => {
+    const [{ openStore }, { ServiceKey }, { serviceWalletFile }, { rotateServiceKey }, { migrateCustody }] = await Promise.all([
+      import("../indexer/store/db"),
+      import("../service/custody/crypto"),
+      import("../service/custody/custody"),
+      import("../service/custody/key-rotation"),
+      import("../service/custody/schema"),
+    ]);
     const g = globals();
     const data = resolve(g.data);
     if (!process.env.SERVICE_KEY && !process.env.SERVICE_KEY_FILE && !existsSync(join(data, "service.key")))

@@ -10,13 +10,6 @@
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import type { Commitment } from "@solana/web3.js";
-import { openStore } from "../indexer/store/db";
-import { backfill } from "../indexer/backfill";
-import { storeChecksum } from "../indexer/store/checksum";
-import { RpcSource } from "../indexer/sources/rpc";
-import { ReplaySource } from "../indexer/sources/replay";
-import { BankrunSource } from "../indexer/sources/bankrun";
-import { OFFERS_PROGRAM, knownOwners } from "../indexer/decode";
 import type { AccountSource } from "../indexer/sources/types";
 
 import { SETTINGS } from "../stack/config/settings";
@@ -35,6 +28,19 @@ const o = strictExit(new Command().name("backfill"))
   .option("--reset", "empty the chain tables first", false)
   .parse(process.argv)
   .opts<{ store: string; rpc?: string; ws?: string; commitment: Commitment; history: number; replay?: string; local?: number; reset: boolean }>();
+
+// The indexer is loaded only once the command line is accepted (a refusal exits at once).
+const [{ openStore }, { backfill }, { storeChecksum }, { RpcSource }, { ReplaySource }, { BankrunSource }, { OFFERS_PROGRAM, knownOwners }] = await Promise.all(
+  [
+    import("../indexer/store/db"),
+    import("../indexer/backfill"),
+    import("../indexer/store/checksum"),
+    import("../indexer/sources/rpc"),
+    import("../indexer/sources/replay"),
+    import("../indexer/sources/bankrun"),
+    import("../indexer/decode"),
+  ],
+);
 
 async function localSource(actions: number): Promise<AccountSource> {
   // The local chain of tests and simulations (the compiled programs in bankrun).

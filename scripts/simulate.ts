@@ -12,9 +12,8 @@
 import { writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
-import { runScenario, type ScenarioSummary } from "./sim/scenario";
+import type { ScenarioSummary } from "./sim/scenario";
 import { formatBookReport } from "./sim/book-report";
-import { runHttpScenario } from "./sim/http-scenario";
 import type { EngineName } from "../harness/chain";
 import { ENGINES } from "../stack/config/settings";
 import { arg, countValue, enumValue, positiveValue } from "../stack/config/values";
@@ -78,6 +77,8 @@ const micros = (v: bigint) => `${v / 1_000_000n}.${(v % 1_000_000n).toString().p
 
 async function mainHttp(engines: EngineName[]) {
   const runs = [];
+  // Loaded after the command line is accepted, as the engines below (a refusal exits at once).
+  const { runHttpScenario } = await import("./sim/http-scenario");
   for (const engine of engines) {
     const s = await withProgress(`http/${engine.padEnd(8)}`, (onProgress) => runHttpScenario({ ...scenarioOptions(), engine, onProgress }));
     console.log(`\n== HTTP API on the local stack (${s.engine}): ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
@@ -95,6 +96,7 @@ async function mainHttp(engines: EngineName[]) {
 async function main() {
   const engines: EngineName[] = opts.engine === "both" ? ["bankrun", "litesvm"] : [opts.engine];
   if (opts.http) return mainHttp(engines);
+  const { runScenario } = await import("./sim/scenario");
   const results: ScenarioSummary[] = [];
   for (const engine of engines) {
     results.push(await withProgress(engine, (onProgress) => runScenario({ ...scenarioOptions(), engine, onProgress })));

@@ -47,23 +47,13 @@ import { Command } from "commander";
 import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { serve } from "@hono/node-server";
-import { ServiceKey } from "../service/custody/crypto";
-import { loadServiceWallet } from "../service/custody/custody";
-import { adminApp } from "../graphql/admin-http";
+import type { adminApp } from "../graphql/admin-http";
 import type { AdminOps } from "../service/custody/admin";
-import { startClusterStack } from "../stack/cluster-stack";
 import type { AppParts, ServiceParts } from "../stack/service-parts";
-import { EMBED_BASE, OFFERS_BASE } from "../graphql/server";
-import { parseCorsOrigins } from "../graphql/cors";
-import { operatorRunWorker, parseRole, runs } from "../stack/roles";
-import { serviceApp } from "../stack/app";
 import { LIVE_SETTINGS, addSettings, liveLimitsOf, settingsOf, type SettingName } from "../stack/config/settings";
 import { ConfigError, assertPortFree, exitOnError, portRefusal, strictExit } from "../stack/config/cli";
-import type { WalletLimits } from "../service/writes/wallet-guard";
-import { Observability } from "../service/observability/observability";
+import type { WalletLimits } from "../service/writes/wallet-limits";
 import type { RequestLimiter, RequestLimits } from "../service/rate/request-limiter";
-import { secureDataDir } from "../service/data-dir";
 
 const SETTINGS_TAKEN = [
   "host",
@@ -97,6 +87,35 @@ const program = addSettings(strictExit(new Command().name("start").description("
   .option("--init", "with --rpc: create the mint, treasury and both Configs (a fresh validator)", false)
   .parse();
 const opts = { ...settingsOf(program, SETTINGS_TAKEN), ...program.opts<{ seed: boolean; init: boolean }>() };
+
+// The service is loaded only once the command line is accepted: a refused value exits 2 in the
+// time commander takes, not after loading the server, the store and the chain code
+// (tests/stack/cli-refusals.test.ts). The SVM engines load later still, in local mode only (main).
+const [
+  { serve },
+  { ServiceKey },
+  { loadServiceWallet },
+  { adminApp: operatorApp },
+  { startClusterStack },
+  { EMBED_BASE, OFFERS_BASE },
+  { parseCorsOrigins },
+  { operatorRunWorker, parseRole, runs },
+  { serviceApp },
+  { Observability },
+  { secureDataDir },
+] = await Promise.all([
+  import("@hono/node-server"),
+  import("../service/custody/crypto"),
+  import("../service/custody/custody"),
+  import("../graphql/admin-http"),
+  import("../stack/cluster-stack"),
+  import("../graphql/server"),
+  import("../graphql/cors"),
+  import("../stack/roles"),
+  import("../stack/app"),
+  import("../service/observability/observability"),
+  import("../service/data-dir"),
+]);
 
 /** The per-user bound on the service wallet's fees and rent (service/writes/wallet-guard.ts). */
 const walletLimits: WalletLimits = {
@@ -141,7 +160,7 @@ function listenRefusal(e: unknown): unknown {
 /** The operator endpoint of scripts/admin.ts (loopback only), announced in <data>/admin.json. */
 function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Parameters<typeof adminApp>[2]) {
   const adminToken = randomBytes(24).toString("base64url");
-  const adminServer = serve({ fetch: adminApp(ops, adminToken, extra).fetch, port: opts.adminPort, hostname: "127.0.0.1" });
+  const adminServer = serve({ fetch: operatorApp(ops, adminToken, extra).fetch, port: opts.adminPort, hostname: "127.0.0.1" });
   const adminUrl = `http://127.0.0.1:${opts.adminPort}`;
   writeFileSync(join(data, "admin.json"), JSON.stringify({ adminUrl, adminToken, apiUrl }) + "\n", { mode: 0o600 });
   return { adminUrl, adminServer };

@@ -24,9 +24,10 @@ import type { ServiceChain } from "../service/chain/service-chain";
 import type { ServiceKey } from "../service/custody/crypto";
 import { assembleStack, observabilityOf, type AppBuilder, type AppParts, type ServicePartsOptions } from "./service-parts";
 import { ConfigError } from "./config/cli";
+import { ROLES, type Role } from "./config/roles";
 
-export const ROLES = ["all", "api", "indexer", "worker"] as const;
-export type Role = (typeof ROLES)[number];
+// The names live apart (./config/roles.ts) so the entry points parse --role without loading this.
+export { ROLES, type Role } from "./config/roles";
 
 /** The role named on the command line, or a clear refusal. */
 export function parseRole(v: string | undefined, storeUrl: string): Role {

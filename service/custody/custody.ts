@@ -21,13 +21,11 @@ import { ServiceKey, isInside, sha256Hex } from "./crypto";
 import { migrateCustody, type CustodyDatabase, type UsersTable } from "./schema";
 import { adoptServiceKey, finishWalletFile } from "./key-rotation";
 import { ReadAuthCache, type ReadAuthCacheOptions } from "./read-auth-cache";
+import { SCOPES } from "./token-scopes";
 
-/** bet:write: create, take, close. bet:read: signed-in reads only (any valid token may read). */
-export const SCOPES = ["bet:write", "bet:read"] as const;
-
-/** A token's lifetime when the operator names none (`admin issue-token` without --ttl): 30 days. */
-export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 86_400;
-export type Scope = (typeof SCOPES)[number];
+// The scopes and the default lifetime live apart (./token-scopes.ts) so the operator CLI parses
+// its flags without loading this.
+export { DEFAULT_TOKEN_TTL_SECONDS, SCOPES, type Scope } from "./token-scopes";
 
 export interface User {
   id: string;

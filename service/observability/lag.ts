@@ -15,6 +15,9 @@
  */
 import type { ServiceMetrics } from "./metrics";
 
+/** Slots of indexer lag above which GET /readyz fails (MAX_LAG_SLOTS). */
+export const DEFAULT_MAX_LAG_SLOTS = 150;
+
 export interface ChainWatch {
   /** The chain's latest slot (bankrun: the engine's clock; RPC: getSlot at the indexer's commitment). */
   headSlot(): Promise<number>;

@@ -11,7 +11,7 @@
  */
 import type { BatchSink } from "../../indexer/sources/types";
 import type { StoreWriter } from "../../indexer/store/writer";
-import { LagMonitor, type ChainWatch, type LagSample } from "./lag";
+import { DEFAULT_MAX_LAG_SLOTS, LagMonitor, type ChainWatch, type LagSample } from "./lag";
 import { createLogger, currentRequest, type LogOptions, type Logger } from "./log";
 import { ServiceMetrics, txFailureLabel, type PassCounts, type TxPath } from "./metrics";
 import { describeFailure, type SubmitResult } from "../chain/submitter";
@@ -40,7 +40,8 @@ export interface Readiness {
   checks: Record<string, ReadinessCheck>;
 }
 
-export const DEFAULT_MAX_LAG_SLOTS = 150;
+// Beside the lag monitor (./lag.ts) so the entry points read it without loading this.
+export { DEFAULT_MAX_LAG_SLOTS } from "./lag";
 
 const timeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);

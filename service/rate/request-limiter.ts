@@ -12,20 +12,10 @@ import type { Kysely } from "kysely";
 import { takeFromBucket } from "./gcra";
 import type { CustodyDatabase } from "../custody/schema";
 import type { Database } from "../../indexer/store/schema";
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-limits";
 
-export interface RequestLimits {
-  /** Requests one client address may make at once (0: no per-address limit). */
-  ipBurst: number;
-  /** Requests per minute per address after the burst (0: no per-address limit). */
-  ipPerMinute: number;
-  /** Requests one bearer token may make at once (0: no per-token limit). */
-  tokenBurst: number;
-  /** Requests per minute per token after the burst (0: no per-token limit). */
-  tokenPerMinute: number;
-}
-
-/** Generous for people and well-behaved integrations; a scraper or a loop meets them. */
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { ipBurst: 120, ipPerMinute: 600, tokenBurst: 120, tokenPerMinute: 600 };
+// The numbers live apart (./request-limits.ts) so the entry points read them without loading this.
+export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-limits";
 
 export class RequestLimiter {
   private readonly db: Kysely<CustodyDatabase>;

@@ -8,45 +8,15 @@
  * TOO_MANY_REQUESTS; HTTP 429 on SSE; a WebSocket over its connection share is refused 429 at the
  * upgrade or closed with 4429 at connection_init). The process-wide cap is checked last.
  *
- * All the numbers are here, named; each is a setting of `npm start` (stack/config/settings.ts),
+ * All the numbers are in ./live-limits.ts (LIVE_SHARES), named; each is a setting of `npm start` (stack/config/settings.ts),
  * which LiveUpdates takes as overrides (AppDeps.live).
  */
 import { ApiError } from "../api-error";
+import type { LiveShareLimits } from "./live-limits";
 
-export interface LiveShareLimits {
-  /** Subscriptions all anonymous callers of one address group may hold at once. */
-  anonymousSubscriptionsPerAddress: number;
-  /** Subscriptions all callers of one address group (anonymous and signed in) may hold at once. */
-  subscriptionsPerAddress: number;
-  /** Subscriptions one token may hold at once, from any address. */
-  subscriptionsPerToken: number;
-  /** Subscriptions all anonymous callers together may hold: the rest of maxPerProcess stays for signed-in ones. */
-  anonymousSubscriptionsPerProcess: number;
-  /** WebSocket connections one address group may hold open, anonymous or not (refused 429 at the upgrade). */
-  connectionsPerAddress: number;
-  /** Anonymous WebSocket connections one address group may hold open. */
-  anonymousConnectionsPerAddress: number;
-  /** WebSocket connections one token may hold open. */
-  connectionsPerToken: number;
-  /** What a refused caller is told to wait (s): a share frees only when the caller lets one go. */
-  shareRetryAfterSeconds: number;
-}
-
-/**
- * A browser tab follows a handful of offers; a signed-in integration a few hundred. 50 anonymous
- * subscriptions per address leave room for a household or an office behind one address, and 50
- * attacking addresses then hold 2,500 of the 10,000 a process serves.
- */
-export const LIVE_SHARES: LiveShareLimits = {
-  anonymousSubscriptionsPerAddress: 50,
-  subscriptionsPerAddress: 500,
-  subscriptionsPerToken: 200,
-  anonymousSubscriptionsPerProcess: 8_000,
-  connectionsPerAddress: 64,
-  anonymousConnectionsPerAddress: 16,
-  connectionsPerToken: 16,
-  shareRetryAfterSeconds: 5,
-};
+// The numbers live in ./live-limits.ts, beside the process's bounds, so the entry points read them
+// without loading this (and the GraphQL errors it raises).
+export { LIVE_SHARES, type LiveShareLimits } from "./live-limits";
 
 /** Who holds a share: the address group, and the token's key (null: anonymous). */
 export interface ShareHolder {

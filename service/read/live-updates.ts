@@ -13,26 +13,16 @@ import type { Custody } from "../custody/custody";
 import { ApiError } from "../api-error";
 import type { ReadService } from "./read-service";
 import { Gauge, type Registry } from "prom-client";
-import { LIVE_SHARES, LiveShares, type LiveShareLimits } from "./live-shares";
+import { LiveShares } from "./live-shares";
+import { LIVE_LIMITS, type LiveLimits } from "./live-limits";
 import { tokenBucketKey } from "../rate/caller-key";
 import { LiveSubscription } from "./live-subscription";
 import type { LiveTopic } from "./live-topics";
 import { LiveDispatch } from "./live-dispatch";
 import { LiveTokenChecks } from "./live-token-checks";
 
-/** The process's bounds; the per-caller shares are live-shares.ts's (LIVE_SHARES), overridable here too. */
-export interface LiveLimits extends LiveShareLimits {
-  /** Subscriptions one connection may hold at once (a WebSocket; an SSE request holds one). */
-  maxPerConnection: number;
-  /** Subscriptions this process serves at once, all connections together. */
-  maxPerProcess: number;
-  /** Undelivered values one subscriber may hold before the oldest are dropped. */
-  queueLimit: number;
-  /** How often the tokens of signed-in subscriptions are checked again (ms). */
-  authRecheckMs: number;
-}
-
-export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, authRecheckMs: 5_000, ...LIVE_SHARES };
+// The bounds live apart (./live-limits.ts) so the entry points read them without loading this.
+export { LIVE_LIMITS, type LiveLimits } from "./live-limits";
 
 export interface LiveUpdatesOptions {
   read: ReadService;

@@ -13,6 +13,7 @@ import type { Database } from "../../indexer";
 import { offersWithContract, type OfferRow } from "./contracts";
 import type { BrowseParams, MineRole, PageParams } from "./params";
 import type { ReadCache } from "./read-cache";
+import type { CompiledReads } from "./compiled-reads";
 import { offsetOf, type KeysetPage, type OfferKey } from "./read-model";
 import { searchCondition } from "./search";
 
@@ -29,6 +30,8 @@ export interface OfferQueriesOptions {
   cache: ReadCache;
   /** How long a list's total is reused while no write is applied; 0 counts on every request. */
   countTtlMs: number;
+  /** The hot queries compiled once per shape (./compiled-reads.ts). */
+  compiled: CompiledReads;
 }
 
 /** What an offer's place in the bestOdds order is made of (./offer-odds-order.ts). */
@@ -55,7 +58,11 @@ export class OfferQueries {
   /** Browse: a page of the list `p` selects, newest first, and the list's total. */
   async browse(p: BrowseParams): Promise<{ rows: OfferRow[]; total: number }> {
     const total = await this.total(`browse:${filterKey(p)}`, await this.listFilter(p));
-    const rows = await this.pageRows(await this.listFilter(p, await this.planFor(p, total)), p);
+    const plan = await this.planFor(p, total);
+    // On PostgreSQL the listed contracts are a parameter of their own (listFilter), which moves
+    // with the catalog: that shape is built each time.
+    const shape = this.o.engine === "sqlite" || plan === "all" ? `browse:${plan}:${filterKey(p)}` : null;
+    const rows = await this.pageRows(await this.listFilter(p, plan), p, shape);
     return { rows, total };
   }
 
@@ -78,10 +85,9 @@ export class OfferQueries {
     mineOf?: string,
   ): Promise<{ rows: OfferRow[]; more: boolean; total: number }> {
     const scoped = (q: ReturnType<OfferQueries["offerFilter"]>) => (mineOf ? this.mineScope(q, mineOf, p.role) : q);
-    const [{ n }] = await scoped(this.offerFilter(p))
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .execute();
-    const total = Number(n);
+    // The same list's total as a numbered page's (browse, mine): counted once per filter and kept
+    // like theirs (total()), not on every page.
+    const total = await this.total(mineOf ? `mine:${mineOf}:${filterKey(p)}:${p.role ?? ""}` : `browse:${filterKey(p)}`, scoped(this.offerFilter(p)));
     // A page of a browse list walks the list-order index as a numbered page does (planFor); the
     // caller's own offers are a small set found through their two indexes.
     let q = scoped(mineOf ? this.offerFilter(p) : await this.listFilter(p, await this.planFor(p, total)));
@@ -117,7 +123,8 @@ export class OfferQueries {
 
   /** One offer with its contract (listed or not). */
   async one(address: string): Promise<OfferRow | null> {
-    return (await this.withContract.where("offers.address", "=", address).executeTakeFirst()) ?? null;
+    const [row] = await this.o.compiled.rows("offer-one", [address], () => this.withContract.where("offers.address", "=", address));
+    return row ?? null;
   }
 
   /** The listed offers among `addresses` that pass the filters `p`, newest first. */
@@ -202,27 +209,18 @@ export class OfferQueries {
   }
 
   /** A numbered page of a list: its addresses in list order (index order, no joins), then their rows with contracts. */
-  private async pageRows(base: ReturnType<OfferQueries["offerFilter"]>, p: PageParams): Promise<OfferRow[]> {
-    const keys = await base
-      .select("offers.address")
-      .orderBy("offers.created_at", "desc")
-      .orderBy("offers.address")
-      .limit(p.pageSize)
-      .offset(offsetOf(p))
-      .execute();
+  private async pageRows(base: ReturnType<OfferQueries["offerFilter"]>, p: PageParams, shape: string | null = null): Promise<OfferRow[]> {
+    const page = () => base.select("offers.address").orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p));
+    // `shape` names everything the list's filter puts in the query; the page is its last two values.
+    const keys = shape === null ? await page().execute() : await this.o.compiled.rows(`page-keys:${shape}`, [p.pageSize, offsetOf(p)], page);
     return this.rowsOf(keys);
   }
 
   /** The rows with contracts of these offers, in the order given. */
   private async rowsOf(keys: { address: string }[]): Promise<OfferRow[]> {
     if (keys.length === 0) return [];
-    const rows = await this.withContract
-      .where(
-        "offers.address",
-        "in",
-        keys.map((k) => k.address),
-      )
-      .execute();
+    const addresses = keys.map((k) => k.address);
+    const rows = await this.o.compiled.rows(`offer-rows:${addresses.length}`, addresses, () => this.withContract.where("offers.address", "in", addresses));
     const byAddress = new Map(rows.map((r) => [r.address, r]));
     return keys.map((k) => byAddress.get(k.address)).filter((r) => r !== undefined);
   }

@@ -10,6 +10,7 @@ import { contractOfRow, resultOf, toContract, type OfferRow } from "./contracts"
 import { viewerOf, type Viewer } from "./offer-viewer";
 import { offerOdds } from "./odds";
 import type { Contract, Offer } from "./read-model";
+import type { CompiledReads } from "./compiled-reads";
 
 /** The caller's positions on a page's offers, and every position of the offers the caller created. */
 export interface HeldPositions {
@@ -24,6 +25,8 @@ export interface ShapingDeps {
   now: () => Promise<number>;
   /** Which of these wallets are blocked from wagering. */
   blockedWallets: (wallets: string[]) => Promise<Set<string>>;
+  /** The per-page queries compiled once per shape (./compiled-reads.ts). */
+  compiled: CompiledReads;
 }
 
 const shortWallet = (w: string) => `${w.slice(0, 4)}…${w.slice(-4)}`;
@@ -37,12 +40,9 @@ export class OfferShaper {
     const config = await this.d.configRow();
     const contracts = new Map<string, Contract>();
     for (const r of rows) if (!contracts.has(r.contract)) contracts.set(r.contract, toContract(contractOfRow(r)));
+    const creators = [...new Set(rows.map((r) => r.creator))];
     const [profiles, viewers] = await Promise.all([
-      this.d.db
-        .selectFrom("profiles")
-        .selectAll()
-        .where("wallet", "in", [...new Set(rows.map((r) => r.creator))])
-        .execute(),
+      this.d.compiled.rows(`profiles:${creators.length}`, creators, () => this.d.db.selectFrom("profiles").selectAll().where("wallet", "in", creators)),
       this.viewers(rows, viewerWallet),
     ]);
     const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
@@ -92,17 +92,20 @@ export class OfferShaper {
     const [positions, creatorPositions] = await Promise.all([
       wallet === null || rows.length === 0
         ? ([] as PositionsTable[])
-        : this.d.db
-            .selectFrom("positions")
-            .selectAll()
-            .where("taker", "=", wallet)
-            .where(
-              "offer",
-              "in",
-              rows.map((r) => r.address),
-            )
-            .execute(),
-      own.length === 0 ? ([] as PositionsTable[]) : this.d.db.selectFrom("positions").selectAll().where("offer", "in", own).execute(),
+        : this.d.compiled.rows(`taker-positions:${rows.length}`, [wallet, ...rows.map((r) => r.address)], () =>
+            this.d.db
+              .selectFrom("positions")
+              .selectAll()
+              .where("taker", "=", wallet)
+              .where(
+                "offer",
+                "in",
+                rows.map((r) => r.address),
+              ),
+          ),
+      own.length === 0
+        ? ([] as PositionsTable[])
+        : this.d.compiled.rows(`offer-positions:${own.length}`, own, () => this.d.db.selectFrom("positions").selectAll().where("offer", "in", own)),
     ]);
     return { positionOf: new Map(positions.map((p) => [p.offer, p])), creatorPositions };
   }

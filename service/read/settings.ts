@@ -9,6 +9,13 @@ import type { Settings } from "./read-model";
 
 export class SettingsReader {
   private cached: { at: number; config: ConfigTable | null; value: Settings | null } | null = null;
+  /**
+   * The read under way, shared: when the row expires (or is dropped) under load, the requests
+   * already in flight would otherwise each read it again (issue 21's distinct-query load).
+   */
+  private reading: Promise<ConfigTable | null> | null = null;
+  /** Counts drop(): a read that began before the latest one is not kept. */
+  private drops = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -17,22 +24,34 @@ export class SettingsReader {
 
   /** The config row (null before the program is configured). */
   async configRow(): Promise<ConfigTable | null> {
-    if (!this.cached || Date.now() - this.cached.at > this.ttlMs) {
+    if (this.cached && Date.now() - this.cached.at <= this.ttlMs) return this.cached.config;
+    return (this.reading ??= this.read());
+  }
+
+  private async read(): Promise<ConfigTable | null> {
+    const drops = this.drops;
+    try {
       const config = (await this.db.selectFrom("config").selectAll().where("deleted", "=", 0).executeTakeFirst()) ?? null;
-      this.cached = { at: Date.now(), config, value: config ? toSettings(config) : null };
+      // Kept unless dropped meanwhile (a change named the Config after this read began).
+      if (this.drops === drops) this.cached = { at: Date.now(), config, value: config ? toSettings(config) : null };
+      return config;
+    } finally {
+      if (this.drops === drops) this.reading = null;
     }
-    return this.cached.config;
   }
 
   async settings(): Promise<Settings> {
-    await this.configRow();
-    const v = this.cached?.value;
+    const config = await this.configRow();
+    const v = this.cached?.config === config ? this.cached.value : config && toSettings(config);
     if (!v) throw new ApiError(503, "offers are not configured yet; retry later");
     return v;
   }
 
   drop(): void {
     this.cached = null;
+    // The next caller reads again rather than joining a read that began before the change.
+    this.reading = null;
+    this.drops++;
   }
 }
 

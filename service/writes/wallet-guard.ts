@@ -51,19 +51,10 @@ import type { User } from "../custody/custody";
 import { OffersClient } from "../../idl/client/offers";
 import { ApiError } from "../api-error";
 import { takeFromBucket } from "../rate/gcra";
+import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "./wallet-limits";
 
-export interface WalletLimits {
-  /** Writes a user may make at once (bucket size); 0 switches the rate limit off. */
-  writeBurst: number;
-  /** Writes per hour refilled into the bucket; 0 switches the rate limit off. */
-  writesPerHour: number;
-  /** Offers per user whose rent the service still holds; 0 switches the cap off. */
-  maxOpenOffers: number;
-  /** Positions per user whose rent the service still holds; 0 switches the cap off. */
-  maxOpenPositions: number;
-}
-
-export const DEFAULT_WALLET_LIMITS: WalletLimits = { writeBurst: 60, writesPerHour: 60, maxOpenOffers: 20, maxOpenPositions: 100 };
+// The bound's numbers live apart (./wallet-limits.ts) so the entry points read them without loading this.
+export { DEFAULT_WALLET_LIMITS, type WalletLimits } from "./wallet-limits";
 
 /** Lamports one write can cost the service in fees at most: 4 signatures (see above). */
 export const FEE_BOUND_SIGNATURES_PER_WRITE = 4;

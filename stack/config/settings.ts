@@ -7,12 +7,14 @@
  */
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import { DEFAULT_WALLET_LIMITS } from "../../service/writes/wallet-guard";
-import { DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limiter";
-import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/observability";
-import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-updates";
+// Only the numbers and names, each in a file of its own: an entry point parses (and refuses) its
+// command line before it loads the engines, the store or the server (tests/stack/cli-refusals.test.ts).
+import { DEFAULT_WALLET_LIMITS } from "../../service/writes/wallet-limits";
+import { DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limits";
+import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/lag";
+import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-limits";
 import { LIVE_SHARES } from "../../service/read/live-shares";
-import { ROLES } from "../roles";
+import { ROLES } from "./roles";
 import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
 
 /** The in-process SVM engines of the local stack (harness/engines.ts EngineName). */
