@@ -16,6 +16,7 @@ import { SPORTS } from "../../service/read/sports";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { fillCursor, offerCursor, type Cursor } from "./cursor";
 import { addBook } from "./book-types";
+import { addWalletQueries } from "./wallet-schema";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
 export type { ReadContext } from "./builder";
@@ -129,6 +130,16 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
           return toConnection(await read.offersKeyset({ ...filters(a), role: a.role ?? undefined }, page, { viewerWallet: w, mineOf: w }), page, offerCursor);
         }),
     }),
+    walletPositions: t.field({
+      type: types.OfferConnection,
+      args: { wallet: t.arg({ type: "Address", required: true }), ...listArgs },
+      description: "The offers any wallet took, each with that wallet's position, newest first (public on chain; no token needed).",
+      resolve: (_r, a) =>
+        guard(async () => {
+          const page = keysetPage(a, "offer");
+          return toConnection(await read.offersKeyset({ ...filters(a), role: "taker" }, page, { viewerWallet: a.wallet, mineOf: a.wallet }), page, offerCursor);
+        }),
+    }),
     shareable: t.field({
       type: types.ShareableConnection,
       args: listArgs,
@@ -153,5 +164,6 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     _meta: t.field({ type: types.Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));
   addBook(builder, d, types, guard);
+  addWalletQueries(builder, d, types, guard);
   return types;
 }

@@ -25,7 +25,7 @@ import { payouts } from "../../idl/client/offers-rules";
 import { ACTION_VERSION } from "../../graphql/actions/actions-cors";
 import { SOLANA_CLUSTERS } from "../../service/actions/blockchain-id";
 import { apiStack, type ApiStack, balance, contract as makeContract, createBody, key, makeUser, UNIT, type TestUser } from "../support/stack";
-import { getJson, post } from "../support/http";
+import { getJson, gql, post } from "../support/http";
 import { until } from "../support/wait";
 import { decodePng, launchBrowser } from "./browser";
 
@@ -320,6 +320,19 @@ describe("an offer's action", () => {
       return x.positionCount === 1 ? x : null;
     });
     expect(o).toMatchObject({ takerFilledMicros: String(4n * UNIT), remainingTakerMicros: String(6n * UNIT) });
+    // Indexed under the wallet: its public positions (REST and GraphQL) and the contract's book.
+    const mine = await getJson(s, `${BASE}/wallets/${wallet.publicKey.toBase58()}/positions`);
+    expect(mine.status).toBe(200);
+    expect(mine.body.offers.map((x: { address: string }) => x.address)).toEqual([offer]);
+    expect(mine.body.offers[0].viewer).toMatchObject({ role: "taker", position: { takerAmountMicros: String(4n * UNIT), status: "Open" } });
+    const g = await gql(s, `query($w: Address!) { walletPositions(wallet: $w) { totalCount edges { node { address viewer { position { takerAmountMicros } } } } } }`, {
+      w: wallet.publicKey.toBase58(),
+    });
+    expect(g.body.data.walletPositions).toEqual({ totalCount: 1, edges: [{ node: { address: offer, viewer: { position: { takerAmountMicros: String(4n * UNIT) } } } }] });
+    const book = await getJson(s, `${BASE}/contracts/${contract.toBase58()}/book`);
+    expect(book.status).toBe(200);
+    expect(JSON.stringify(book.body)).toContain(String(6n * UNIT)); // the level shows what is left after the wallet's take
+    expect((await getJson(s, `${BASE}/wallets/not-an-address/positions`)).status).toBe(400);
     const done = await actionPost(t.links.next.href, { account: wallet.publicKey.toBase58(), signature });
     expect(done.status).toBe(200);
     const d = DoneResponse.parse(done.body);
@@ -356,12 +369,16 @@ describe("a pool's action", () => {
     expect(tx.instructions.map((i) => i.programId.toBase58())).toEqual([POOLS_PROGRAM_ID.toBase58()]);
     const signature = await signAndSend(t.transaction, wallet);
     const embed = await until(async () => {
-      const x = (await getJson(s, "/api/embed/v1/polls/derby")).body;
-      return x.participantCount === 2 ? x : null;
+      const x = (await getJson(s, "/api/embed/v1/polls/derby")).body.data;
+      return x?.participantCount === 2 ? x : null;
     });
     expect(embed.outcomes[1].totalOiMicros).toBe(String(3n * UNIT));
     const d = DoneResponse.parse((await actionPost(t.links.next.href, { account: wallet.publicKey.toBase58(), signature })).body);
     expect(d.links.next.action.title).toBe("Picked");
+    const picks = (await getJson(s, `${BASE}/wallets/${wallet.publicKey.toBase58()}/positions`)).body.picks;
+    expect(picks).toEqual([expect.objectContaining({ poolAddress: pool.toBase58(), totalMicros: String(3n * UNIT), state: "OPEN", settled: false })]);
+    const g = await gql(s, `query($w: Address!) { walletPicks(wallet: $w) { poolAddress totalMicros state } }`, { w: wallet.publicKey.toBase58() });
+    expect(g.body.data.walletPicks).toEqual([{ poolAddress: pool.toBase58(), totalMicros: String(3n * UNIT), state: "OPEN" }]);
     expect(d.links.next.action.description).toContain("3 USDC");
 
     // The wallet's outcome wins: after the dispute window the worker resolves and pays it to its own token account.
@@ -379,6 +396,7 @@ describe("a pool's action", () => {
     const fee = (2n * UNIT * BigInt(p.feeBps)) / 10_000n;
     expect(await balance(s, token)).toBe(before + 5n * UNIT - fee);
     expect(p.paidOut).toBe(5n * UNIT - fee);
+    await until(async () => (await getJson(s, `${BASE}/wallets/${wallet.publicKey.toBase58()}/positions`)).body.picks[0]?.settled === true);
   });
 });
 
