@@ -164,7 +164,9 @@ program
   .addArgument(new Argument("<micros>", "stablecoin in micro-units (1000000 = 1 unit)").argParser(arg(amountValue)))
   .addOption(new Option("--lamports <n>", "SOL for fees and rent, in lamports").argParser(arg(amountValue)).default(1_000_000_000n, "1 SOL"))
   .description("create the wallet's associated token account of the local mint, mint stablecoin to it and send it SOL (local chain)")
-  .action((address: string, micros: bigint, o: { lamports: bigint }) => exec({ op: "fund-wallet", address, micros: String(micros), lamports: String(o.lamports) }));
+  .action((address: string, micros: bigint, o: { lamports: bigint }) =>
+    exec({ op: "fund-wallet", address, micros: String(micros), lamports: String(o.lamports) }),
+  );
 program
   .command("create-contract")
   .description("create a contract on chain (the service is the offers authority) with its catalog entry")

@@ -67,7 +67,8 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
       gateway: parts.chain.gateway,
       blockchainId: s.actionsBlockchainId ?? SOLANA_CLUSTERS.devnet,
       blockedWallets: (wallets) => custody.blockedWallets(wallets),
-      indexedOfferStatus: async (address) => (await parts.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
+      indexedOfferStatus: async (address) =>
+        (await parts.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
     },
   });
   return { app, read, requestLimiter };

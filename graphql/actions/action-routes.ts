@@ -59,7 +59,7 @@ async function postBody(c: Context): Promise<{ account: unknown; signature?: unk
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ApiError(400, "the body must be JSON: {\"account\": \"<wallet address>\"}");
+    throw new ApiError(400, 'the body must be JSON: {"account": "<wallet address>"}');
   }
   if (!body || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "the body must be a JSON object with account");
   return body as { account: unknown; signature?: unknown };
@@ -124,7 +124,11 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     const presets = [...new Set([min, (min + max) / 2n, max].filter((x) => x >= min && x <= max && x > 0n).map(String))].map(BigInt);
     const actions: LinkedAction[] = v.canTake
       ? [
-          ...presets.map((m) => ({ type: "transaction" as const, label: `Take ${stablecoinAmount(m)} USDC`, href: offerHref(o, `?amount=${stablecoinAmount(m)}`) })),
+          ...presets.map((m) => ({
+            type: "transaction" as const,
+            label: `Take ${stablecoinAmount(m)} USDC`,
+            href: offerHref(o, `?amount=${stablecoinAmount(m)}`),
+          })),
           {
             type: "transaction",
             label: "Take",
@@ -159,7 +163,12 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
   );
   app.get(
     `${ACTIONS_BASE}/offers/:address/card.png`,
-    guarded(async (c) => c.body(new Uint8Array(cards.offer(await loadOffer(c.req.param("address") ?? ""))), 200, { "content-type": "image/png", "cache-control": "public, max-age=10" })),
+    guarded(async (c) =>
+      c.body(new Uint8Array(cards.offer(await loadOffer(c.req.param("address") ?? ""))), 200, {
+        "content-type": "image/png",
+        "cache-control": "public, max-age=10",
+      }),
+    ),
   );
   app.post(
     `${ACTIONS_BASE}/offers/:address`,
@@ -182,7 +191,8 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     guarded(async (c) => {
       const body = await postBody(c);
       const wallet = walletAddress(body.account);
-      if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature)) throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
+      if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature))
+        throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
       const o = await loadOffer(c.req.param("address") ?? "");
       const r = await d.writes.outcome(body.signature);
       const held = await d.writes.positionTotal(new PublicKey(o.address), wallet);
@@ -224,7 +234,13 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
                   label: "Pick",
                   href: poolHref(p, "?outcome={outcome}&amount={amount}"),
                   parameters: [
-                    { type: "radio", name: "outcome", label: "Outcome", required: true, options: p.outcomes.map((o, i) => ({ label: o.label, value: String(i) })) },
+                    {
+                      type: "radio",
+                      name: "outcome",
+                      label: "Outcome",
+                      required: true,
+                      options: p.outcomes.map((o, i) => ({ label: o.label, value: String(i) })),
+                    },
                     { type: "number", name: "amount", label: "USDC", required: true, min: 0.000001 },
                   ],
                 },
@@ -245,7 +261,12 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
   );
   app.get(
     `${ACTIONS_BASE}/polls/:identifier/card.png`,
-    guarded(async (c) => c.body(new Uint8Array(cards.pool(await loadPool(c.req.param("identifier") ?? ""))), 200, { "content-type": "image/png", "cache-control": "public, max-age=10" })),
+    guarded(async (c) =>
+      c.body(new Uint8Array(cards.pool(await loadPool(c.req.param("identifier") ?? ""))), 200, {
+        "content-type": "image/png",
+        "cache-control": "public, max-age=10",
+      }),
+    ),
   );
   app.post(
     `${ACTIONS_BASE}/polls/:identifier`,
@@ -269,7 +290,8 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     guarded(async (c) => {
       const body = await postBody(c);
       const wallet = walletAddress(body.account);
-      if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature)) throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
+      if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature))
+        throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
       const p = await loadPool(c.req.param("identifier") ?? "");
       const r = await d.writes.outcome(body.signature);
       const total = await d.writes.participantTotal(new PublicKey(p.id), wallet);

@@ -23,7 +23,9 @@ type Line = [x: number, y: number, fill: string, text: string, size?: number, bo
 
 function cardSvg(lines: Line[]): string {
   const text = lines
-    .map(([x, y, fill, s, size, bold]) => `<text x="${x}" y="${y}" fill="${fill}" font-size="${size ?? 26}"${bold ? ' font-weight="bold"' : ""}>${xml(s)}</text>`)
+    .map(
+      ([x, y, fill, s, size, bold]) => `<text x="${x}" y="${y}" fill="${fill}" font-size="${size ?? 26}"${bold ? ' font-weight="bold"' : ""}>${xml(s)}</text>`,
+    )
     .join("");
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${CARD_SIZE}" height="${CARD_SIZE}" viewBox="0 0 ${CARD_SIZE} ${CARD_SIZE}">` +
@@ -73,7 +75,9 @@ export class ActionCards {
 
   /** The offer card's PNG, from the cache while the offer shows the same. */
   offer(o: Offer): Buffer {
-    return this.cached(`o|${[o.address, o.status, o.takerFilledMicros, o.contract.result ?? "", o.contract.title, o.creator.displayName].join("|")}`, () => offerCardSvg(o));
+    return this.cached(`o|${[o.address, o.status, o.takerFilledMicros, o.contract.result ?? "", o.contract.title, o.creator.displayName].join("|")}`, () =>
+      offerCardSvg(o),
+    );
   }
 
   /** The pool card's PNG, from the cache while the pool shows the same (its revision moves with every change). */

@@ -8,7 +8,17 @@ import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi
 import type { Context } from "hono";
 import type { Custody } from "../../service/custody/custody";
 import { ApiError, apiErrorResponse, errorJson } from "../../service/api-error";
-import { BrowseQuery, MineQuery, OfferAddressPath, PageQuery, WalletAddressPath, browseParams, mineParams, pageParams, walletAddressParam } from "../../service/read/params";
+import {
+  BrowseQuery,
+  MineQuery,
+  OfferAddressPath,
+  PageQuery,
+  WalletAddressPath,
+  browseParams,
+  mineParams,
+  pageParams,
+  walletAddressParam,
+} from "../../service/read/params";
 import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import { validationHook } from "./validation-hook";

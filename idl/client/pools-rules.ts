@@ -55,7 +55,12 @@ export type PickRefusalName = "PoolNotOpen" | "PoolClosed" | "InvalidOutcome" | 
  * past), the outcome one of its outcomes, the amount positive. Mint, owner and balance are the
  * token account's checks, made by the caller on the account it reads.
  */
-export function pickRefusal(p: { state: string; closesAt: bigint | number; outcomeCount: number }, outcome: number, amount: bigint, now: bigint | number): PickRefusalName | null {
+export function pickRefusal(
+  p: { state: string; closesAt: bigint | number; outcomeCount: number },
+  outcome: number,
+  amount: bigint,
+  now: bigint | number,
+): PickRefusalName | null {
   if (p.state !== "OPEN") return "PoolNotOpen";
   if (BigInt(now) >= BigInt(p.closesAt)) return "PoolClosed";
   if (!Number.isInteger(outcome) || outcome < 0 || outcome >= p.outcomeCount) return "InvalidOutcome";

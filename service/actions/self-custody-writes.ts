@@ -75,12 +75,20 @@ export class SelfCustodyWrites {
   }
 
   /** The wallet's token account of `mint` with at least `amount`, and SOL for the fee. */
-  private fundsRefusal(wallet: PublicKey, walletInfo: AccountInfo<Buffer> | null, token: PublicKey, tokenInfo: AccountInfo<Buffer> | null, mint: PublicKey, amount: bigint): ApiError | null {
+  private fundsRefusal(
+    wallet: PublicKey,
+    walletInfo: AccountInfo<Buffer> | null,
+    token: PublicKey,
+    tokenInfo: AccountInfo<Buffer> | null,
+    mint: PublicKey,
+    amount: bigint,
+  ): ApiError | null {
     if (!walletInfo || walletInfo.lamports === 0) return new ApiError(400, `the wallet ${wallet.toBase58()} holds no SOL to pay the transaction fee`);
     if (!tokenInfo || tokenInfo.data.length < AccountLayout.span)
       return new ApiError(400, `the wallet ${wallet.toBase58()} has no token account of the stablecoin (mint ${mint.toBase58()})`);
     const t = AccountLayout.decode(tokenInfo.data);
-    if (!t.mint.equals(mint) || !t.owner.equals(wallet)) return new ApiError(400, `the wallet's associated token account ${token.toBase58()} is not of the stablecoin mint`);
+    if (!t.mint.equals(mint) || !t.owner.equals(wallet))
+      return new ApiError(400, `the wallet's associated token account ${token.toBase58()} is not of the stablecoin mint`);
     if (t.amount < amount) return new ApiError(400, `insufficient balance: needed ${amount} micros, available ${t.amount} micros`);
     return null;
   }
@@ -132,7 +140,15 @@ export class SelfCustodyWrites {
     const tokenInfo = await this.chain(() => this.d.gateway.getAccount(token));
     const poor = this.fundsRefusal(wallet, walletInfo, token, tokenInfo, cfg.mint, amount);
     if (poor) throw poor;
-    const ix = await this.offers.takeOffer({ payer: wallet, taker: wallet, takerToken: token, contract: o.contract, offer: offerAddress, amount, expectedRevision: o.revision });
+    const ix = await this.offers.takeOffer({
+      payer: wallet,
+      taker: wallet,
+      takerToken: token,
+      contract: o.contract,
+      offer: offerAddress,
+      amount,
+      expectedRevision: o.revision,
+    });
     const matched = matchedForTake(amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
     return {
       transaction: await this.unsigned(wallet, ix),

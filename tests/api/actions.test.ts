@@ -37,9 +37,18 @@ const ACTIONS = "/api/actions";
 const ParameterBase = { name: z.string().min(1), label: z.string().optional(), required: z.boolean().optional() };
 const Parameter = z.union([
   z.strictObject({ ...ParameterBase, type: z.literal("number"), min: z.number().optional(), max: z.number().optional() }),
-  z.strictObject({ ...ParameterBase, type: z.enum(["select", "radio", "checkbox"]), options: z.array(z.strictObject({ label: z.string(), value: z.string() })).min(1) }),
+  z.strictObject({
+    ...ParameterBase,
+    type: z.enum(["select", "radio", "checkbox"]),
+    options: z.array(z.strictObject({ label: z.string(), value: z.string() })).min(1),
+  }),
 ]);
-const Linked = z.object({ type: z.enum(["transaction", "message", "post", "external-link"]), href: z.string().startsWith("/"), label: z.string().min(1), parameters: z.array(Parameter).optional() });
+const Linked = z.object({
+  type: z.enum(["transaction", "message", "post", "external-link"]),
+  href: z.string().startsWith("/"),
+  label: z.string().min(1),
+  parameters: z.array(Parameter).optional(),
+});
 const GetResponse = z.strictObject({
   type: z.literal("action"),
   icon: z.url({ protocol: /^https?$/ }),
@@ -64,7 +73,11 @@ const Completed = z.strictObject({
   label: z.string(),
   error: z.object({ message: z.string() }).optional(),
 });
-const DoneResponse = z.strictObject({ type: z.literal("post"), message: z.string(), links: z.object({ next: z.object({ type: z.literal("inline"), action: Completed }) }) });
+const DoneResponse = z.strictObject({
+  type: z.literal("post"),
+  message: z.string(),
+  links: z.object({ next: z.object({ type: z.literal("inline"), action: Completed }) }),
+});
 const ActionErrorBody = z.strictObject({ message: z.string().min(1), code: z.string() });
 const Rules = z.strictObject({ rules: z.array(z.strictObject({ pathPattern: z.string(), apiPath: z.string() })) });
 
@@ -193,7 +206,11 @@ describe("discovery and headers", () => {
         };
         return {
           get: await attempt(`/api/actions/offers/${offerAddress}`),
-          post: await attempt(`/api/actions/offers/${offerAddress}?amount=1`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ account: "nope" }) }),
+          post: await attempt(`/api/actions/offers/${offerAddress}?amount=1`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ account: "nope" }),
+          }),
           rest: await attempt(`/api/bets-usdc/offers/${offerAddress}`),
         };
       },
@@ -269,7 +286,11 @@ describe("an offer's action", () => {
     const noToken = Keypair.generate();
     await s.admin.fundWallet(noToken.publicKey, 0n, 0n); // token account, no stablecoin, no SOL
     const solOnly = Keypair.generate();
-    await sendAndConfirm(s.chain.gateway, [SystemProgram.transfer({ fromPubkey: s.chain.service.publicKey, toPubkey: solOnly.publicKey, lamports: LAMPORTS_PER_SOL })], [s.chain.service]);
+    await sendAndConfirm(
+      s.chain.gateway,
+      [SystemProgram.transfer({ fromPubkey: s.chain.service.publicKey, toPubkey: solOnly.publicKey, lamports: LAMPORTS_PER_SOL })],
+      [s.chain.service],
+    );
     const poorWallet = Keypair.generate();
     await s.admin.fundWallet(poorWallet.publicKey, 0n, BigInt(LAMPORTS_PER_SOL));
     const [pda] = PublicKey.findProgramAddressSync([Buffer.from("x")], OFFERS_PROGRAM_ID);
@@ -279,15 +300,45 @@ describe("an offer's action", () => {
       ["no account", `${ACTIONS}/offers/${offer}?amount=2`, {}, 400, /account must be/],
       ["no amount", `${ACTIONS}/offers/${offer}`, { account: wallet.publicKey.toBase58() }, 400, /amount must be/],
       ["a float amount", `${ACTIONS}/offers/${offer}?amount=1e3`, { account: wallet.publicKey.toBase58() }, 400, /amount must be/],
-      ["below the minimum take", `${ACTIONS}/offers/${offer}?amount=0.5`, { account: wallet.publicKey.toBase58() }, 400, /at least the offer's minimumTakeMicros 1000000/],
+      [
+        "below the minimum take",
+        `${ACTIONS}/offers/${offer}?amount=0.5`,
+        { account: wallet.publicKey.toBase58() },
+        400,
+        /at least the offer's minimumTakeMicros 1000000/,
+      ],
       ["above what is left", `${ACTIONS}/offers/${offer}?amount=11`, { account: wallet.publicKey.toBase58() }, 409, /remainingTakerMicros is 10000000/],
       ["the creator's own wallet", `${ACTIONS}/offers/${offer}?amount=2`, { account: creator.user.wallet.toBase58() }, 400, /cannot take your own offer/],
       ["a closed offer", `${ACTIONS}/offers/${closedOffer}?amount=2`, { account: wallet.publicKey.toBase58() }, 409, /offer is Closed/],
       ["a wallet without SOL", `${ACTIONS}/offers/${offer}?amount=2`, { account: noToken.publicKey.toBase58() }, 400, /holds no SOL/],
-      ["a wallet without a token account", `${ACTIONS}/offers/${offer}?amount=2`, { account: solOnly.publicKey.toBase58() }, 400, /has no token account of the stablecoin/],
-      ["a wallet without the stablecoin", `${ACTIONS}/offers/${offer}?amount=2`, { account: poorWallet.publicKey.toBase58() }, 400, /insufficient balance: needed 2000000 micros, available 0 micros/],
-      ["an unknown offer", `${ACTIONS}/offers/${Keypair.generate().publicKey.toBase58()}?amount=2`, { account: wallet.publicKey.toBase58() }, 404, /unknown offer/],
-      ["a pool pick on no outcome", `${ACTIONS}/polls/derby?outcome=7&amount=2`, { account: wallet.publicKey.toBase58() }, 400, /not one of the pool's outcomes/],
+      [
+        "a wallet without a token account",
+        `${ACTIONS}/offers/${offer}?amount=2`,
+        { account: solOnly.publicKey.toBase58() },
+        400,
+        /has no token account of the stablecoin/,
+      ],
+      [
+        "a wallet without the stablecoin",
+        `${ACTIONS}/offers/${offer}?amount=2`,
+        { account: poorWallet.publicKey.toBase58() },
+        400,
+        /insufficient balance: needed 2000000 micros, available 0 micros/,
+      ],
+      [
+        "an unknown offer",
+        `${ACTIONS}/offers/${Keypair.generate().publicKey.toBase58()}?amount=2`,
+        { account: wallet.publicKey.toBase58() },
+        404,
+        /unknown offer/,
+      ],
+      [
+        "a pool pick on no outcome",
+        `${ACTIONS}/polls/derby?outcome=7&amount=2`,
+        { account: wallet.publicKey.toBase58() },
+        400,
+        /not one of the pool's outcomes/,
+      ],
     ];
     for (const [what, path, body, status, message] of cases) {
       const r = await actionPost(path, body);
@@ -310,7 +361,7 @@ describe("an offer's action", () => {
     expect(tx.instructions.map((i) => i.programId.toBase58())).toEqual([OFFERS_PROGRAM_ID.toBase58()]);
     // The wallet is the only signer the transaction needs.
     expect(tx.signatures.map((x) => x.publicKey.toBase58())).toEqual([wallet.publicKey.toBase58()]);
-    const token = getAssociatedTokenAddressSync((await s.admin.mint()), wallet.publicKey, true);
+    const token = getAssociatedTokenAddressSync(await s.admin.mint(), wallet.publicKey, true);
     const before = await balance(s, token);
     const signature = await signAndSend(t.transaction, wallet);
     expect(await balance(s, token)).toBe(before - 4n * UNIT);
@@ -325,10 +376,17 @@ describe("an offer's action", () => {
     expect(mine.status).toBe(200);
     expect(mine.body.offers.map((x: { address: string }) => x.address)).toEqual([offer]);
     expect(mine.body.offers[0].viewer).toMatchObject({ role: "taker", position: { takerAmountMicros: String(4n * UNIT), status: "Open" } });
-    const g = await gql(s, `query($w: Address!) { walletPositions(wallet: $w) { totalCount edges { node { address viewer { position { takerAmountMicros } } } } } }`, {
-      w: wallet.publicKey.toBase58(),
+    const g = await gql(
+      s,
+      `query($w: Address!) { walletPositions(wallet: $w) { totalCount edges { node { address viewer { position { takerAmountMicros } } } } } }`,
+      {
+        w: wallet.publicKey.toBase58(),
+      },
+    );
+    expect(g.body.data.walletPositions).toEqual({
+      totalCount: 1,
+      edges: [{ node: { address: offer, viewer: { position: { takerAmountMicros: String(4n * UNIT) } } } }],
     });
-    expect(g.body.data.walletPositions).toEqual({ totalCount: 1, edges: [{ node: { address: offer, viewer: { position: { takerAmountMicros: String(4n * UNIT) } } } }] });
     const book = await getJson(s, `${BASE}/contracts/${contract.toBase58()}/book`);
     expect(book.status).toBe(200);
     expect(JSON.stringify(book.body)).toContain(String(6n * UNIT)); // the level shows what is left after the wallet's take
@@ -399,4 +457,3 @@ describe("a pool's action", () => {
     await until(async () => (await getJson(s, `${BASE}/wallets/${wallet.publicKey.toBase58()}/positions`)).body.picks[0]?.settled === true);
   });
 });
-
