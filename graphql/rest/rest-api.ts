@@ -10,6 +10,7 @@ import type { WriteService } from "../../service/writes/write-service";
 import { embedRoutes, readRoutes } from "./read-routes";
 import { bookRoutes } from "./book-routes";
 import { writeRoutes } from "./write-routes";
+import { documentActions } from "./action-docs";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";
@@ -40,6 +41,7 @@ function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
 /** The OpenAPI 3.1 document of the REST API (the services are never called to build it). */
 export function openApiDocument(): object {
   const app = routes({ read: null as never, custody: null }, {} as WriteService);
+  documentActions(app);
   return app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -52,6 +54,7 @@ export function openApiDocument(): object {
     tags: [
       { name: "offers", description: "fixed-odds offers (base path /api/bets-usdc/offers)" },
       { name: "embed", description: "pool market aggregates, server-to-server" },
+      { name: "actions", description: "Solana Actions (any origin): an offer or poll as a transaction for the visitor's own wallet" },
     ],
   });
 }

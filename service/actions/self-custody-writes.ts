@@ -16,7 +16,11 @@ import { pickRefusal, poolState, type PickRefusalName } from "../../idl/client/p
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { offersClientFor, poolsClientFor } from "../chain/service-chain";
 import { ApiError } from "../api-error";
-import { CHAIN_UNREACHABLE, refusalError } from "../writes/errors";
+import { refusalError } from "../writes/errors";
+import { formatMicros } from "../read/share-format";
+
+/** No idempotency key here: a retry simply asks again. */
+const CHAIN_UNREACHABLE_NOW = "the chain is temporarily unreachable; retry";
 
 /** A built, unsigned transaction for the visitor's wallet, and what it will do in words. */
 export interface UnsignedWrite {
@@ -65,7 +69,7 @@ export class SelfCustodyWrites {
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof ChainUnavailableError) throw new ApiError(503, CHAIN_UNREACHABLE.replace("retry with the same idempotencyKey", "retry"));
+      if (e instanceof ChainUnavailableError) throw new ApiError(503, CHAIN_UNREACHABLE_NOW);
       throw e;
     }
   }
@@ -152,7 +156,7 @@ export class SelfCustodyWrites {
     const matched = matchedForTake(amount, o.creatorTotal, o.takerTarget, o.takerFilled, o.creatorAllocated);
     return {
       transaction: await this.unsigned(wallet, ix),
-      message: `Take ${amount} micro-units against ${matched} of the creator's stake; the position ${position.toBase58()} is yours until settlement.`,
+      message: `It stands against ${formatMicros(String(matched))} of the creator's stake; the position ${position.toBase58()} is settled to your token account.`,
       account: position.toBase58(),
       amountMicros: amount,
     };
@@ -183,7 +187,7 @@ export class SelfCustodyWrites {
     const ix = await this.pools.placePick({ payer: wallet, user: wallet, userToken: token, pool: poolAddress, outcome, amount });
     return {
       transaction: await this.unsigned(wallet, ix),
-      message: `Pick ${amount} micro-units on "${p.outcomes[outcome]?.label || `outcome ${outcome + 1}`}" (${poolState(p.state, p.closesAt, now)} pool).`,
+      message: `Your picks on this ${poolState(p.state, p.closesAt, now)} pool are paid to your token account when it is decided.`,
       account: participant.toBase58(),
       amountMicros: amount,
     };

@@ -15,7 +15,13 @@ const committed = () => readFileSync(join(root, "docs", "openapi.json"), "utf8")
 type Doc = { openapi: string; paths: Record<string, Record<string, { security?: object[]; responses: Record<string, unknown> }>> };
 
 // Routes that read no service: the document, and parameters refused before any handler runs.
-const app = createApp({ read: null as never, custody: null, writes: {} as WriteService, graphiql: false });
+const app = createApp({
+  read: null as never,
+  custody: null,
+  writes: {} as WriteService,
+  graphiql: false,
+  actions: { gateway: null as never, blockchainId: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" },
+});
 let server: Awaited<ReturnType<typeof listen>>;
 beforeAll(async () => {
   server = await listen(app);
@@ -39,13 +45,17 @@ describe("docs/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     const served = new Set(
       app.routes
-        .filter((r) => r.method !== "ALL" && (r.path.startsWith(OFFERS_BASE) || r.path.startsWith(`${EMBED_BASE}/`)))
+        .filter(
+          (r) =>
+            r.method !== "ALL" &&
+            (r.path.startsWith(OFFERS_BASE) || r.path.startsWith(`${EMBED_BASE}/`) || r.path.startsWith("/api/actions/") || r.path === "/actions.json"),
+        )
         .filter((r) => r.path !== OPENAPI_PATH && !r.path.endsWith("/polls") && !r.path.endsWith("/*"))
         .map((r) => `${r.method} ${r.path.replace(/\/$/, "").replace(/:(\w+)/g, "{$1}")}`),
     );
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
     expect([...documented].sort()).toEqual([...served].sort());
-    expect(served.size).toBe(11);
+    expect(served.size).toBe(12 + 9); // the offers API and the embed; /actions.json and the eight action routes
     for (const p of ["", "/{address}/take", "/{address}/close"]) {
       const op = doc.paths[`${OFFERS_BASE}${p}`].post;
       expect(op.security).toEqual([{ bearer: [] }]);
