@@ -23,6 +23,7 @@ export type AdminCommand =
   | { op: "block"; user: string; reason?: string }
   | { op: "unblock"; user: string }
   | { op: "fund"; user: string; micros: string }
+  | { op: "fund-wallet"; address: string; micros: string; lamports: string }
   | {
       op: "create-contract";
       title: string;
@@ -109,6 +110,17 @@ export async function runAdminCommand(
       if (!/^[1-9][0-9]{0,19}$/.test(cmd.micros)) throw new Error("micros must be a positive integer string");
       await ops.fund(cmd.user, BigInt(cmd.micros));
       return { funded: cmd.micros };
+    case "fund-wallet": {
+      if (!/^[0-9]{1,20}$/.test(cmd.micros) || !/^[0-9]{1,20}$/.test(cmd.lamports)) throw new Error("micros and lamports must be whole-number strings");
+      let wallet: PublicKey;
+      try {
+        wallet = new PublicKey(cmd.address);
+      } catch {
+        throw new Error("address must be a base58 Solana address");
+      }
+      const token = await ops.fundWallet(wallet, BigInt(cmd.micros), BigInt(cmd.lamports));
+      return { wallet: wallet.toBase58(), tokenAccount: token.toBase58(), funded: cmd.micros, lamports: cmd.lamports };
+    }
     case "create-contract": {
       if (cmd.cutoffIn !== undefined) positiveSeconds(cmd.cutoffIn, "cutoffIn");
       if (cmd.deadlineAfter !== undefined) positiveSeconds(cmd.deadlineAfter, "deadlineAfter");

@@ -33,6 +33,9 @@ import type { DeadManSwitches } from "../service/writes/dead-man-switch";
 import { addPortfolioSchema } from "./schema/portfolio-schema";
 import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
+import { ACTIONS_BASE, actionRoutes } from "./actions/action-routes";
+import { actionsCors } from "./actions/actions-cors";
+import { SelfCustodyWrites, type SelfCustodyDeps } from "../service/actions/self-custody-writes";
 import { corsAllowList } from "./cors";
 import type { WriteService } from "../service/writes/write-service";
 import { LIVE_LIMITS, LiveUpdates, type LiveLimits } from "../service/read/live-updates";
@@ -76,6 +79,11 @@ export interface AppDeps {
   corsOrigins?: readonly string[];
   /** Subscription limits (default: LIVE_LIMITS; the entry points read them from flags and environment, stack/config). */
   live?: Partial<LiveLimits>;
+  /**
+   * Solana Actions (/actions.json, /api/actions/...): the chain their transactions are built on and
+   * the cluster's CAIP-2 id (X-Blockchain-Ids); without it those routes are not served.
+   */
+  actions?: (SelfCustodyDeps & { blockchainId: string }) | null;
 }
 
 /**
@@ -144,6 +152,8 @@ export function createApp(deps: AppDeps): Hono {
   observeRequests(app, obs);
   // First, so that every answer of these routes (429, 413 and 503 included) is readable by an allowed origin.
   if (d.corsOrigins?.length) for (const path of [OFFERS_BASE, `${OFFERS_BASE}/*`, "/graphql"]) app.use(path, corsAllowList(d.corsOrigins));
+  // The Actions' own CORS (any origin), on their routes only, first for the same reason.
+  if (d.actions) for (const path of ["/actions.json", ACTIONS_BASE, `${ACTIONS_BASE}/*`]) app.use(path, actionsCors(d.actions.blockchainId));
   // Every 503 tells the client when to come back, whichever route or error produced it.
   app.use("*", async (c, next) => {
     await next();
@@ -169,6 +179,7 @@ export function createApp(deps: AppDeps): Hono {
     return c.req.method === "GET" || c.req.method === "HEAD" ? tooLarge(c) : limitBody(c, next);
   });
   app.route("/", restApi(d));
+  if (d.actions) app.route("/", actionRoutes({ read: d.read, writes: new SelfCustodyWrites(d.actions), log: d.log }));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const responseCache = graphqlResponseCache({
     read: d.read,

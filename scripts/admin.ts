@@ -14,6 +14,8 @@
  *     list-tokens <user> | revoke-token <tokenId> | revoke-all-tokens <user>
  *     block <user> [--reason s] | unblock <user>
  *     fund <user> <micros>                           (local chain: mints stablecoin)
+ *     fund-wallet <address> <micros> [--lamports n]  (local chain: any wallet, e.g. one trying an Action:
+ *                                                  its token account, stablecoin, and SOL for fees)
  *     create-contract --title s --event s --sport s --competition s --side-a s --side-b s
  *                     --cutoff-in 2h [--deadline-after 1d] [--description s] [--visual url=alt]
  *     resolve-contract <address> <sideA|sideB|void>
@@ -48,7 +50,7 @@ import type { AdminCommand } from "../graphql/admin-http";
 import { SCOPES } from "../service/custody/token-scopes";
 import { WORK_KINDS } from "../service/worker/failures";
 import { addSettings, settingsOf } from "../stack/config/settings";
-import { amountValue, arg, booleanValue, bpsValue, durationValue, enumValue, lifetimeValue, positiveValue } from "../stack/config/values";
+import { amountValue, arg, booleanValue, solanaAddressValue, bpsValue, durationValue, enumValue, lifetimeValue, positiveValue } from "../stack/config/values";
 import { exitOnError, isUsageError, strictExit } from "../stack/config/cli";
 
 // --data / DATA_DIR, --rpc / RPC_URL, --store / STORE_URL: the same settings as `npm start`'s, so a
@@ -169,6 +171,15 @@ program
   .addArgument(new Argument("<micros>", "amount in micro-units (1000000 = 1 unit)").argParser(arg(amountValue)))
   .description("mint stablecoin micro-units to the user's token account (local chain: the service is the mint authority)")
   .action((user: string, micros: bigint) => exec({ op: "fund", user, micros: String(micros) }));
+program
+  .command("fund-wallet")
+  .argument("<address>", "the wallet's base58 address (any wallet: self-custody takers included)", arg(solanaAddressValue))
+  .addArgument(new Argument("<micros>", "stablecoin in micro-units (1000000 = 1 unit)").argParser(arg(amountValue)))
+  .addOption(new Option("--lamports <n>", "SOL for fees and rent, in lamports").argParser(arg(amountValue)).default(1_000_000_000n, "1 SOL"))
+  .description("create the wallet's associated token account of the local mint, mint stablecoin to it and send it SOL (local chain)")
+  .action((address: string, micros: bigint, o: { lamports: bigint }) =>
+    exec({ op: "fund-wallet", address, micros: String(micros), lamports: String(o.lamports) }),
+  );
 program
   .command("create-contract")
   .description("create a contract on chain (the service is the offers authority) with its catalog entry")

@@ -76,6 +76,7 @@ const SETTINGS_TAKEN = [
   "tokenBurst",
   "tokenPerMinute",
   "corsOrigins",
+  "actionsCluster",
   "trustProxy",
   "logLevel",
   "maxLagSlots",
@@ -179,6 +180,7 @@ function serverApp(cors: string[]) {
       requestLimits,
       trustProxy: opts.trustProxy,
       corsOrigins: cors,
+      actionsBlockchainId: opts.actionsCluster,
       live: liveLimitsOf(opts),
     });
     limiter = built.requestLimiter;

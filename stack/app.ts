@@ -10,6 +10,7 @@ import { ReadService, type ReadServiceOptions } from "../service/read/read-servi
 import { RequestLimiter, type RequestLimits } from "../service/rate/request-limiter";
 import type { LiveLimits } from "../service/read/live-updates";
 import type { AppParts } from "./service-parts";
+import { SOLANA_CLUSTERS } from "../service/actions/blockchain-id";
 
 export interface AppSettings {
   /** Base URL of links in answers and pages (default the ReadService's). */
@@ -21,6 +22,8 @@ export interface AppSettings {
   /** Take the client address from X-Forwarded-For. */
   trustProxy?: boolean;
   corsOrigins?: readonly string[];
+  /** The cluster of the Solana Actions' transactions, CAIP-2 (service/actions/blockchain-id.ts; default devnet's). */
+  actionsBlockchainId?: string;
   live?: Partial<LiveLimits>;
   /** How long a GraphQL answer is reused (default 1000 ms). */
   responseCacheTtlMs?: number;
@@ -61,6 +64,13 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
     corsOrigins: s.corsOrigins,
     live: s.live,
     responseCacheTtlMs: s.responseCacheTtlMs,
+    actions: {
+      gateway: parts.chain.gateway,
+      blockchainId: s.actionsBlockchainId ?? SOLANA_CLUSTERS.devnet,
+      blockedWallets: (wallets) => custody.blockedWallets(wallets),
+      indexedOfferStatus: async (address) =>
+        (await parts.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
+    },
   });
   return { app, read, requestLimiter };
 }

@@ -14,15 +14,17 @@ import {
   OfferAddressPath,
   OffersQuery,
   PageQuery,
+  WalletAddressPath,
   browseParams,
   mineParams,
   offersParams,
   pageParams,
+  walletAddressParam,
 } from "../../service/read/params";
 import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import { validationHook } from "./validation-hook";
-import { ContractsResponse, EmbedResponse, ERRORS, documentedError, FillPage, Offer, OfferPage, ShareablePage, ok } from "./schemas";
+import { ContractsResponse, EmbedResponse, ERRORS, documentedError, FillPage, Offer, OfferPage, ShareablePage, WalletPositions, ok } from "./schemas";
 
 export const EMBED_CACHE_CONTROL = "public, max-age=5, s-maxage=15, stale-while-revalidate=30";
 
@@ -108,6 +110,15 @@ const shareableRoute = route({
   request: { query: BrowseQuery },
   responses: { 200: ok("a page of shareable offers", ShareablePage), 400: e400, 429: e429, 503: e503 },
 });
+const walletPositionsRoute = route({
+  method: "get",
+  path: "/wallets/{address}/positions",
+  operationId: "walletPositions",
+  summary: "Any wallet's positions and pool picks (public on chain; for takers who keep their own keys)",
+  security: [],
+  request: { params: WalletAddressPath, query: BrowseQuery },
+  responses: { 200: ok("the offers the wallet took, with its position, and its pool picks", WalletPositions), 400: e400, 429: e429, 503: e503 },
+});
 const offerRoute = route({
   method: "get",
   path: "/{address}",
@@ -191,6 +202,10 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
   app.openapi(
     shareableRoute,
     handle(async (c) => read.shareable(browseParams(query(c)))),
+  );
+  app.openapi(
+    walletPositionsRoute,
+    handle(async (c) => read.walletPositions(browseParams(query(c)), walletAddressParam(c.req.param("address") ?? ""))),
   );
   app.openapi(
     { ...offerRoute, middleware: [signedIn] },

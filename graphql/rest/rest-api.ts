@@ -13,6 +13,7 @@ import { historyRoutes } from "./history-routes";
 import { writeRoutes } from "./write-routes";
 import { portfolioRoutes } from "./portfolio-routes";
 import type { DeadManSwitches } from "../../service/writes/dead-man-switch";
+import { documentActions } from "./action-docs";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";
@@ -55,6 +56,7 @@ function routes(d: RestDeps, writes: WriteService | null, portfolio = false): Op
 /** The OpenAPI 3.1 document of the REST API (the services are never called to build it). */
 export function openApiDocument(): object {
   const app = routes({ read: null as never, custody: null }, {} as WriteService, true);
+  documentActions(app);
   return app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -67,6 +69,7 @@ export function openApiDocument(): object {
     tags: [
       { name: "offers", description: "fixed-odds offers (base path /api/bets-usdc/offers)" },
       { name: "embed", description: "pool market aggregates, server-to-server" },
+      { name: "actions", description: "Solana Actions (any origin): an offer or poll as a transaction for the visitor's own wallet" },
     ],
   });
 }

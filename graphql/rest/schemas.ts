@@ -180,6 +180,26 @@ const Pagination = z
 
 export const OfferPage = z.object({ offers: z.array(Offer), pagination: Pagination }).meta({ id: "OfferPage" });
 
+export const WalletPick = z
+  .object({
+    poolAddress: z.string(),
+    participantAddress: z.string(),
+    question: z.string(),
+    state: z.enum(["OPEN", "LOCKED", "RESOLVING", "RESOLVED", "DISTRIBUTED", "CANCELED", "REFUNDED"]),
+    totalMicros: z.string().meta({ description: "micro-units the wallet has on the pool, all outcomes together" }),
+    settled: z.boolean().meta({ description: "paid, marked a loser, or refunded" }),
+    winningOutcome: z.number().int().nullable(),
+  })
+  .meta({ id: "WalletPick" });
+
+export const WalletPositions = z
+  .object({
+    offers: z.array(Offer).meta({ description: "offers the wallet took, each with the wallet's position in viewer" }),
+    pagination: Pagination,
+    picks: z.array(WalletPick).meta({ description: "the wallet's pool picks, newest first, at most 100" }),
+  })
+  .meta({ id: "WalletPositions" });
+
 export const FillPage = z
   .object({
     fills: z.array(

@@ -17,6 +17,7 @@ import type { ApiBuilder, ReadContext } from "./builder";
 import { fillCursor, oddsCursor, offerCursor, type Cursor } from "./cursor";
 import { addBook } from "./book-types";
 import { addHistory } from "./history-types";
+import { addWalletQueries } from "./wallet-schema";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
 export type { ReadContext } from "./builder";
@@ -137,6 +138,16 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
           return toConnection(await read.offersKeyset({ ...filters(a), role: a.role ?? undefined }, page, { viewerWallet: w, mineOf: w }), page, offerCursor);
         }),
     }),
+    walletPositions: t.field({
+      type: types.OfferConnection,
+      args: { wallet: t.arg({ type: "Address", required: true }), ...listArgs },
+      description: "The offers any wallet took, each with that wallet's position, newest first (public on chain; no token needed).",
+      resolve: (_r, a) =>
+        guard(async () => {
+          const page = keysetPage(a, "offer");
+          return toConnection(await read.offersKeyset({ ...filters(a), role: "taker" }, page, { viewerWallet: a.wallet, mineOf: a.wallet }), page, offerCursor);
+        }),
+    }),
     shareable: t.field({
       type: types.ShareableConnection,
       args: listArgs,
@@ -162,5 +173,6 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
   }));
   const BookT = addBook(builder, d, types, guard);
   addHistory(builder, d, types, guard);
+  addWalletQueries(builder, d, types, guard);
   return { ...types, BookT };
 }

@@ -46,3 +46,24 @@ export function shareBps(totals: readonly bigint[]): number[] {
   }
   return base.map(Number);
 }
+
+/** Why a pick is refused: the pools program's error names, in the order place_pick (pick.rs) checks them. */
+export type PickRefusalName = "PoolNotOpen" | "PoolClosed" | "InvalidOutcome" | "ZeroAmount";
+
+/**
+ * place_pick: the pool must be stored OPEN and before closesAt (the closing second itself is
+ * past), the outcome one of its outcomes, the amount positive. Mint, owner and balance are the
+ * token account's checks, made by the caller on the account it reads.
+ */
+export function pickRefusal(
+  p: { state: string; closesAt: bigint | number; outcomeCount: number },
+  outcome: number,
+  amount: bigint,
+  now: bigint | number,
+): PickRefusalName | null {
+  if (p.state !== "OPEN") return "PoolNotOpen";
+  if (BigInt(now) >= BigInt(p.closesAt)) return "PoolClosed";
+  if (!Number.isInteger(outcome) || outcome < 0 || outcome >= p.outcomeCount) return "InvalidOutcome";
+  if (amount <= 0n) return "ZeroAmount";
+  return null;
+}

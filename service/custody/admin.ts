@@ -4,7 +4,8 @@
  * offers switch. Chain actions are signed by the service's wallet (the program's authority).
  */
 import { randomUUID } from "node:crypto";
-import type { Keypair, PublicKey } from "@solana/web3.js";
+import { SystemProgram, type Keypair, type PublicKey } from "@solana/web3.js";
+import { createAssociatedTokenAccountIdempotentInstruction, createMintToInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type { Kysely } from "kysely";
 import type { Database } from "../../indexer/store/schema";
 import { upsertContractCatalog, upsertProfile, type ContractCatalogInput } from "../../indexer/store/catalog";
@@ -53,6 +54,22 @@ export class AdminOps {
   async fund(nameOrId: string, micros: bigint): Promise<void> {
     const u = await this.user(nameOrId);
     await mintTo(this.gateway, this.service, await this.mint(), u.tokenAccount, micros);
+  }
+
+  /**
+   * Local chain only (the service is the mint's authority): any wallet, custodial or not, gets its
+   * associated token account of the stablecoin (created when missing), `micros` minted to it and
+   * `lamports` for fees and rent, in one transaction. Returns the token account.
+   */
+  async fundWallet(wallet: PublicKey, micros: bigint, lamports: bigint): Promise<PublicKey> {
+    const mint = await this.mint();
+    const token = getAssociatedTokenAddressSync(mint, wallet, true);
+    const payer = this.service.publicKey;
+    const ixs = [createAssociatedTokenAccountIdempotentInstruction(payer, token, wallet, mint)];
+    if (micros > 0n) ixs.push(createMintToInstruction(mint, token, payer, micros));
+    if (lamports > 0n) ixs.push(SystemProgram.transfer({ fromPubkey: payer, toPubkey: wallet, lamports }));
+    await sendAndConfirm(this.gateway, ixs, [this.service]);
+    return token;
   }
 
   async createContract(c: ContractInput): Promise<PublicKey> {

@@ -99,6 +99,14 @@ export const MineQuery = BrowseQuery.extend({ role: oneOf("role", MINE_ROLES, "t
 /** The path segment naming an offer; a malformed one is 400 (the spec's "Malformed address"). */
 export const OfferAddressPath = z.object({ address: addressSchema("offer address") });
 
+/** The path segment naming a wallet (GET /wallets/<address>/positions). */
+export const WalletAddressPath = z.object({ address: addressSchema("wallet address") });
+
+/** A wallet address path segment; a malformed one is 400. */
+export function walletAddressParam(v: string): string {
+  return parseWith(WalletAddressPath, { address: v }).address;
+}
+
 type Query = Record<string, string | null | undefined>;
 const present = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
 /** GraphQL passes null for an omitted argument: the same as absent. */

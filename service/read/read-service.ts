@@ -7,6 +7,7 @@
  * Everything comes from the indexer's store; chain time ("now") comes from the caller (the chain's
  * clock in the local stack and tests, wall time against a cluster).
  */
+import { walletPicks, type WalletPick } from "./wallet-picks";
 import type { Kysely } from "kysely";
 import { PostgresAdapter } from "kysely";
 import { deriveFill, type Database, type DerivedFill, type PoolAggregate } from "../../indexer";
@@ -212,6 +213,20 @@ export class ReadService {
     const pageKey = `mine:${filterKey(p)}:${p.role ?? ""}:${p.pageSize}:${offsetOf(p)}`;
     const page = await this.forViewer(wallet, pageKey, async () => this.sharedPage(await this.queries.mine(p, wallet), p));
     return this.listResponse(await this.withViewer(page, wallet, pageKey), page.pagination);
+  }
+
+  /**
+   * Any wallet's positions (the offers it took, each with that wallet's position) and pool picks:
+   * positions are public on chain, and a taker who keeps their own keys has no token for `mine`.
+   */
+  async walletPositions(p: BrowseParams, wallet: string): Promise<OfferList & { picks: WalletPick[] }> {
+    const [offers, picks] = await Promise.all([this.mine({ ...p, role: "taker" }, wallet), walletPicks(this.db, wallet, await this.now())]);
+    return { ...offers, picks };
+  }
+
+  /** A wallet's pool picks (./wallet-picks.ts). */
+  async walletPicks(wallet: string): Promise<WalletPick[]> {
+    return walletPicks(this.db, wallet, await this.now());
   }
 
   /** Open offers formatted for sharing into a chat: one text line and a link each. */

@@ -15,6 +15,7 @@ import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/lag";
 import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-limits";
 import { LIVE_SHARES } from "../../service/read/live-shares";
 import { ROLES } from "./roles";
+import { SOLANA_CLUSTERS, blockchainId } from "../../service/actions/blockchain-id";
 import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
 
 /** The in-process SVM engines of the local stack (harness/engines.ts EngineName). */
@@ -56,6 +57,13 @@ export const SETTINGS = {
     setting("--cors-origins <list>", "comma-separated browser origins allowed to call the offers API and /graphql (default: none)", nonEmpty(), {
       env: "CORS_ORIGINS",
     }),
+  actionsCluster: () =>
+    setting(
+      "--actions-cluster <id>",
+      "the cluster Solana Actions build transactions for (X-Blockchain-Ids): mainnet | devnet | testnet | solana:<genesis hash, 32 characters>",
+      actionsClusterValue,
+      { env: "ACTIONS_CLUSTER", fallback: SOLANA_CLUSTERS.devnet, fallbackText: "devnet" },
+    ),
   trustProxy: () => switchSetting("--trust-proxy", "take the client address from X-Forwarded-For (only behind a proxy that sets it)", "TRUST_PROXY"),
   logLevel: () => setting("--log-level <level>", LOG_LEVELS.join(" | "), enumValue(LOG_LEVELS), { env: "LOG_LEVEL" }),
   maxLagSlots: () => count("--max-lag-slots", "GET /readyz fails when the indexer is more slots behind the chain", "MAX_LAG_SLOTS", DEFAULT_MAX_LAG_SLOTS),
@@ -154,6 +162,7 @@ export interface SettingValues {
   role: (typeof ROLES)[number];
   publicUrl?: string;
   corsOrigins?: string;
+  actionsCluster: string;
   trustProxy: boolean;
   logLevel?: (typeof LOG_LEVELS)[number];
   maxLagSlots: number;
@@ -230,6 +239,16 @@ export function sizeOption(flags: string, help: string, fallback: number): Optio
 export function durationOption(flags: string, help: string, fallback: number): Option {
   return setting(flags, help, durationValue, { fallback });
 }
+
+/** A cluster name or a CAIP-2 Solana chain id (service/actions/blockchain-id.ts). */
+const actionsClusterValue = z.string().transform((v, ctx) => {
+  try {
+    return blockchainId(v);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: (e as Error).message });
+    return z.NEVER;
+  }
+});
 
 /** A non-empty string (a path, a URL list): an empty value is a mistake, not "unset". */
 function nonEmpty() {

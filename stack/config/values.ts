@@ -56,6 +56,21 @@ export const amountValue = z.string().transform((v, ctx) => {
   return BigInt(v);
 });
 
+/** A Solana address (base58 of 32 bytes), as its string: a wallet the operator names. */
+export const solanaAddressValue = z.string().transform((v, ctx) => {
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(v) || bs58Length(v) !== 32) return refuse(ctx, "expected a base58 Solana address (32 bytes)");
+  return v;
+});
+
+/** The byte length of a base58 string (no library needed for a length: each leading "1" is a zero byte). */
+function bs58Length(v: string): number {
+  const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  let n = 0n;
+  for (const c of v) n = n * 58n + BigInt(ALPHABET.indexOf(c));
+  const zeros = /^1*/.exec(v)![0].length;
+  return zeros + (n === 0n ? 0 : Math.ceil(n.toString(16).length / 2));
+}
+
 /** A count or limit: a non-negative integer (0 usually switches the limit off). */
 export const countValue = z.string().transform((v, ctx) => {
   if (!/^(0|[1-9][0-9]{0,8})$/.test(v)) return refuse(ctx, "expected a non-negative whole number");

@@ -15,7 +15,13 @@ const committed = () => readFileSync(join(root, "docs", "openapi.json"), "utf8")
 type Doc = { openapi: string; paths: Record<string, Record<string, { security?: object[]; responses: Record<string, unknown> }>> };
 
 // Routes that read no service: the document, and parameters refused before any handler runs.
-const app = createApp({ read: null as never, custody: null, writes: {} as WriteService, graphiql: false });
+const app = createApp({
+  read: null as never,
+  custody: null,
+  writes: {} as WriteService,
+  graphiql: false,
+  actions: { gateway: null as never, blockchainId: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" },
+});
 let server: Awaited<ReturnType<typeof listen>>;
 beforeAll(async () => {
   server = await listen(app);
@@ -39,14 +45,19 @@ describe("docs/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     const served = new Set(
       app.routes
-        .filter((r) => r.method !== "ALL" && (r.path.startsWith(OFFERS_BASE) || r.path.startsWith(`${EMBED_BASE}/`)))
+        .filter(
+          (r) =>
+            r.method !== "ALL" &&
+            (r.path.startsWith(OFFERS_BASE) || r.path.startsWith(`${EMBED_BASE}/`) || r.path.startsWith("/api/actions/") || r.path === "/actions.json"),
+        )
         .filter((r) => r.path !== OPENAPI_PATH && !r.path.endsWith("/polls") && !r.path.endsWith("/*"))
         .map((r) => `${r.method} ${r.path.replace(/\/$/, "").replace(/:(\w+)/g, "{$1}")}`),
     );
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
     expect([...documented].sort()).toEqual([...served].sort());
-    // 11, the contract history of issue 23, and 6 of issue 26 (portfolio, close-all, the dead-man switch).
-    expect(served.size).toBe(18);
+    // 11; the contract history (issue 23); portfolio, close-all and the dead-man switch (6, issue 26);
+    // wallet positions, /actions.json and the eight action routes (issue 25).
+    expect(served.size).toBe(11 + 1 + 6 + 1 + 9);
     for (const p of ["", "/{address}/take", "/{address}/close"]) {
       const op = doc.paths[`${OFFERS_BASE}${p}`].post;
       expect(op.security).toEqual([{ bearer: [] }]);

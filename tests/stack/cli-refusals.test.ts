@@ -51,6 +51,10 @@ describe("entry points refuse what they do not understand (exit 2, one line)", (
       [["advance-clock", "--", "-10"], "'-10'"],
       [["fund", "u", "1.5"], "'1.5'"],
       [["resolve-contract", "x", "draw"], "'draw'"],
+      [["fund-wallet", "not-a-wallet", "5000000"], "'not-a-wallet'"],
+      [["fund-wallet", "1111111111111111111111111111111111", "5000000"], "'1111111111111111111111111111111111'"],
+      [["fund-wallet", "11111111111111111111111111111111", "2.5"], "'2.5'"],
+      [["fund-wallet", "11111111111111111111111111111111", "5000000", "--lamports", "1e9"], "'1e9'"],
     ];
     const results = await Promise.all(cases.map(([args]) => run("admin.ts", ["--data", data, ...args])));
     results.forEach((r, i) => expectRefusal(r, cases[i][1]));

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Keypair } from "@solana/web3.js";
 import { DEFAULT_TOKEN_TTL_SECONDS } from "../../service/custody/custody";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -72,6 +73,15 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
     expect(fallback.expiresAt).toBeGreaterThanOrEqual(t0 + DEFAULT_TOKEN_TTL_SECONDS);
     expect(fallback.expiresAt).toBeLessThanOrEqual(t1 + DEFAULT_TOKEN_TTL_SECONDS);
     expect(never.expiresAt).toBeNull();
+  });
+
+  it("fund-wallet: any wallet address gets its token account of the local mint, the stablecoin and SOL", async () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const r = await cli("fund-wallet", wallet, "7000000", "--lamports", "2000000000");
+    expect(r).toMatchObject({ wallet, funded: "7000000", lamports: "2000000000" });
+    const again = await cli("fund-wallet", wallet, "1000000");
+    expect(again.tokenAccount).toBe(r.tokenAccount); // the same associated account, created once
+    expect(again.lamports).toBe("1000000000"); // 1 SOL by default
   });
 
   it("offers-enabled: yes/TRUE/on/1 each switch offers on (after off)", async () => {
