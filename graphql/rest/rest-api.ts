@@ -9,6 +9,7 @@ import type { ReadService } from "../../service/read/read-service";
 import type { WriteService } from "../../service/writes/write-service";
 import { embedRoutes, readRoutes } from "./read-routes";
 import { bookRoutes } from "./book-routes";
+import { quoteRoutes } from "./quote-routes";
 import { writeRoutes } from "./write-routes";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -33,6 +34,7 @@ function routes(d: RestDeps, writes: WriteService | null): OpenAPIHono {
   if (writes) app.route(OFFERS_BASE, writeRoutes(writes, { log: d.log }));
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, bookRoutes(d.read, d.custody, { log: d.log }));
+  app.route(OFFERS_BASE, quoteRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
   return app;
 }

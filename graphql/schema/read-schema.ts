@@ -16,6 +16,7 @@ import { SPORTS } from "../../service/read/sports";
 import type { ApiBuilder, ReadContext } from "./builder";
 import { fillCursor, offerCursor, type Cursor } from "./cursor";
 import { addBook } from "./book-types";
+import { addQuote } from "./quote-types";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
 export type { ReadContext } from "./builder";
@@ -153,5 +154,6 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
     _meta: t.field({ type: types.Meta, resolve: () => guard(async () => ({ indexedSlot: String(await read.indexedSlot()) })) }),
   }));
   addBook(builder, d, types, guard);
+  addQuote(builder, d, types, guard);
   return types;
 }
