@@ -12,5 +12,7 @@ pub mod events;
 pub mod instructions;
 pub mod math;
 pub mod state;
+#[cfg(test)]
+mod take_best_vectors;
 
 kit::entrypoint!(crate::instructions::dispatch);

@@ -43,6 +43,98 @@ pub fn payouts(creator_wins: Option<bool>, fee_bps: u16, creator_matched: u64, t
     }
 }
 
+/// take_best's odds limit: whether an offer's taker odds `(taker_target + creator_total) :
+/// taker_target` are at least `numerator : denominator`. `(T + S) * den >= num * T` is
+/// `S * den >= (num - den) * T` (always true when `num <= den`: every offer pays back at least the
+/// stake), so both products stay 64x64 bits and `T + S` never has to fit a u64.
+#[inline(always)]
+pub fn odds_at_least(creator_total: u64, taker_target: u64, numerator: u64, denominator: u64) -> bool {
+    numerator <= denominator || ratio_le(numerator - denominator, taker_target, creator_total, denominator)
+}
+
+/// Why take_best passes over one offer of its list (it never fails the transaction for these).
+/// The codes are the `skip` names of idl/client/take-best-rules.ts.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// The offer's creator backs the side the taker backs.
+    WrongSide = 1,
+    /// Filled, closed or settled (nothing left to take).
+    OfferNotOpen = 2,
+    /// The taker created it.
+    SelfTake = 3,
+    /// Its taker odds are worse than the limit.
+    OddsBelowLimit = 4,
+    /// The taker's position on it is already at the maximum wager.
+    PositionAboveMaximum = 5,
+    /// What is left of the total (or of the taker's room) is below the offer's minimum take and
+    /// is not its exact remainder.
+    TakeBelowMinimum = 6,
+    /// The take would be matched with no creator stake.
+    TakeTooSmallToMatch = 7,
+}
+
+/// One offer as take_best sees it, with what the sweep has left to take.
+pub struct SweepStep {
+    /// The side the taker backs, and the offer's side (its creator's).
+    pub taker_side: u8,
+    pub offer_side: u8,
+    pub offer_open: bool,
+    pub self_take: bool,
+    pub odds_numerator: u64,
+    pub odds_denominator: u64,
+    pub creator_total: u64,
+    pub taker_target: u64,
+    pub taker_filled: u64,
+    pub creator_allocated: u64,
+    pub minimum_take: u64,
+    /// The taker's position on this offer so far, and the per-position maximum wager.
+    pub held: u64,
+    pub maximum_wager: u64,
+    /// What is left of the sweep's total (> 0).
+    pub left: u64,
+}
+
+/// The take of one offer within a sweep, as `(take, creator stake matched)`: the largest amount
+/// take_offer would accept that is at most what is left of the total and within the taker's
+/// room under the maximum wager (the whole remainder when it fits, else that bound if it reaches
+/// the offer's minimum take), or why the offer is passed over, checked in take_offer's order.
+#[inline(always)]
+pub fn sweep_take(s: &SweepStep) -> Result<(u64, u64), Skip> {
+    if s.offer_side == s.taker_side {
+        return Err(Skip::WrongSide);
+    }
+    let remaining = s.taker_target - s.taker_filled;
+    if !s.offer_open || remaining == 0 {
+        return Err(Skip::OfferNotOpen);
+    }
+    if s.self_take {
+        return Err(Skip::SelfTake);
+    }
+    if !odds_at_least(s.creator_total, s.taker_target, s.odds_numerator, s.odds_denominator) {
+        return Err(Skip::OddsBelowLimit);
+    }
+    if s.held >= s.maximum_wager {
+        return Err(Skip::PositionAboveMaximum);
+    }
+    let room = s.maximum_wager - s.held;
+    let bound = if s.left < room { s.left } else { room };
+    let take = if bound >= remaining {
+        remaining
+    } else if bound >= s.minimum_take {
+        bound
+    } else if room < s.left {
+        return Err(Skip::PositionAboveMaximum);
+    } else {
+        return Err(Skip::TakeBelowMinimum);
+    };
+    let matched = matched_for_take(take, s.creator_total, s.taker_target, s.taker_filled, s.creator_allocated);
+    if matched == 0 {
+        return Err(Skip::TakeTooSmallToMatch);
+    }
+    Ok((take, matched))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
