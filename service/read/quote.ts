@@ -5,7 +5,7 @@
  *
  * - The offers are the book's (./book.ts `bookOffers`): the caller's own offers and blocked
  *   creators' left out for a signed-in caller, in the book's order (best taker odds first, oldest
- *   first within a level), planned by ./take-plan.ts with the caller's positions against the
+ *   first within a level), planned by ./take-plan.ts (the program's sweep) with the caller's positions against the
  *   per-position maximum (an anonymous caller holds none).
  * - Amounts are exact micro-units; the average odds are the exact ratio
  *   (filled + matched) : filled, reduced, with its decimal for display.
@@ -15,10 +15,12 @@
 import type { OffersTable } from "../../indexer";
 import { oddsOf, type Odds } from "../../idl/client/odds";
 import { fee } from "../../idl/client/offers-rules";
+import type { SideName } from "../../idl/client/offers";
+import type { SweepOffer } from "../../idl/client/take-best-rules";
 import { ApiError } from "../api-error";
 import { bookOffers, type Side } from "./book";
 import type { ReadService } from "./read-service";
-import { planTakeBestOver, type Plan, type PlanOffer } from "./take-plan";
+import { ANY_ODDS, planOverBook, type Plan } from "./take-plan";
 import type { QuoteParams } from "./quote-params";
 
 export interface QuoteFill {
@@ -45,9 +47,13 @@ export interface Quote {
   returnIfWinMicros: string;
 }
 
-/** An indexed offer as the take rules read it. */
-export function termsOfRow(o: OffersTable) {
+/** An indexed offer as the sweep reads it. */
+export function sweepOfferOfRow(o: OffersTable, held: bigint): SweepOffer {
   return {
+    address: o.address,
+    side: o.side as SideName,
+    contract: o.contract,
+    held,
     status: o.status,
     creator: o.creator,
     creatorTotal: BigInt(o.creator_total_micros),
@@ -69,7 +75,7 @@ export function quoteOf(q: Omit<QuoteParams, "contract"> & { contract: string },
     worstOdds: q.worstOdds ? oddsOf(q.worstOdds.numerator, q.worstOdds.denominator) : null,
     fills: plan.fills.map((f) => ({
       offer: f.address,
-      odds: oddsOf(f.terms.creatorTotal + f.terms.takerTarget, f.terms.takerTarget),
+      odds: oddsOf(f.creatorTotal + f.takerTarget, f.takerTarget),
       amountMicros: f.amount.toString(),
       creatorMatchedMicros: f.matched.toString(),
     })),
@@ -87,17 +93,20 @@ export function quoteOf(q: Omit<QuoteParams, "contract"> & { contract: string },
 export async function contractQuote(read: ReadService, q: QuoteParams, viewerWallet: string | null): Promise<Quote> {
   const offers = await bookOffers(read, q.contract, q.side, viewerWallet);
   if (offers === null) throw new ApiError(404, "contract not found");
-  const [settings, now, held] = await Promise.all([read.settings(), read.now(), positionsOf(read, viewerWallet, offers)]);
-  const plan = planTakeBestOver({
-    offers: offers.map((o): PlanOffer => ({ address: o.address, terms: termsOfRow(o), held: held.get(o.address) ?? 0n, creatorBlocked: false })),
-    amount: q.amount,
-    worstOdds: q.worstOdds,
-    taker: { wallet: viewerWallet, blocked: false },
-    // bookOffers holds offers only while the contract takes them.
-    contract: { status: "Open", cutoffAt: Number.MAX_SAFE_INTEGER },
-    now,
-    config: { offersEnabled: settings.offersEnabled, maximumWager: BigInt(settings.limits.maximumWagerMicros) },
-  });
+  const [settings, held] = await Promise.all([read.settings(), positionsOf(read, viewerWallet, offers)]);
+  // bookOffers holds offers only while the contract takes them: the contract is not checked again.
+  const plan = planOverBook(
+    offers.map((o) => sweepOfferOfRow(o, held.get(o.address) ?? 0n)),
+    {
+      side: q.side,
+      amount: q.amount,
+      worstOdds: q.worstOdds ?? ANY_ODDS,
+      taker: viewerWallet,
+      maximumWager: BigInt(settings.limits.maximumWagerMicros),
+      offersEnabled: settings.offersEnabled,
+    },
+  );
+  if (plan.error) throw new ApiError(503, plan.error === "OffersDisabled" ? "offers are switched off; retry later" : plan.error);
   return quoteOf(q, plan, settings.feeBps);
 }
 
