@@ -20,6 +20,7 @@ import { Custody } from "../service/custody/custody";
 import type { ServiceKey } from "../service/custody/crypto";
 import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
+import { indexedBookOrder } from "../service/read/book";
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { listen as listenHttp } from "../graphql/server";
 import { testApp } from "./app";
@@ -89,6 +90,7 @@ export async function serviceParts(
     onSubmitResult: obs.txResults("writes"),
     indexedOfferStatus: async (address) =>
       (await o.store.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
+    bookOffers: (contract, side) => indexedBookOrder(o.store.db, contract, side),
   });
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
   const worker = new SettlementWorker({

@@ -29,6 +29,7 @@ export const QuoteFill = z
     odds: Odds,
     amountMicros: micros("the taker's stake on this offer"),
     creatorMatchedMicros: micros("creator stake matched by it"),
+    feeBps: z.number().int().meta({ description: "the offer's fee on the matched stake, fixed when it was created" }),
   })
   .meta({ id: "QuoteFill" });
 
@@ -43,7 +44,6 @@ export const Quote = z
     creatorMatchedMicros: micros("the sum of the creator stake matched"),
     unfilledMicros: micros("what the book cannot fill within the limit"),
     averageOdds: Odds.nullable().meta({ description: "(filled + matched) : filled, exact; null when nothing is taken" }),
-    feeBps: z.number().int(),
     feeIfWinMicros: micros("the fee on the matched stake if the taker wins"),
     returnIfWinMicros: micros("what the taker receives if the taker wins: stake + matched - fee"),
   })

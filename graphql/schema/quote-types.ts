@@ -18,6 +18,7 @@ export function addQuote(builder: ApiBuilder, d: ReadDeps, types: ReadTypes, gua
       odds: t.expose("odds", { type: OddsT, description: "The offer's taker odds." }),
       amountMicros: t.expose("amountMicros", { type: "Amount", description: "The taker's stake on this offer." }),
       creatorMatchedMicros: t.expose("creatorMatchedMicros", { type: "Amount", description: "Creator stake matched by it." }),
+      feeBps: t.exposeInt("feeBps", { description: "The offer's fee on the matched stake, fixed when it was created." }),
     }),
   });
   const QuoteT = builder.objectRef<Quote>("Quote").implement({
@@ -32,7 +33,6 @@ export function addQuote(builder: ApiBuilder, d: ReadDeps, types: ReadTypes, gua
       creatorMatchedMicros: t.expose("creatorMatchedMicros", { type: "Amount" }),
       unfilledMicros: t.expose("unfilledMicros", { type: "Amount", description: "What the book cannot fill within the limit." }),
       averageOdds: t.expose("averageOdds", { type: OddsT, nullable: true, description: "(filled + matched) : filled, exact; null when nothing is taken." }),
-      feeBps: t.exposeInt("feeBps"),
       feeIfWinMicros: t.expose("feeIfWinMicros", { type: "Amount", description: "The fee on the matched stake if the taker wins." }),
       returnIfWinMicros: t.expose("returnIfWinMicros", { type: "Amount", description: "Stake + matched - fee, if the taker wins." }),
     }),

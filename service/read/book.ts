@@ -241,3 +241,20 @@ export async function bookOffers(read: ReadService, contract: string, side: Side
   const order = new Map(bookLevels(offers.filter((o) => o.side !== side)).flatMap((l) => l.offers).map((a, i) => [a, i]));
   return offers.filter((o) => order.has(o.address)).sort((a, b) => order.get(a.address)! - order.get(b.address)!);
 }
+
+/**
+ * The addresses of the indexed Open offers a taker backing `side` meets on `contract`, in the
+ * book's order, whatever the caller: the take-best write (service/writes/take-best.ts) reads
+ * each from the chain and leaves out what its rules refuse.
+ */
+export async function indexedBookOrder(db: ReadService["db"], contract: string, side: Side): Promise<string[]> {
+  const open = await db
+    .selectFrom("offers")
+    .selectAll()
+    .where("contract", "=", contract)
+    .where("status", "=", "Open")
+    .where("deleted", "=", 0)
+    .where("side", "!=", side)
+    .execute();
+  return bookLevels(open.filter((o) => BigInt(o.taker_target_micros) > BigInt(o.taker_filled_micros))).flatMap((l) => l.offers);
+}

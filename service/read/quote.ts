@@ -10,17 +10,17 @@
  * - Amounts are exact micro-units; the average odds are the exact ratio
  *   (filled + matched) : filled, reduced, with its decimal for display.
  * - `feeIfWinMicros` is the fee the program takes from each position's matched stake if the taker
- *   wins (offers-rules `fee`, per offer), `returnIfWinMicros` what the taker then receives.
+ *   wins (offers-rules `fee` at each offer's own feeBps, fixed at its creation), per offer of
+ *   this take; `returnIfWinMicros` what the taker then receives.
  */
 import type { OffersTable } from "../../indexer";
 import { oddsOf, type Odds } from "../../idl/client/odds";
 import { fee } from "../../idl/client/offers-rules";
 import type { SideName } from "../../idl/client/offers";
-import type { SweepOffer } from "../../idl/client/take-best-rules";
 import { ApiError } from "../api-error";
 import { bookOffers, type Side } from "./book";
 import type { ReadService } from "./read-service";
-import { ANY_ODDS, planOverBook, type Plan } from "./take-plan";
+import { ANY_ODDS, planOverBook, type BookOffer, type Plan } from "./take-plan";
 import type { QuoteParams } from "./quote-params";
 
 export interface QuoteFill {
@@ -29,6 +29,8 @@ export interface QuoteFill {
   odds: Odds;
   amountMicros: string;
   creatorMatchedMicros: string;
+  /** The offer's fee in basis points of the matched stake, fixed when it was created. */
+  feeBps: number;
 }
 
 export interface Quote {
@@ -42,14 +44,14 @@ export interface Quote {
   unfilledMicros: string;
   /** (filled + matched) : filled; null when nothing would be taken. */
   averageOdds: Odds | null;
-  feeBps: number;
   feeIfWinMicros: string;
   returnIfWinMicros: string;
 }
 
 /** An indexed offer as the sweep reads it. */
-export function sweepOfferOfRow(o: OffersTable, held: bigint): SweepOffer {
+export function sweepOfferOfRow(o: OffersTable, held: bigint): BookOffer {
   return {
+    feeBps: Number(o.fee_bps),
     address: o.address,
     side: o.side as SideName,
     contract: o.contract,
@@ -66,8 +68,8 @@ export function sweepOfferOfRow(o: OffersTable, held: bigint): SweepOffer {
 }
 
 /** A plan as the API answers it. */
-export function quoteOf(q: Omit<QuoteParams, "contract"> & { contract: string }, plan: Plan, feeBps: number): Quote {
-  const feeIfWin = plan.fills.reduce((s, f) => s + fee(feeBps, f.matched), 0n);
+export function quoteOf(q: Omit<QuoteParams, "contract"> & { contract: string }, plan: Plan): Quote {
+  const feeIfWin = plan.fills.reduce((s, f) => s + fee(f.feeBps, f.matched), 0n);
   return {
     contract: q.contract,
     side: q.side,
@@ -78,12 +80,12 @@ export function quoteOf(q: Omit<QuoteParams, "contract"> & { contract: string },
       odds: oddsOf(f.creatorTotal + f.takerTarget, f.takerTarget),
       amountMicros: f.amount.toString(),
       creatorMatchedMicros: f.matched.toString(),
+      feeBps: f.feeBps,
     })),
     filledMicros: plan.filled.toString(),
     creatorMatchedMicros: plan.matched.toString(),
     unfilledMicros: plan.unfilled.toString(),
     averageOdds: plan.filled > 0n ? oddsOf(plan.filled + plan.matched, plan.filled) : null,
-    feeBps,
     feeIfWinMicros: feeIfWin.toString(),
     returnIfWinMicros: (plan.filled + plan.matched - feeIfWin).toString(),
   };
@@ -107,7 +109,7 @@ export async function contractQuote(read: ReadService, q: QuoteParams, viewerWal
     },
   );
   if (plan.error) throw new ApiError(503, plan.error === "OffersDisabled" ? "offers are switched off; retry later" : plan.error);
-  return quoteOf(q, plan, settings.feeBps);
+  return quoteOf(q, plan);
 }
 
 /** The caller's taker micros on each of `offers` (none for an anonymous caller). */

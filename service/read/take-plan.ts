@@ -13,7 +13,12 @@ export interface PlannedFill {
   matched: bigint;
   creatorTotal: bigint;
   takerTarget: bigint;
+  /** The offer's fee (fixed when it was created), on the matched stake if the taker wins. */
+  feeBps: number;
 }
+
+/** An offer of the book as the sweep reads it, with its fee. */
+export type BookOffer = SweepOffer & { feeBps: number };
 
 export interface Plan {
   /** The offers taken, in the order taken. */
@@ -29,7 +34,7 @@ export interface Plan {
 export const ANY_ODDS = { numerator: 0n, denominator: 1n } as const;
 
 /** The sweep of `offers` (in the order to take them) as fill-and-kill; a fill-or-kill is this plan when `unfilled` is 0. */
-export function planOverBook(offers: readonly SweepOffer[], r: Omit<TakeBestRequest, "mode">): Plan {
+export function planOverBook(offers: readonly BookOffer[], r: Omit<TakeBestRequest, "mode">): Plan {
   const terms = new Map(offers.map((o) => [o.address, o]));
   const fills: PlannedFill[] = [];
   let left = r.amount;
@@ -40,7 +45,7 @@ export function planOverBook(offers: readonly SweepOffer[], r: Omit<TakeBestRequ
     for (const f of p.fills) {
       if (!("take" in f)) continue;
       const o = terms.get(f.offer)!;
-      fills.push({ address: f.offer, amount: f.take, matched: f.matched, creatorTotal: o.creatorTotal, takerTarget: o.takerTarget });
+      fills.push({ address: f.offer, amount: f.take, matched: f.matched, creatorTotal: o.creatorTotal, takerTarget: o.takerTarget, feeBps: o.feeBps });
       matched += f.matched;
     }
     left = p.left;
