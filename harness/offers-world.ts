@@ -30,6 +30,7 @@ export { UNIT, type User };
 type CreateOfferArgs = Parameters<OffersClient["createOffer"]>[0];
 type TakeOfferArgs = Parameters<OffersClient["takeOffer"]>[0];
 type SettlePositionArgs = Parameters<OffersClient["settlePosition"]>[0];
+type TakeBestArgs = Parameters<OffersClient["takeBest"]>[0];
 
 /** An offer's terms as the tests write them (amounts in micro-units). */
 export interface OfferTerms {
@@ -148,6 +149,30 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
       expectedRevision: o.expectedRevision ?? now!.revision,
       overrides: o.overrides,
     });
+  }
+
+  /**
+   * `taker`'s take_best over `offers` of `contract` (from its token account, the chain's payer
+   * paying rent): fill-and-kill, backing sideB (the offers' creators back sideA, as createOffer's
+   * default), any odds, unless `o` says otherwise.
+   */
+  takeBestIx(taker: User, contract: PublicKey, offers: PublicKey[], amount: bigint, o: Partial<TakeBestArgs> = {}) {
+    return this.client.takeBest({
+      payer: this.chain.payer.publicKey,
+      taker: taker.key.publicKey,
+      takerToken: taker.token,
+      contract,
+      side: "sideB",
+      amount,
+      worstOdds: { numerator: 1n, denominator: 1n },
+      mode: "fill-and-kill",
+      offers,
+      ...o,
+    });
+  }
+
+  async takeBest(taker: User, contract: PublicKey, offers: PublicKey[], amount: bigint, o: Partial<TakeBestArgs> = {}): Promise<TxResult> {
+    return this.send([await this.takeBestIx(taker, contract, offers, amount, o)], [taker.key]);
   }
 
   async close(caller: Keypair, offer: PublicKey, expectedRevision?: bigint): Promise<TxResult> {

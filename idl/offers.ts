@@ -739,11 +739,130 @@ export type Offers = {
       ]
     },
     {
+      "name": "takeBest",
+      "docs": [
+        "Sweeps offers of one contract for the taker, in the order given, up to `amount` (taker",
+        "micro-units) and no worse than the taker odds `worst_odds_numerator : worst_odds_denominator`",
+        "(an offer's taker odds are `(taker_target + creator_total) : taker_target`). `side` is the",
+        "outcome the taker backs (1 sideA, 2 sideB): offers whose creator backs it are passed over.",
+        "`mode` 0 fill-and-kill takes what qualifies and leaves the rest; 1 fill-or-kill fails unless",
+        "the whole amount is taken. Each offer is taken by take_offer's rules; one that no longer",
+        "qualifies or has less left is passed over or taken in part. The remaining accounts are up to",
+        "16 (offer mut, position mut) pairs, the position being `[\"position\", offer, taker]`;",
+        "`position_bumps[i]` is the canonical bump of pair i's position, used only when it is created.",
+        "One OfferTaken per offer taken; nothing taken fails."
+      ],
+      "discriminator": [
+        155,
+        175,
+        36,
+        50,
+        209,
+        176,
+        17,
+        241
+      ],
+      "accounts": [
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "taker",
+          "signer": true
+        },
+        {
+          "name": "takerToken",
+          "writable": true
+        },
+        {
+          "name": "config",
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  99,
+                  111,
+                  110,
+                  102,
+                  105,
+                  103
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "contract"
+        },
+        {
+          "name": "vault",
+          "writable": true,
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  118,
+                  97,
+                  117,
+                  108,
+                  116
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "tokenProgram",
+          "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
+        }
+      ],
+      "args": [
+        {
+          "name": "side",
+          "type": "u8"
+        },
+        {
+          "name": "amount",
+          "type": "u64"
+        },
+        {
+          "name": "worstOddsNumerator",
+          "type": "u64"
+        },
+        {
+          "name": "worstOddsDenominator",
+          "type": "u64"
+        },
+        {
+          "name": "mode",
+          "type": "u8"
+        },
+        {
+          "name": "positionBumps",
+          "type": {
+            "array": [
+              "u8",
+              16
+            ]
+          }
+        }
+      ]
+    },
+    {
       "name": "closeOffer",
       "docs": [
-        "Withdraws the unmatched creator stake (creator any time; anyone after the cutoff). When the",
-        "creator's recorded token account cannot receive, the refund is credited to the creator's Claim",
-        "(`[\"claim\", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
+        "Withdraws the unmatched creator stake: the creator any time; anyone once the contract takes no",
+        "more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded",
+        "token account cannot receive, the refund is credited to the creator's Claim (`[\"claim\",",
+        "creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
       ],
       "discriminator": [
         191,
@@ -1523,6 +1642,36 @@ export type Offers = {
       "code": 6045,
       "name": "claimAccountMissing",
       "msg": "A payee's token account cannot receive and the payee's claim account was not passed"
+    },
+    {
+      "code": 6046,
+      "name": "invalidTakeMode",
+      "msg": "Mode must be fill-and-kill (0) or fill-or-kill (1)"
+    },
+    {
+      "code": 6047,
+      "name": "invalidOddsLimit",
+      "msg": "The worst odds need a positive denominator"
+    },
+    {
+      "code": 6048,
+      "name": "invalidOfferList",
+      "msg": "The list must hold 1 to 16 (offer, position) pairs"
+    },
+    {
+      "code": 6049,
+      "name": "duplicateOffer",
+      "msg": "An offer appears twice in the list"
+    },
+    {
+      "code": 6050,
+      "name": "nothingTaken",
+      "msg": "No offer of the list could be taken within the limit"
+    },
+    {
+      "code": 6051,
+      "name": "notFilled",
+      "msg": "Fill-or-kill: the offers cannot fill the whole amount within the limit"
     }
   ],
   "types": [
@@ -2782,11 +2931,130 @@ export const offersIdl: Offers = {
       ]
     },
     {
+      "name": "takeBest",
+      "docs": [
+        "Sweeps offers of one contract for the taker, in the order given, up to `amount` (taker",
+        "micro-units) and no worse than the taker odds `worst_odds_numerator : worst_odds_denominator`",
+        "(an offer's taker odds are `(taker_target + creator_total) : taker_target`). `side` is the",
+        "outcome the taker backs (1 sideA, 2 sideB): offers whose creator backs it are passed over.",
+        "`mode` 0 fill-and-kill takes what qualifies and leaves the rest; 1 fill-or-kill fails unless",
+        "the whole amount is taken. Each offer is taken by take_offer's rules; one that no longer",
+        "qualifies or has less left is passed over or taken in part. The remaining accounts are up to",
+        "16 (offer mut, position mut) pairs, the position being `[\"position\", offer, taker]`;",
+        "`position_bumps[i]` is the canonical bump of pair i's position, used only when it is created.",
+        "One OfferTaken per offer taken; nothing taken fails."
+      ],
+      "discriminator": [
+        155,
+        175,
+        36,
+        50,
+        209,
+        176,
+        17,
+        241
+      ],
+      "accounts": [
+        {
+          "name": "payer",
+          "writable": true,
+          "signer": true
+        },
+        {
+          "name": "taker",
+          "signer": true
+        },
+        {
+          "name": "takerToken",
+          "writable": true
+        },
+        {
+          "name": "config",
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  99,
+                  111,
+                  110,
+                  102,
+                  105,
+                  103
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "contract"
+        },
+        {
+          "name": "vault",
+          "writable": true,
+          "pda": {
+            "seeds": [
+              {
+                "kind": "const",
+                "value": [
+                  118,
+                  97,
+                  117,
+                  108,
+                  116
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "name": "tokenProgram",
+          "address": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+        },
+        {
+          "name": "systemProgram",
+          "address": "11111111111111111111111111111111"
+        }
+      ],
+      "args": [
+        {
+          "name": "side",
+          "type": "u8"
+        },
+        {
+          "name": "amount",
+          "type": "u64"
+        },
+        {
+          "name": "worstOddsNumerator",
+          "type": "u64"
+        },
+        {
+          "name": "worstOddsDenominator",
+          "type": "u64"
+        },
+        {
+          "name": "mode",
+          "type": "u8"
+        },
+        {
+          "name": "positionBumps",
+          "type": {
+            "array": [
+              "u8",
+              16
+            ]
+          }
+        }
+      ]
+    },
+    {
       "name": "closeOffer",
       "docs": [
-        "Withdraws the unmatched creator stake (creator any time; anyone after the cutoff). When the",
-        "creator's recorded token account cannot receive, the refund is credited to the creator's Claim",
-        "(`[\"claim\", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
+        "Withdraws the unmatched creator stake: the creator any time; anyone once the contract takes no",
+        "more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded",
+        "token account cannot receive, the refund is credited to the creator's Claim (`[\"claim\",",
+        "creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
       ],
       "discriminator": [
         191,
@@ -3566,6 +3834,36 @@ export const offersIdl: Offers = {
       "code": 6045,
       "name": "claimAccountMissing",
       "msg": "A payee's token account cannot receive and the payee's claim account was not passed"
+    },
+    {
+      "code": 6046,
+      "name": "invalidTakeMode",
+      "msg": "Mode must be fill-and-kill (0) or fill-or-kill (1)"
+    },
+    {
+      "code": 6047,
+      "name": "invalidOddsLimit",
+      "msg": "The worst odds need a positive denominator"
+    },
+    {
+      "code": 6048,
+      "name": "invalidOfferList",
+      "msg": "The list must hold 1 to 16 (offer, position) pairs"
+    },
+    {
+      "code": 6049,
+      "name": "duplicateOffer",
+      "msg": "An offer appears twice in the list"
+    },
+    {
+      "code": 6050,
+      "name": "nothingTaken",
+      "msg": "No offer of the list could be taken within the limit"
+    },
+    {
+      "code": 6051,
+      "name": "notFilled",
+      "msg": "Fill-or-kill: the offers cannot fill the whole amount within the limit"
     }
   ],
   "types": [

@@ -4,7 +4,7 @@
  * the API's write path and the simulations; it knows nothing of any of them.
  */
 import { Program, type Provider } from "./anchor";
-import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import { ProgramClient, ProgramPdas, SYSTEM_PROGRAM, TOKEN_PROGRAM, bigints, bn, programCodec, type ClaimAccount, u64le } from "./common";
 import { offersIdl, type Offers } from "../offers";
 
@@ -14,6 +14,13 @@ export const OFFERS_PROGRAM_ID = new PublicKey(offersIdl.address);
 
 export const Side = { sideA: 1, sideB: 2 } as const;
 export type SideName = keyof typeof Side;
+/** take_best's `mode` byte (the rules are in take-best-rules.ts). */
+export const TakeBestMode = { "fill-and-kill": 0, "fill-or-kill": 1 } as const;
+export type TakeBestModeName = keyof typeof TakeBestMode;
+/** Most (offer, position) pairs one take_best takes: the length of its `position_bumps`. */
+export const TAKE_BEST_MAX_OFFERS = 16;
+/** A legacy transaction's size limit (the packet size less headers). */
+const PACKET_DATA_SIZE = 1232;
 // The statuses by on-chain code (state.rs), each declared here only: the decoders, the indexer's
 // rows, the read API's filters, the GraphQL enums and the OpenAPI schemas all take them from here.
 export const ContractStatus = ["Open", "Resolved", "Voided"] as const;
@@ -232,6 +239,75 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
         ...a.overrides,
       })
       .instruction();
+  }
+
+  /**
+   * take_best: `taker` sweeps `offers` (of `contract`, in this order, best first) for up to
+   * `amount`, no worse than the taker odds `worstOdds`, backing `side`; each offer's position is
+   * the taker's canonical one unless `positions` bends it (attack tests), with its canonical bump
+   * for creation unless `positionBumps` does.
+   */
+  takeBest(a: {
+    payer: PublicKey;
+    taker: PublicKey;
+    takerToken: PublicKey;
+    contract: PublicKey;
+    side: SideName;
+    amount: bigint;
+    worstOdds: { numerator: bigint; denominator: bigint };
+    mode: TakeBestModeName;
+    offers: PublicKey[];
+    positions?: PublicKey[];
+    positionBumps?: number[];
+    /** Raw bytes in place of `side` / `mode` (attack tests: values the program must refuse). */
+    rawSide?: number;
+    rawMode?: number;
+    overrides?: Partial<Record<"config" | "vault" | "tokenProgram" | "systemProgram", PublicKey>>;
+  }) {
+    if (a.offers.length > TAKE_BEST_MAX_OFFERS) throw new Error(`takeBest: at most ${TAKE_BEST_MAX_OFFERS} offers, got ${a.offers.length}`);
+    const canonical = a.offers.map((o) => this.pda.position(o, a.taker));
+    const bumps = Array.from({ length: TAKE_BEST_MAX_OFFERS }, (_, i) => a.positionBumps?.[i] ?? canonical[i]?.[1] ?? 0);
+    const pairs = a.offers.flatMap((offer, i) => [
+      { pubkey: offer, isSigner: false, isWritable: true },
+      { pubkey: a.positions?.[i] ?? canonical[i][0], isSigner: false, isWritable: true },
+    ]);
+    return this.program.methods
+      .takeBest(a.rawSide ?? Side[a.side], bn(a.amount), bn(a.worstOdds.numerator), bn(a.worstOdds.denominator), a.rawMode ?? TakeBestMode[a.mode], bumps)
+      .accountsStrict({
+        payer: a.payer,
+        taker: a.taker,
+        takerToken: a.takerToken,
+        config: this.pda.config()[0],
+        contract: a.contract,
+        vault: this.pda.vault()[0],
+        tokenProgram: TOKEN_PROGRAM,
+        systemProgram: SYSTEM_PROGRAM,
+        ...a.overrides,
+      })
+      .remainingAccounts(pairs)
+      .instruction();
+  }
+
+  /**
+   * How many offers one take_best can list in a legacy transaction (1232 bytes), measured by
+   * serializing one with distinct offers: 2 signatures (a fee payer other than the taker, as the
+   * service's custodial takes) unless `payerIsTaker`, after `before` (e.g. compute-budget
+   * instructions): 10 with a separate payer (with or without compute-budget instructions), 12 when the
+   * taker pays (docs/api-guide.md).
+   */
+  async takeBestOffersThatFit(o: { payerIsTaker?: boolean; before?: TransactionInstruction[] } = {}): Promise<number> {
+    const payer = Keypair.generate().publicKey;
+    const taker = o.payerIsTaker ? payer : Keypair.generate().publicKey;
+    const common = { payer, taker, takerToken: Keypair.generate().publicKey, contract: Keypair.generate().publicKey };
+    for (let n = TAKE_BEST_MAX_OFFERS; n > 0; n--) {
+      const offers = Array.from({ length: n }, () => Keypair.generate().publicKey);
+      const ix = await this.takeBest({ ...common, side: "sideA", amount: 1n, worstOdds: { numerator: 1n, denominator: 1n }, mode: "fill-and-kill", offers });
+      const tx = new Transaction({ feePayer: payer, recentBlockhash: PublicKey.default.toBase58() }).add(...(o.before ?? []), ix);
+      const signatures = o.payerIsTaker ? 1 : 2;
+      const size = tx.serializeMessage().length + 1 + 64 * signatures;
+      if (size <= PACKET_DATA_SIZE) return n;
+    }
+    return 0;
   }
 
   /**

@@ -9,15 +9,12 @@
  * tests/offers/take-best-rules.test.ts with this module.
  */
 import { contractRefusal, matchedForTake, ratioLe, type ContractTiming, type OfferTerms } from "./offers-rules";
-import type { SideName } from "./offers";
+import { TAKE_BEST_MAX_OFFERS, TakeBestMode as TakeBestModeCode, type SideName, type TakeBestModeName } from "./offers";
 
+export { TAKE_BEST_MAX_OFFERS };
 /** How a sweep ends: take what the limit allows and leave the rest, or all of it or nothing. */
-export const TAKE_BEST_MODES = ["fill-and-kill", "fill-or-kill"] as const;
-export type TakeBestMode = (typeof TAKE_BEST_MODES)[number];
-/** The `mode` byte of take_best's arguments. */
-export const TAKE_BEST_MODE_CODE: Record<TakeBestMode, number> = { "fill-and-kill": 0, "fill-or-kill": 1 };
-/** Most (offer, position) pairs one take_best takes (the length of its `position_bumps`). */
-export const TAKE_BEST_MAX_OFFERS = 16;
+export type TakeBestMode = TakeBestModeName;
+export const TAKE_BEST_MODES = Object.keys(TakeBestModeCode) as TakeBestMode[];
 
 /** A taker's odds `numerator : denominator` (stake and winnings : stake), an exact ratio. */
 export interface OddsRatio {

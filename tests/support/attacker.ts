@@ -472,8 +472,15 @@ export const fmtTime = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export type Step = [weight: number, name: string, run: () => Promise<unknown>];
 
 /** What a fuzzer's attacks are built from: a valid-looking call of each instruction, extra accounts to draw, PDAs to prefund. */
+/** A plausible call of an instruction; `remaining`: the accounts after the IDL's (take_best's (offer, position) pairs). */
+export interface BaseCall {
+  accounts: AccountMap;
+  args: Record<string, unknown>;
+  remaining?: PublicKey[];
+}
+
 export interface AttackTargets {
-  baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> };
+  baseFor: (name: string) => BaseCall;
   extraAccounts: () => PublicKey[];
   prefundTargets: () => PublicKey[];
 }
@@ -1270,7 +1277,7 @@ export class AttackerWorld {
   async mutate(
     kind: string,
     mode: "random" | "dup" | "cross" | "rogue",
-    baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> },
+    baseFor: (name: string) => BaseCall,
     extra: PublicKey[],
   ): Promise<void> {
     const rng = this.rng;
@@ -1307,6 +1314,10 @@ export class AttackerWorld {
     } catch (e) {
       return void this.tally.add(`attack:${kind}`, `unbuildable:${(e as Error).message.slice(0, 30)}`);
     }
+    // The remaining accounts, each sometimes replaced too, or one dropped (an odd list).
+    const rest = (base.remaining ?? []).map((k) => ({ pubkey: mode !== "rogue" && rng.chance(0.15) ? rng.pick(u) : k, isSigner: false, isWritable: !rng.chance(0.05) }));
+    if (rest.length && rng.chance(0.05)) rest.pop();
+    ix.keys.push(...rest);
     // A rogue config must be refused by every instruction (rule 1: the one canonical Config).
     await this.attackSend(`${kind}:${name}`, [ix], this.attackerSigners(), { mustFail: mode === "rogue" });
   }
@@ -1320,7 +1331,7 @@ export class AttackerWorld {
     kind: string,
     name: string,
     slot: string,
-    baseFor: (name: string) => { accounts: AccountMap; args: Record<string, unknown> },
+    baseFor: (name: string) => BaseCall,
     mustFail: boolean,
   ): Promise<void> {
     const base = baseFor(name);

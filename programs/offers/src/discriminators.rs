@@ -8,6 +8,7 @@ pub const IX_RESOLVE_CONTRACT: u64 = 0x96c16dab9f60e239;
 pub const IX_VOID_EXPIRED_CONTRACT: u64 = 0x68f0fc85cd6e4799;
 pub const IX_CREATE_OFFER: u64 = 0xf1f907f8a8c0e9ed;
 pub const IX_TAKE_OFFER: u64 = 0xf067c0edcff29c80;
+pub const IX_TAKE_BEST: u64 = 0xf111b0d13224af9b;
 pub const IX_CLOSE_OFFER: u64 = 0x8461d1ef234348bf;
 pub const IX_SETTLE_POSITION: u64 = 0xaf702ad7da4a9c21;
 pub const IX_CLOSE_POSITION: u64 = 0x626244310051867b;

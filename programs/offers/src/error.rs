@@ -76,6 +76,18 @@ pub enum OfferError {
     NotTokenOwner = 6044,
     /// A payee's token account cannot receive and the payee's claim account was not passed
     ClaimAccountMissing = 6045,
+    /// Mode must be fill-and-kill (0) or fill-or-kill (1)
+    InvalidTakeMode = 6046,
+    /// The worst odds need a positive denominator
+    InvalidOddsLimit = 6047,
+    /// The list must hold 1 to 16 (offer, position) pairs
+    InvalidOfferList = 6048,
+    /// An offer appears twice in the list
+    DuplicateOffer = 6049,
+    /// No offer of the list could be taken within the limit
+    NothingTaken = 6050,
+    /// Fill-or-kill: the offers cannot fill the whole amount within the limit
+    NotFilled = 6051,
 }
 
 kit::program_error!(OfferError);

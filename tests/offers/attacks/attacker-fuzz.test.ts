@@ -16,6 +16,12 @@
  * donated to the vault; and every instruction with accounts drawn from everything that exists
  * (other users', non-canonical PDAs, the pools program's, its own, the vault, the treasury,
  * duplicates within one instruction), writable flags flipped and arguments bent.
+ * take_best (#24): honest users and the attacker sweep the book by the rules (best first, a
+ * worst-odds limit, either mode), and the attacker abuses the list: the same offer twice, offers
+ * of another contract or side, its own offers, closed offers and closed accounts, other takers'
+ * and non-canonical positions, the worst offers first, limits at an offer's exact odds and one
+ * unit past them, fill-or-kill beyond the book. Every take_best's outcome and each offer's fill
+ * must be exactly what the rules' plan (idl/client/take-best-rules.ts) says from the model.
  *
  * The model holds what the rules owe everyone. Each successful transaction's effect on the
  * accounts it touched is checked against the rules (who signed, the clock, contract and offer
@@ -41,8 +47,9 @@ import {
   type RawOffer,
   type RawPosition,
 } from "../../../idl/client/offers";
-import type { AccountMap, Actor, Closed, FuzzContext, Sent, Step } from "../../support/attacker";
+import type { AccountMap, Actor, BaseCall, Closed, FuzzContext, Sent, Step } from "../../support/attacker";
 import { allBumps, attackerWorldOf, buildIx, canReceive, FUZZ_ACTIONS, FUZZ_TIMEOUT_MS, fuzzTitle, u64le } from "../../support/attacker";
+import { planTakeBest, type SweepOffer, type TakeBestPlan } from "../../../idl/client/take-best-rules";
 
 const UNIT = 1_000_000n;
 const LIM = LAUNCH_LIMITS;
@@ -133,6 +140,22 @@ function payouts(creatorWins: boolean | null, bps: number, matched: bigint, amou
 const oddsOk = (total: bigint, target: bigint) =>
   LIM.minimumOddsNumerator * target <= total * LIM.minimumOddsDenominator && total * LIM.maximumOddsDenominator <= LIM.maximumOddsNumerator * target;
 const b58 = (k: PublicKey) => k.toBase58();
+const OFFER_STATUS = ["Open", "Filled", "Closed", "Settled"];
+const CONTRACT_STATUS = ["Open", "Resolved", "Voided"];
+/** take_best's arguments as the fuzzer draws them (side and mode as their codes). */
+interface SweepArgs {
+  side: number;
+  amount: bigint;
+  num: bigint;
+  den: bigint;
+  mode: number;
+}
+/** One (offer, position) pair of a take_best list; the position is the taker's canonical one unless given. */
+interface Pair {
+  offer: PublicKey;
+  position?: PublicKey;
+  bump?: number;
+}
 
 describe(fuzzTitle("offers"), () => {
   it(
@@ -513,6 +536,18 @@ describe(fuzzTitle("offers"), () => {
           },
         );
       };
+      const ixTakeBest = (payer: PublicKey, taker: PublicKey, takerToken: PublicKey, contract: PublicKey, list: Pair[], a: SweepArgs) => {
+        const positionOf = (l: Pair) => l.position ?? positionPda(l.offer, taker);
+        const positionBumps = Array.from({ length: 16 }, (_, i) => (list[i] ? (list[i].bump ?? w.bumpOf(positionOf(list[i]))) : 0));
+        const ix = buildIx(
+          program,
+          "takeBest",
+          { side: a.side, amount: a.amount, worstOddsNumerator: a.num, worstOddsDenominator: a.den, mode: a.mode, positionBumps },
+          { payer, taker, takerToken, config: CONFIG, contract, vault: VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM },
+        );
+        for (const l of list) ix.keys.push({ pubkey: l.offer, isSigner: false, isWritable: true }, { pubkey: positionOf(l), isSigner: false, isWritable: true });
+        return ix;
+      };
       const ixClose = (caller: PublicKey, payer: PublicKey, o: MOffer) =>
         buildIx(
           program,
@@ -629,6 +664,162 @@ describe(fuzzTitle("offers"), () => {
         const amount = takeAmount(o, h.keys[0].publicKey, await w.realBalance(h.current.address));
         if (amount === null) return void tally.add("honest:take_offer", "skip:no-valid-amount");
         await w.honestSend("take_offer", [ixTake(crank.publicKey, h.keys[0].publicKey, h.current.address, o, amount)], [h.keys[0]]);
+      };
+      // ---------------------------------------------------------------- take_best
+      /** What the rules say a take_best of `list` by `takerKey` on `c` does, from the model. */
+      const planOf = (c: MContract, list: MOffer[], takerKey: PublicKey, a: SweepArgs): TakeBestPlan => {
+        const book: SweepOffer[] = list.map((o) => ({
+          address: b58(o.addr),
+          side: o.side === 1 ? "sideA" : "sideB",
+          status: OFFER_STATUS[o.status],
+          creator: b58(o.creatorKey),
+          creatorTotal: o.total,
+          takerTarget: o.target,
+          takerFilled: o.filled,
+          creatorAllocated: o.allocated,
+          minimumTake: o.minTake,
+          revision: o.revision,
+          contract: b58(o.contract.addr),
+          held: o.positions.find((p) => p.takerKey.equals(takerKey))?.amount ?? 0n,
+        }));
+        return planTakeBest(book, {
+          side: a.side === 1 ? "sideA" : "sideB",
+          amount: a.amount,
+          worstOdds: { numerator: a.num, denominator: a.den },
+          mode: a.mode === 1 ? "fill-or-kill" : "fill-and-kill",
+          taker: b58(takerKey),
+          maximumWager: LIM.maximumWagerMicros,
+          contract: { address: b58(c.addr), status: CONTRACT_STATUS[c.status], cutoffAt: c.cutoffAt },
+          now: w.now,
+        });
+      };
+      /** Offers of `c` a taker backing `side` can take (creators on the other side), best taker odds (S:T) first. */
+      const bookOf = (c: MContract, side: number, takerKey: PublicKey) =>
+        offers
+          .filter((o) => o.contract === c && takeable(o) && o.side !== side && !o.creatorKey.equals(takerKey))
+          .sort((x, y) => (y.total * x.target > x.total * y.target ? 1 : y.total * x.target < x.total * y.target ? -1 : 0));
+      /** A sweep's arguments: up to a few units past `cap`, a limit at the odds of one offer of `book` (or none), either mode. */
+      const sweepArgs = (side: number, book: MOffer[], cap: bigint): SweepArgs => {
+        const amount = rng.chance(0.2) ? rng.big(1n, 3n * UNIT) : rng.big(UNIT, cap > UNIT ? cap : UNIT);
+        const at = book.length && rng.chance(0.6) ? rng.pick(book) : undefined;
+        const [num, den] = at ? [at.target + at.total, at.target] : [1n, 1n];
+        return { side, amount, num, den, mode: rng.chance(0.3) ? 1 : 0 };
+      };
+      /**
+       * Sends a take_best of `list` and checks it against the plan: it succeeds exactly when the
+       * plan has no error and the balance covers what it takes (unless `structural`: a list the
+       * plan cannot see is bent, then it must fail when the bent pair is reached), and each offer
+       * moved by exactly its planned take.
+       */
+      const sweep = async (
+        kind: string,
+        send: (ix: TransactionInstruction) => Promise<Sent>,
+        c: MContract,
+        takerKey: PublicKey,
+        token: PublicKey,
+        list: MOffer[],
+        a: SweepArgs,
+        ix: TransactionInstruction,
+        structural = false,
+      ) => {
+        const plan = planOf(c, list, takerKey, a);
+        const balance = await w.realBalance(token);
+        const before = new Map(list.map((o) => [o, o.filled]));
+        const s = await send(ix);
+        const expectOk = plan.error === null && balance >= plan.taken;
+        if (!structural) {
+          ctx.check(s.r.ok === expectOk, () => `${kind}: ${s.r.error ?? "ok"}, the plan says ${plan.error ?? "ok"} (taken ${plan.taken}, balance ${balance})`, s.r.logs);
+        } else ctx.check(!s.r.ok, `${kind}: a bent list went through`, s.r.logs);
+        const takes = new Map<MOffer, bigint>();
+        plan.fills.forEach((f, i) => "take" in f && s.r.ok && takes.set(list[i], f.take));
+        for (const [o, was] of before)
+          ctx.check(o.filled - was === (takes.get(o) ?? 0n), () => `${kind}: offer ${b58(o.addr)} moved by ${o.filled - was}, the plan says ${takes.get(o) ?? 0n}`, s.r.logs);
+      };
+      const honestTakeBest = async () => {
+        const h = rng.pick(honest);
+        const key = h.keys[0];
+        const side = rng.int(1, 2);
+        const open = openContracts().filter((c) => bookOf(c, side, key.publicKey).length);
+        if (!open.length) return honestTake();
+        const c = rng.pick(open);
+        const list = bookOf(c, side, key.publicKey).slice(0, rng.int(1, 6));
+        const balance = await w.realBalance(h.current.address);
+        if (balance < UNIT) return void tally.add("honest:take_best", "skip:balance");
+        const a = sweepArgs(side, list, balance < 200n * UNIT ? balance : 200n * UNIT);
+        if (a.amount > balance) a.amount = balance;
+        const plan = planOf(c, list, key.publicKey, a);
+        const ix = ixTakeBest(crank.publicKey, key.publicKey, h.current.address, c.addr, list.map((o) => ({ offer: o.addr })), a);
+        await sweep("honest take_best", (x) => w.honestSend("take_best", [x], [key], plan.error === null), c, key.publicKey, h.current.address, list, a, ix);
+      };
+      /** The attacker's take_best: by the rules (`abuse` false) or with its list bent one way. */
+      const attackerTakeBest = async (abuse: boolean) => {
+        const open = openContracts();
+        if (!open.length) return aCreate();
+        // Mostly a contract and side with a book to take from.
+        const withBook = open.flatMap((k) => [1, 2].map((sd) => ({ k, sd }))).filter((x) => bookOf(x.k, x.sd, A.publicKey).length);
+        const { k: c, sd: side } = withBook.length && rng.chance(0.9) ? rng.pick(withBook) : { k: rng.pick(open), sd: rng.int(1, 2) };
+        const tok = await w.attackerToken(UNIT);
+        if (!tok) return void tally.add("attack:play:take_best", "skip:no-tokens");
+        let list = bookOf(c, side, A.publicKey).slice(0, rng.int(1, 8));
+        const a = sweepArgs(side, list, 300n * UNIT);
+        const pairs = (l: MOffer[]): Pair[] => l.map((o) => ({ offer: o.addr }));
+        let kind = "play:take_best";
+        let bent: Pair[] | undefined;
+        if (abuse) {
+          const others = offers.filter((o) => o.contract === c && !o.gone);
+          const variant = rng.pick(["dup", "foreign", "mixed", "gone", "position", "boundary", "worst_first", "fok"] as const);
+          kind = `take_best:${variant}`;
+          const insert = (o: MOffer) => {
+            const l = [...list];
+            l.splice(rng.int(0, l.length), 0, o);
+            return l.slice(0, 16);
+          };
+          if (variant === "dup" && list.length) list = insert(rng.pick(list));
+          else if (variant === "foreign") {
+            const far = offers.filter((o) => o.contract !== c && !o.gone);
+            if (far.length) list = insert(rng.pick(far));
+          } else if (variant === "mixed" && others.length) {
+            // Its own offers, the other side's, filled and closed ones, in among the book.
+            for (let i = 0; i < 3; i++) list = insert(rng.pick(others));
+            list = list.filter((o, i) => list.indexOf(o) === i);
+          } else if (variant === "gone") {
+            const gone = offers.filter((o) => o.gone);
+            if (gone.length) {
+              list = [rng.pick(gone), ...list].slice(0, 16);
+              bent = pairs(list);
+            }
+          } else if (variant === "position" && list.length) {
+            // The first pair's position: another taker's, another offer's, or its own at a lower bump.
+            const o = list[0];
+            const theirs = o.positions.filter((p) => !p.takerKey.equals(A.publicKey) && !p.gone);
+            const elsewhere = positions.filter((p) => !p.gone && p.offer !== o);
+            const lower = allBumps([Buffer.from("position"), o.addr.toBuffer(), A.publicKey.toBuffer()], PID, 2)[1];
+            const pick = rng.int(0, 2);
+            const first: Pair =
+              pick === 0 && theirs.length
+                ? { offer: o.addr, position: rng.pick(theirs).addr }
+                : pick === 1 && elsewhere.length
+                  ? { offer: o.addr, position: rng.pick(elsewhere).addr }
+                  : { offer: o.addr, position: lower.address, bump: lower.bump };
+            const firstTaken = "take" in (planOf(c, list, A.publicKey, a).fills[0] ?? {});
+            const existing = await chain.account(first.position!);
+            if (firstTaken || (existing && existing.owner.equals(PID))) bent = [first, ...pairs(list.slice(1))];
+          } else if (variant === "boundary" && list.length) {
+            // A limit at one offer's exact taker odds, scaled, or one unit past them.
+            const o = rng.pick(list);
+            const k = rng.big(1n, 1_000n);
+            a.num = (o.target + o.total) * k + (rng.chance(0.5) ? 1n : 0n);
+            a.den = o.target * k;
+          } else if (variant === "worst_first") list = [...list].reverse();
+          else if (variant === "fok") {
+            a.mode = 1;
+            // The whole book (fillable unless a minimum or the cap stops it), or one micro-unit more.
+            a.amount = list.reduce((t, o) => t + o.target - o.filled, 0n) + rng.big(0n, 1n);
+          }
+        }
+        if (!list.length) return void tally.add(`attack:${kind}`, "skip:empty-book");
+        const ix = ixTakeBest(A.publicKey, A.publicKey, tok.address, c.addr, bent ?? pairs(list), a);
+        await sweep(kind, (x) => w.attackSend(kind, [x]), c, A.publicKey, tok.address, list, a, ix, bent !== undefined);
       };
       const honestCloseOwn = async () => {
         const cands = offers.filter((o) => !o.gone && o.status === O_OPEN && o.creator.honest);
@@ -752,7 +943,7 @@ describe(fuzzTitle("offers"), () => {
         return u;
       };
       /** A plausible account map and arguments for `name`, the attacker signing wherever a signature is needed. */
-      const baseFor = (name: string): { accounts: AccountMap; args: Record<string, unknown> } => {
+      const baseFor = (name: string): BaseCall => {
         // Mostly live entities (so the call gets past the state checks to the account checks), sometimes any.
         const livePos = positions.filter((p) => p.status === P_OPEN);
         const anyPos = livePos.length && rng.chance(0.7) ? rng.pick(livePos) : positions.length ? rng.pick(positions) : undefined;
@@ -802,6 +993,17 @@ describe(fuzzTitle("offers"), () => {
             return {
               accounts: { ...common, taker: A.publicKey, takerToken: aMain.address, contract: o.contract.addr, offer: o.addr, position },
               args: { amount: o.target - o.filled, expectedRevision: o.revision, positionBump: w.bumpOf(position) },
+            };
+          }
+          case "takeBest": {
+            const k = o?.contract ?? c;
+            if (!k) return { accounts: common, args: {} };
+            const list = offers.filter((x) => x.contract === k && !x.gone).slice(0, rng.int(1, 5));
+            const positionBumps = Array.from({ length: 16 }, (_, i) => (list[i] ? w.bumpOf(positionPda(list[i].addr, A.publicKey)) : 0));
+            return {
+              accounts: { ...common, taker: A.publicKey, takerToken: aMain.address, contract: k.addr },
+              args: { side: rng.int(1, 2), amount: rng.big(1n, 100n * UNIT), worstOddsNumerator: 1n, worstOddsDenominator: 1n, mode: rng.int(0, 1), positionBumps },
+              remaining: list.flatMap((x) => [x.addr, positionPda(x.addr, A.publicKey)]),
             };
           }
           case "closeOffer": {
@@ -881,6 +1083,7 @@ describe(fuzzTitle("offers"), () => {
         // honest users and the service
         [95, "honest_create", honestCreate],
         [130, "honest_take", honestTake],
+        [40, "honest_take_best", honestTakeBest],
         [30, "honest_close", honestCloseOwn],
         [50, "resolve", serviceResolve],
         [90, "crank", crankSome],
@@ -890,12 +1093,14 @@ describe(fuzzTitle("offers"), () => {
         [25, "a_create", () => aCreate()],
         [30, "a_take", () => aTake(false)],
         [10, "a_late_take", () => aTake(true)],
+        [20, "a_take_best", () => attackerTakeBest(false)],
         [10, "a_close", aCloseOwn],
         [15, "a_withdraw", async () => (await w.attackerWithdraw()) || aCrank()],
         [10, "a_crank", aCrank],
         // attacks
         ...w.configAndTokenAttacks({ offersEnabled: 1, limits: LIM }, targets),
         [25, "reclaim", reclaimAttack],
+        [40, "take_best_abuse", () => attackerTakeBest(true)],
         [15, "recreate_offer", () => aCreate("recreate_offer", true)],
         ...w.accountAttacks(
           targets,

@@ -106,6 +106,18 @@ export const OFFERS_ERROR__WRONG_MINT = 0x179b; // 6043
 export const OFFERS_ERROR__NOT_TOKEN_OWNER = 0x179c; // 6044
 /** ClaimAccountMissing: A payee's token account cannot receive and the payee's claim account was not passed */
 export const OFFERS_ERROR__CLAIM_ACCOUNT_MISSING = 0x179d; // 6045
+/** InvalidTakeMode: Mode must be fill-and-kill (0) or fill-or-kill (1) */
+export const OFFERS_ERROR__INVALID_TAKE_MODE = 0x179e; // 6046
+/** InvalidOddsLimit: The worst odds need a positive denominator */
+export const OFFERS_ERROR__INVALID_ODDS_LIMIT = 0x179f; // 6047
+/** InvalidOfferList: The list must hold 1 to 16 (offer, position) pairs */
+export const OFFERS_ERROR__INVALID_OFFER_LIST = 0x17a0; // 6048
+/** DuplicateOffer: An offer appears twice in the list */
+export const OFFERS_ERROR__DUPLICATE_OFFER = 0x17a1; // 6049
+/** NothingTaken: No offer of the list could be taken within the limit */
+export const OFFERS_ERROR__NOTHING_TAKEN = 0x17a2; // 6050
+/** NotFilled: Fill-or-kill: the offers cannot fill the whole amount within the limit */
+export const OFFERS_ERROR__NOT_FILLED = 0x17a3; // 6051
 
 export type OffersError =
   | typeof OFFERS_ERROR__ACCOUNT_MISMATCH
@@ -119,18 +131,24 @@ export type OffersError =
   | typeof OFFERS_ERROR__CONTRACT_NOT_RESOLVED
   | typeof OFFERS_ERROR__CUTOFF_PASSED
   | typeof OFFERS_ERROR__DEADLINE_NOT_PASSED
+  | typeof OFFERS_ERROR__DUPLICATE_OFFER
   | typeof OFFERS_ERROR__FEE_CHANGED
   | typeof OFFERS_ERROR__INSUFFICIENT_BALANCE
   | typeof OFFERS_ERROR__INVALID_CONFIG
   | typeof OFFERS_ERROR__INVALID_INSTRUCTION_DATA
+  | typeof OFFERS_ERROR__INVALID_ODDS_LIMIT
+  | typeof OFFERS_ERROR__INVALID_OFFER_LIST
   | typeof OFFERS_ERROR__INVALID_RESULT
   | typeof OFFERS_ERROR__INVALID_SCHEDULE
   | typeof OFFERS_ERROR__INVALID_SIDE
+  | typeof OFFERS_ERROR__INVALID_TAKE_MODE
   | typeof OFFERS_ERROR__INVALID_TARGET
   | typeof OFFERS_ERROR__MINIMUM_TAKE_ABOVE_TARGET
   | typeof OFFERS_ERROR__MINIMUM_TAKE_TOO_SMALL
   | typeof OFFERS_ERROR__MISSING_SIGNATURE
   | typeof OFFERS_ERROR__NOT_ENOUGH_ACCOUNTS
+  | typeof OFFERS_ERROR__NOT_FILLED
+  | typeof OFFERS_ERROR__NOTHING_TAKEN
   | typeof OFFERS_ERROR__NOT_TOKEN_OWNER
   | typeof OFFERS_ERROR__ODDS_ABOVE_MAXIMUM
   | typeof OFFERS_ERROR__ODDS_BELOW_MINIMUM
@@ -169,18 +187,24 @@ if (process.env.NODE_ENV !== "production") {
     [OFFERS_ERROR__CONTRACT_NOT_RESOLVED]: `The contract is not resolved yet`,
     [OFFERS_ERROR__CUTOFF_PASSED]: `The contract's cutoff has passed`,
     [OFFERS_ERROR__DEADLINE_NOT_PASSED]: `The resolution deadline has not passed`,
+    [OFFERS_ERROR__DUPLICATE_OFFER]: `An offer appears twice in the list`,
     [OFFERS_ERROR__FEE_CHANGED]: `The fee differs from expected_fee_bps`,
     [OFFERS_ERROR__INSUFFICIENT_BALANCE]: `The token balance does not cover the amount`,
     [OFFERS_ERROR__INVALID_CONFIG]: `Settings are inconsistent (fee above 100%, zero denominator, min above max)`,
     [OFFERS_ERROR__INVALID_INSTRUCTION_DATA]: `Instruction data is malformed or has the wrong length`,
+    [OFFERS_ERROR__INVALID_ODDS_LIMIT]: `The worst odds need a positive denominator`,
+    [OFFERS_ERROR__INVALID_OFFER_LIST]: `The list must hold 1 to 16 (offer, position) pairs`,
     [OFFERS_ERROR__INVALID_RESULT]: `Result must be sideA (1), sideB (2) or void (3)`,
     [OFFERS_ERROR__INVALID_SCHEDULE]: `Cutoff must be in the future (at most 366 days ahead) and before the resolution deadline (at most 30 days after the cutoff)`,
     [OFFERS_ERROR__INVALID_SIDE]: `Side must be sideA (1) or sideB (2)`,
+    [OFFERS_ERROR__INVALID_TAKE_MODE]: `Mode must be fill-and-kill (0) or fill-or-kill (1)`,
     [OFFERS_ERROR__INVALID_TARGET]: `Taker target must be positive`,
     [OFFERS_ERROR__MINIMUM_TAKE_ABOVE_TARGET]: `Minimum take exceeds the taker target`,
     [OFFERS_ERROR__MINIMUM_TAKE_TOO_SMALL]: `Minimum take is below the configured minimum`,
     [OFFERS_ERROR__MISSING_SIGNATURE]: `A required signature is missing`,
     [OFFERS_ERROR__NOT_ENOUGH_ACCOUNTS]: `Not enough accounts were passed`,
+    [OFFERS_ERROR__NOT_FILLED]: `Fill-or-kill: the offers cannot fill the whole amount within the limit`,
+    [OFFERS_ERROR__NOTHING_TAKEN]: `No offer of the list could be taken within the limit`,
     [OFFERS_ERROR__NOT_TOKEN_OWNER]: `The token account is not owned by the signer`,
     [OFFERS_ERROR__ODDS_ABOVE_MAXIMUM]: `Ratio of creator stake to taker target is above the maximum odds`,
     [OFFERS_ERROR__ODDS_BELOW_MINIMUM]: `Ratio of creator stake to taker target is below the minimum odds`,

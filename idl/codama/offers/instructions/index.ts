@@ -15,6 +15,7 @@ export * from "./initializeConfig";
 export * from "./resolveContract";
 export * from "./settlePosition";
 export * from "./setTreasury";
+export * from "./takeBest";
 export * from "./takeOffer";
 export * from "./updateConfig";
 export * from "./voidExpiredContract";

@@ -26,6 +26,7 @@ import {
   parseResolveContractInstruction,
   parseSettlePositionInstruction,
   parseSetTreasuryInstruction,
+  parseTakeBestInstruction,
   parseTakeOfferInstruction,
   parseUpdateConfigInstruction,
   parseVoidExpiredContractInstruction,
@@ -39,6 +40,7 @@ import {
   type ParsedResolveContractInstruction,
   type ParsedSettlePositionInstruction,
   type ParsedSetTreasuryInstruction,
+  type ParsedTakeBestInstruction,
   type ParsedTakeOfferInstruction,
   type ParsedUpdateConfigInstruction,
   type ParsedVoidExpiredContractInstruction,
@@ -129,6 +131,7 @@ export enum OffersInstruction {
   VoidExpiredContract,
   CreateOffer,
   TakeOffer,
+  TakeBest,
   CloseOffer,
   SettlePosition,
   ClosePosition,
@@ -232,6 +235,17 @@ export function identifyOffersInstruction(
     containsBytes(
       data,
       fixEncoderSize(getBytesEncoder(), 8).encode(
+        new Uint8Array([155, 175, 36, 50, 209, 176, 17, 241]),
+      ),
+      0,
+    )
+  ) {
+    return OffersInstruction.TakeBest;
+  }
+  if (
+    containsBytes(
+      data,
+      fixEncoderSize(getBytesEncoder(), 8).encode(
         new Uint8Array([191, 72, 67, 35, 239, 209, 97, 132]),
       ),
       0,
@@ -316,6 +330,9 @@ export type ParsedOffersInstruction<
       instructionType: OffersInstruction.TakeOffer;
     } & ParsedTakeOfferInstruction<TProgram>)
   | ({
+      instructionType: OffersInstruction.TakeBest;
+    } & ParsedTakeBestInstruction<TProgram>)
+  | ({
       instructionType: OffersInstruction.CloseOffer;
     } & ParsedCloseOfferInstruction<TProgram>)
   | ({
@@ -390,6 +407,13 @@ export function parseOffersInstruction<TProgram extends string>(
       return {
         instructionType: OffersInstruction.TakeOffer,
         ...parseTakeOfferInstruction(instruction),
+      };
+    }
+    case OffersInstruction.TakeBest: {
+      assertIsInstructionWithAccounts(instruction);
+      return {
+        instructionType: OffersInstruction.TakeBest,
+        ...parseTakeBestInstruction(instruction),
       };
     }
     case OffersInstruction.CloseOffer: {

@@ -11,6 +11,7 @@ mod contract;
 mod create_offer;
 mod reclaim;
 mod settle_position;
+mod take_best;
 mod take_offer;
 
 use crate::{discriminators as disc, state::Limits};
@@ -99,9 +100,32 @@ pub struct TakeOfferArgs {
     pub position_bump: u8,
 }
 
-/// Withdraws the unmatched creator stake (creator any time; anyone after the cutoff). When the
-/// creator's recorded token account cannot receive, the refund is credited to the creator's Claim
-/// (`["claim", creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`).
+/// Sweeps offers of one contract for the taker, in the order given, up to `amount` (taker
+/// micro-units) and no worse than the taker odds `worst_odds_numerator : worst_odds_denominator`
+/// (an offer's taker odds are `(taker_target + creator_total) : taker_target`). `side` is the
+/// outcome the taker backs (1 sideA, 2 sideB): offers whose creator backs it are passed over.
+/// `mode` 0 fill-and-kill takes what qualifies and leaves the rest; 1 fill-or-kill fails unless
+/// the whole amount is taken. Each offer is taken by take_offer's rules; one that no longer
+/// qualifies or has less left is passed over or taken in part. The remaining accounts are up to
+/// 16 (offer mut, position mut) pairs, the position being `["position", offer, taker]`;
+/// `position_bumps[i]` is the canonical bump of pair i's position, used only when it is created.
+/// One OfferTaken per offer taken; nothing taken fails.
+/// @instruction take_best
+/// @accounts payer:mut,signer taker:signer taker_token:mut config contract vault:mut token_program system_program
+#[repr(C)]
+pub struct TakeBestArgs {
+    pub side: u8,
+    pub amount: PodU64,
+    pub worst_odds_numerator: PodU64,
+    pub worst_odds_denominator: PodU64,
+    pub mode: u8,
+    pub position_bumps: [u8; 16],
+}
+
+/// Withdraws the unmatched creator stake: the creator any time; anyone once the contract takes no
+/// more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded
+/// token account cannot receive, the refund is credited to the creator's Claim (`["claim",
+/// creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`).
 /// @instruction close_offer
 /// @accounts caller:signer config contract offer:mut vault:mut creator_token:mut token_program payer:mut,signer creator_claim:mut system_program
 /// @pda creator_claim: "claim" offer.creator
@@ -156,6 +180,7 @@ kit::pod!(
     VoidExpiredContractArgs,
     CreateOfferArgs,
     TakeOfferArgs,
+    TakeBestArgs,
     CloseOfferArgs,
     SettlePositionArgs,
     ClosePositionArgs,
@@ -170,6 +195,7 @@ pub fn dispatch(program_id: &Address, accounts: &[AccountView], data: &[u8]) -> 
     kit::dispatch!(program_id, accounts, data, {
         disc::IX_CREATE_OFFER => create_offer::process,
         disc::IX_TAKE_OFFER => take_offer::process,
+        disc::IX_TAKE_BEST => take_best::process,
         disc::IX_CLOSE_OFFER => close_offer::process,
         disc::IX_SETTLE_POSITION => settle_position::process,
         disc::IX_CLOSE_POSITION => reclaim::close_position,
