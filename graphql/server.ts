@@ -29,6 +29,7 @@ import type { ReadService } from "../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import { ApiError, errorJson } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
+import { quoteTypeOf } from "./schema/quote-types";
 import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
 import { corsAllowList } from "./cors";
@@ -99,7 +100,11 @@ export function buildSchema(
       if (!d.writes) throw new Error("writes are not configured");
       return d.writes;
     },
-    { log: d.log, offer: { type: types.OfferT, load: async (address, ctx) => d.read.offer(address, await viewerWallet(ctx, d.custody)) } },
+    {
+      log: d.log,
+      offer: { type: types.OfferT, load: async (address, ctx) => d.read.offer(address, await viewerWallet(ctx, d.custody)) },
+      quote: quoteTypeOf(builder),
+    },
   );
   addSubscriptions(builder, types, live, d.custody, { log: d.log });
   extend?.(builder, types);

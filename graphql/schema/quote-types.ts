@@ -5,8 +5,16 @@
 import type { Quote, QuoteFill } from "../../service/read/quote";
 import { contractQuote } from "../../service/read/quote";
 import { quoteParams } from "../../service/read/quote-params";
-import type { ApiBuilder, ReadContext } from "./builder";
+import type { ObjectRef } from "@pothos/core";
+import type { ApiBuilder, ApiSchemaTypes, ReadContext } from "./builder";
 import { viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
+
+const quoteTypes = new WeakMap<ApiBuilder, ReturnType<ApiBuilder["objectRef"]>>();
+
+/** The `Quote` type addQuote registered on `builder` (the takeBest mutation answers its plan with it), if any. */
+export function quoteTypeOf(builder: ApiBuilder) {
+  return quoteTypes.get(builder) as ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<ApiSchemaTypes>, Quote> | undefined;
+}
 
 export function addQuote(builder: ApiBuilder, d: ReadDeps, types: ReadTypes, guard: <T>(fn: () => Promise<T>) => Promise<T>) {
   const { OddsT, ContractT, enums } = types;
@@ -37,6 +45,7 @@ export function addQuote(builder: ApiBuilder, d: ReadDeps, types: ReadTypes, gua
       returnIfWinMicros: t.expose("returnIfWinMicros", { type: "Amount", description: "Stake + matched - fee, if the taker wins." }),
     }),
   });
+  quoteTypes.set(builder, QuoteT as never);
   builder.objectField(ContractT, "quote", (t) =>
     t.field({
       type: QuoteT,

@@ -238,7 +238,11 @@ export async function bookOffers(read: ReadService, contract: string, side: Side
   );
   if (!input) return null;
   const offers = viewerWallet === null ? input.offers : await takeableBy(read, input, viewerWallet);
-  const order = new Map(bookLevels(offers.filter((o) => o.side !== side)).flatMap((l) => l.offers).map((a, i) => [a, i]));
+  const order = new Map(
+    bookLevels(offers.filter((o) => o.side !== side))
+      .flatMap((l) => l.offers)
+      .map((a, i) => [a, i]),
+  );
   return offers.filter((o) => order.has(o.address)).sort((a, b) => order.get(a.address)! - order.get(b.address)!);
 }
 

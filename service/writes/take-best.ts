@@ -31,7 +31,7 @@ import type { Principal } from "../custody/custody";
 import { quoteOf, type Quote } from "../read/quote";
 import { planOverBook, type BookOffer, type Plan, type PlannedFill } from "../read/take-plan";
 import { refusalError } from "./errors";
-import type { Recorder } from "./idempotency";
+import type { Recorder, StoredResult } from "./idempotency";
 import type { TakeBestRequestBody } from "./validate";
 import type { WriteService } from "./write-service";
 
@@ -121,7 +121,10 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
       `fill-or-kill: the book holds ${plan.filled} of the ${req.amount} micros asked at worstOdds ${req.worstOdds.numerator}/${req.worstOdds.denominator} or better; nothing was taken`,
     );
   if (plan.filled === 0n)
-    throw new ApiError(409, `nothing on the book can be taken at worstOdds ${req.worstOdds.numerator}/${req.worstOdds.denominator} or better; nothing was taken`);
+    throw new ApiError(
+      409,
+      `nothing on the book can be taken at worstOdds ${req.worstOdds.numerator}/${req.worstOdds.denominator} or better; nothing was taken`,
+    );
   if (req.mode === "fill-or-kill" && plan.fills.length > perTx)
     throw new ApiError(409, `fill-or-kill: filling it needs ${plan.fills.length} offers, more than the ${perTx} one transaction takes; nothing was taken`);
   const available = await ws.tokenBalance(token);
@@ -133,7 +136,9 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
   return ws.guard.serial(p.user.id, async () => {
     const sent: string[] = [];
     const done: PlannedFill[] = [];
-    let out: TakeBestResponse | null = null;
+    // What the key's row holds once a part was sent: re-recorded when a later part is refused, so a replay follows a sent one.
+    let kept: StoredResult | null = null;
+    let pending: StoredResult | null = null;
     for (const part of parts) {
       try {
         if (sent.length === 0) await ws.guard.admitTake(p.user, plan.fills.filter((f) => held.get(f.address) === 0n).length);
@@ -158,20 +163,23 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
         feePayer: ws.payer.publicKey,
         beforeSubmit: async (tx, signature) => {
           const response: TakeBestResponse = { ...base, signature, signatures: [...sent, signature] };
-          await record({ signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response, offerAddress: null });
-          out = response;
+          pending = { signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response, offerAddress: null };
+          await record(pending);
         },
       });
       if (isSubmitFailure(r)) {
+        if (!kept) throw ws.idem.failureError(r);
         // A later part refused: the parts sent stand, as a fill-and-kill's partial fill.
-        if (sent.length === 0) throw ws.idem.failureError(r);
+        await record(kept);
         break;
       }
-      await record("sent");
-      sent.push(out!.signature);
+      kept = pending!;
+      sent.push(kept.signature);
       done.push(...part.fills);
     }
-    return { ...out!, signatures: sent, signature: sent[sent.length - 1], plan: quoteOf({ ...req, contract }, partOf(plan, done, req.amount)) };
+    // Tracked once, after the last part: a confirmed row takes no further record.
+    await record("sent");
+    return kept!.response as TakeBestResponse;
   });
 }
 

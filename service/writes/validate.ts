@@ -124,8 +124,7 @@ export const CloseBody = strictBody({
 }).meta({ id: "CloseOfferRequest" });
 
 /** A taker's odds limit `numerator : denominator`, two positive u64 decimal strings (issue 24). */
-const oddsPart = (field: string) =>
-  u64Schema(`worstOdds.${field}`).refine((v) => v !== "0", { error: `worstOdds.${field} must be positive` });
+const oddsPart = (field: string) => u64Schema(`worstOdds.${field}`).refine((v) => v !== "0", { error: `worstOdds.${field} must be positive` });
 
 export const TakeBestBody = strictBody({
   side: z
@@ -138,8 +137,8 @@ export const TakeBestBody = strictBody({
       { error: fieldError("worstOdds", 'worstOdds must be {"numerator", "denominator"}, two strings of positive decimal digits') },
     )
     .meta({
-    description: "the taker's worst odds accepted, (T + S) : T as an exact ratio, e.g. 5 : 2",
-  }),
+      description: "the taker's worst odds accepted, (T + S) : T as an exact ratio, e.g. 5 : 2",
+    }),
   mode: z
     .enum(["fill-and-kill", "fill-or-kill"], { error: fieldError("mode", 'mode must be "fill-and-kill" or "fill-or-kill"') })
     .meta({ description: "fill-and-kill: take what the limit allows, leave the rest; fill-or-kill: all of it or nothing" }),

@@ -40,7 +40,9 @@ describe("quote", () => {
     offers.big = await create(w.carol, c2, 300n, 600n); // 900:600, more than one position may hold
     const r = await post(w.s, `/${offers.big}/take`, { takeAmountMicros: u(100), expectedRevision: "1", idempotencyKey: key() }, w.bob.token);
     expect(r.status, r.text).toBe(200);
-    await until(async () => (await get(w.s, `/${offers.big}`, w.bob.token)).body?.viewer?.position !== null && (await get(w.s, `/${offers.big}`)).body.revision === "2");
+    await until(
+      async () => (await get(w.s, `/${offers.big}`, w.bob.token)).body?.viewer?.position !== null && (await get(w.s, `/${offers.big}`)).body.revision === "2",
+    );
   });
 
   const quote = (c: PublicKey, q: string, token?: string) => get(w.s, `/contracts/${c.toBase58()}/quote?${q}`, token);
