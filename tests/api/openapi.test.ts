@@ -45,7 +45,7 @@ describe("docs/openapi.json", () => {
     );
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
     expect([...documented].sort()).toEqual([...served].sort());
-    expect(served.size).toBe(11);
+    expect(served.size).toBe(13);
     for (const p of ["", "/{address}/take", "/{address}/close"]) {
       const op = doc.paths[`${OFFERS_BASE}${p}`].post;
       expect(op.security).toEqual([{ bearer: [] }]);
