@@ -59,7 +59,7 @@ function client(s: LocalStack, c: Counters) {
     c.requests++;
     const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, {
       method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const json = (await r.json()) as Record<string, unknown>;
@@ -96,7 +96,8 @@ async function book(s: LocalStack, creators: Taker[], n: number): Promise<Public
     if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
   }
   for (;;) {
-    const r = await call("GET", `/contracts/${contract.toBase58()}/book`, creators[0].token);
+    // Anonymous: a creator's own book leaves out the creator's offers.
+    const r = await call("GET", `/contracts/${contract.toBase58()}/book`, "");
     const sides = r.body.sides as { offerCount: number }[];
     if (sides[1].offerCount === n) return contract;
     await new Promise((x) => setTimeout(x, 20));
@@ -113,7 +114,7 @@ async function singleTakes(call: ReturnType<typeof client>, contract: PublicKey,
     const offers = levels.flatMap((l) => l.offers);
     if (offers.length === 0) return false;
     // Everyone reads the same book: the best offer is where the collisions are.
-    let offer = offers[0];
+    const offer = offers[0];
     for (;;) {
       const r = await call("GET", `/${offer}`, t.token);
       const remaining = BigInt(String(r.body.remainingTakerMicros ?? "0"));
@@ -130,7 +131,8 @@ async function singleTakes(call: ReturnType<typeof client>, contract: PublicKey,
         continue;
       }
       if (took.status !== 409) throw new Error(`take: ${took.status} ${JSON.stringify(took.body)}`);
-      offer = String(offer);
+      // A client backs off a little before re-reading (the winner's take must be indexed to be seen).
+      await new Promise((x) => setTimeout(x, 20 + Math.random() * 40));
     }
   }
 }
@@ -154,6 +156,12 @@ async function takenOn(s: LocalStack, contract: PublicKey): Promise<bigint> {
 }
 
 async function scenario(s: LocalStack, name: string, creators: Taker[], takers: Taker[], act: typeof singleTakes) {
+  const row = await run(s, name, creators, takers, act);
+  console.log(JSON.stringify(row));
+  return row;
+}
+
+async function run(s: LocalStack, name: string, creators: Taker[], takers: Taker[], act: typeof singleTakes) {
   const contract = await book(s, creators, o.offers);
   const c: Counters = { requests: 0, conflicts: 0, transactions: 0 };
   const call = client(s, c);
