@@ -1,7 +1,9 @@
 /**
  * Compute units per instruction of the offers program, measured in bankrun on the compiled
  * program (median of SAMPLES runs each), split into the program's own work and its CPI callees
- * (system and token programs), and the binary size.
+ * (system and token programs), and the binary size. take_best is measured over 1, 5 and 10 offers
+ * (10: the most a legacy transaction with a separate fee payer holds), filling each offer,
+ * creating the taker's positions or increasing them; per offer: the slope between 1 and 10.
  *
  *   npm run bench:cu            (SAMPLES=20 by default)
  */
@@ -72,6 +74,22 @@ async function main() {
     record("withdraw_claim", await w.withdrawClaim(u.key, u.token));
   }
 
+  // take_best over n offers of 8 against 10 (creators on sideA), filling each: creating the
+  // taker's positions, or increasing the ones a take_offer of 1 unit each made before.
+  const SWEEPS = [1, 5, 10];
+  for (let i = 0; i < SAMPLES; i++) {
+    for (const n of SWEEPS) {
+      for (const existing of [false, true]) {
+        const contract = await w.contract({ cutoffIn: 1_000n });
+        const offers = [];
+        for (let j = 0; j < n; j++) offers.push((await w.createOffer(creator, contract, { total: 8n * UNIT, target: 10n * UNIT })).offer);
+        if (existing) for (const o of offers) await w.take(t1, o, UNIT);
+        const each = existing ? 9n * UNIT : 10n * UNIT;
+        record(`take_best, ${n} offers (${existing ? "existing" : "new"} positions)`, await w.takeBest(t1, contract, offers, BigInt(n) * each));
+      }
+    }
+  }
+
   const size = statSync(join(DEPLOY_DIR, "offers.so")).size;
   const header = "| instruction | total CU | CPI callees CU | CPIs | own CU (total - callees) | own CU excl. 1000/CPI invoke fee |";
   console.log(`offers.so: ${size} bytes; median of ${SAMPLES} samples per instruction\n`);
@@ -81,6 +99,13 @@ async function main() {
     const m = (k: keyof CuSplit) => median(xs.map((x) => x[k]));
     console.log(`| ${name} | ${m("total")} | ${m("callees")} | ${m("cpis")} | ${m("own")} | ${m("ownExclInvoke")} |`);
   }
+  const slope = (kind: string) => {
+    const at = (n: number) => median(rows.get(`take_best, ${n} offers (${kind})`)!.map((x) => x.total));
+    return Math.round((at(10) - at(1)) / 9);
+  };
+  console.log(
+    `\ntake_best CU per offer (slope from 1 to 10 offers): ${slope("new positions")} creating positions, ${slope("existing positions")} increasing them`,
+  );
   console.log("\ncreate_contract own CU (excl. invoke fee) by the canonical bump of the contract's address:\n");
   console.log("| canonical bump | samples | median own CU excl. invoke |");
   console.log("|---|---:|---:|");

@@ -26,7 +26,11 @@ describe.each(ENGINES)("indexer: take_best on %s", (engine) => {
     const [alice, bob, carol, taker] = [await w.user(), await w.user(), await w.user(), await w.user()];
     const contract = await w.contract({ cutoffIn: 10_000n });
     const offers = [];
-    for (const [creator, total] of [[alice, 30n], [bob, 10n], [carol, 5n]] as const) {
+    for (const [creator, total] of [
+      [alice, 30n],
+      [bob, 10n],
+      [carol, 5n],
+    ] as const) {
       const { r, offer } = await w.createOffer(creator, contract, { total: total * UNIT, target: 10n * UNIT });
       expectOk(r);
       offers.push(offer);

@@ -60,7 +60,9 @@ describe("take_best rules = math.rs, on the shared vectors", () => {
         taker: "taker",
         maximumWager: b(s.maximumWager),
       });
-      const expected = (s.fills as Row[]).map((f, i) => (f.skip ? { offer: `offer${i}`, skip: f.skip } : { offer: `offer${i}`, take: b(f.take), matched: b(f.matched) }));
+      const expected = (s.fills as Row[]).map((f, i) =>
+        f.skip ? { offer: `offer${i}`, skip: f.skip } : { offer: `offer${i}`, take: b(f.take), matched: b(f.matched) },
+      );
       expect({ fills: plan.fills, taken: plan.taken, error: plan.error }, JSON.stringify(s)).toEqual({ fills: expected, taken: b(s.taken), error: s.error });
     }
   });
@@ -82,7 +84,14 @@ describe("take_best plan: the rules around the sweep", () => {
     contract: "K",
     ...over,
   });
-  const req = { side: "sideA" as const, amount: 15n * unit, worstOdds: { numerator: 18n, denominator: 10n }, mode: "fill-and-kill" as const, taker: "taker", maximumWager: 500n * unit };
+  const req = {
+    side: "sideA" as const,
+    amount: 15n * unit,
+    worstOdds: { numerator: 18n, denominator: 10n },
+    mode: "fill-and-kill" as const,
+    taker: "taker",
+    maximumWager: 500n * unit,
+  };
 
   it("the taker's odds of the spec's example are 18:10, and that limit is met exactly", () => {
     expect(takerOdds(offer("a"))).toEqual({ numerator: 18n * unit, denominator: 10n * unit });
@@ -98,7 +107,12 @@ describe("take_best plan: the rules around the sweep", () => {
     expect(planTakeBest([offer("a")], { ...req, worstOdds: { numerator: 1n, denominator: 0n } }).error).toBe("InvalidOddsLimit");
     expect(planTakeBest([offer("a")], { ...req, amount: 0n }).error).toBe("ZeroAmount");
     expect(planTakeBest([], req).error).toBe("InvalidOfferList");
-    expect(planTakeBest(Array.from({ length: 17 }, (_, i) => offer(`o${i}`)), req).error).toBe("InvalidOfferList");
+    expect(
+      planTakeBest(
+        Array.from({ length: 17 }, (_, i) => offer(`o${i}`)),
+        req,
+      ).error,
+    ).toBe("InvalidOfferList");
     expect(planTakeBest([offer("a")], { ...req, offersEnabled: false }).error).toBe("OffersDisabled");
     expect(planTakeBest([offer("a"), offer("b")], { ...req, mode: "fill-or-kill", amount: 25n * unit }).error).toBe("NotFilled");
     expect(planTakeBest([offer("a"), offer("b")], { ...req, mode: "fill-or-kill", amount: 20n * unit }).error).toBe(null);

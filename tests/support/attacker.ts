@@ -1274,12 +1274,7 @@ export class AttackerWorld {
    * another account of the same instruction (dup), or by the other program's (cross), or the
    * config replaced by a planted rogue one (rogue: must fail); writable flags flipped, arguments bent.
    */
-  async mutate(
-    kind: string,
-    mode: "random" | "dup" | "cross" | "rogue",
-    baseFor: (name: string) => BaseCall,
-    extra: PublicKey[],
-  ): Promise<void> {
+  async mutate(kind: string, mode: "random" | "dup" | "cross" | "rogue", baseFor: (name: string) => BaseCall, extra: PublicKey[]): Promise<void> {
     const rng = this.rng;
     const names = ixNames(this.program);
     const withConfig = names.filter((n) => idlIx(this.program, n)!.accounts.some((a) => a.name === "config"));
@@ -1315,7 +1310,11 @@ export class AttackerWorld {
       return void this.tally.add(`attack:${kind}`, `unbuildable:${(e as Error).message.slice(0, 30)}`);
     }
     // The remaining accounts, each sometimes replaced too, or one dropped (an odd list).
-    const rest = (base.remaining ?? []).map((k) => ({ pubkey: mode !== "rogue" && rng.chance(0.15) ? rng.pick(u) : k, isSigner: false, isWritable: !rng.chance(0.05) }));
+    const rest = (base.remaining ?? []).map((k) => ({
+      pubkey: mode !== "rogue" && rng.chance(0.15) ? rng.pick(u) : k,
+      isSigner: false,
+      isWritable: !rng.chance(0.05),
+    }));
     if (rest.length && rng.chance(0.05)) rest.pop();
     ix.keys.push(...rest);
     // A rogue config must be refused by every instruction (rule 1: the one canonical Config).
@@ -1327,13 +1326,7 @@ export class AttackerWorld {
    * PDA (a pool, an offer, a participant, a position, a claim): the program must refuse it (when it
    * creates that account) or leave it alone; an account created there fails the run (reconcile).
    */
-  async signerAsPda(
-    kind: string,
-    name: string,
-    slot: string,
-    baseFor: (name: string) => BaseCall,
-    mustFail: boolean,
-  ): Promise<void> {
+  async signerAsPda(kind: string, name: string, slot: string, baseFor: (name: string) => BaseCall, mustFail: boolean): Promise<void> {
     const base = baseFor(name);
     const K = Keypair.generate();
     if (this.rng.chance(0.3)) await this.attackSend("prefund_signer", [lamportsIx(this.A.publicKey, K.publicKey, 1_000_000n)]);

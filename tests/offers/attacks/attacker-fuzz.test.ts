@@ -545,7 +545,8 @@ describe(fuzzTitle("offers"), () => {
           { side: a.side, amount: a.amount, worstOddsNumerator: a.num, worstOddsDenominator: a.den, mode: a.mode, positionBumps },
           { payer, taker, takerToken, config: CONFIG, contract, vault: VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM },
         );
-        for (const l of list) ix.keys.push({ pubkey: l.offer, isSigner: false, isWritable: true }, { pubkey: positionOf(l), isSigner: false, isWritable: true });
+        for (const l of list)
+          ix.keys.push({ pubkey: l.offer, isSigner: false, isWritable: true }, { pubkey: positionOf(l), isSigner: false, isWritable: true });
         return ix;
       };
       const ixClose = (caller: PublicKey, payer: PublicKey, o: MOffer) =>
@@ -728,12 +729,20 @@ describe(fuzzTitle("offers"), () => {
         const s = await send(ix);
         const expectOk = plan.error === null && balance >= plan.taken;
         if (!structural) {
-          ctx.check(s.r.ok === expectOk, () => `${kind}: ${s.r.error ?? "ok"}, the plan says ${plan.error ?? "ok"} (taken ${plan.taken}, balance ${balance})`, s.r.logs);
+          ctx.check(
+            s.r.ok === expectOk,
+            () => `${kind}: ${s.r.error ?? "ok"}, the plan says ${plan.error ?? "ok"} (taken ${plan.taken}, balance ${balance})`,
+            s.r.logs,
+          );
         } else ctx.check(!s.r.ok, `${kind}: a bent list went through`, s.r.logs);
         const takes = new Map<MOffer, bigint>();
         plan.fills.forEach((f, i) => "take" in f && s.r.ok && takes.set(list[i], f.take));
         for (const [o, was] of before)
-          ctx.check(o.filled - was === (takes.get(o) ?? 0n), () => `${kind}: offer ${b58(o.addr)} moved by ${o.filled - was}, the plan says ${takes.get(o) ?? 0n}`, s.r.logs);
+          ctx.check(
+            o.filled - was === (takes.get(o) ?? 0n),
+            () => `${kind}: offer ${b58(o.addr)} moved by ${o.filled - was}, the plan says ${takes.get(o) ?? 0n}`,
+            s.r.logs,
+          );
       };
       const honestTakeBest = async () => {
         const h = rng.pick(honest);
@@ -748,7 +757,14 @@ describe(fuzzTitle("offers"), () => {
         const a = sweepArgs(side, list, balance < 200n * UNIT ? balance : 200n * UNIT);
         if (a.amount > balance) a.amount = balance;
         const plan = planOf(c, list, key.publicKey, a);
-        const ix = ixTakeBest(crank.publicKey, key.publicKey, h.current.address, c.addr, list.map((o) => ({ offer: o.addr })), a);
+        const ix = ixTakeBest(
+          crank.publicKey,
+          key.publicKey,
+          h.current.address,
+          c.addr,
+          list.map((o) => ({ offer: o.addr })),
+          a,
+        );
         await sweep("honest take_best", (x) => w.honestSend("take_best", [x], [key], plan.error === null), c, key.publicKey, h.current.address, list, a, ix);
       };
       /** The attacker's take_best: by the rules (`abuse` false) or with its list bent one way. */
@@ -1002,7 +1018,14 @@ describe(fuzzTitle("offers"), () => {
             const positionBumps = Array.from({ length: 16 }, (_, i) => (list[i] ? w.bumpOf(positionPda(list[i].addr, A.publicKey)) : 0));
             return {
               accounts: { ...common, taker: A.publicKey, takerToken: aMain.address, contract: k.addr },
-              args: { side: rng.int(1, 2), amount: rng.big(1n, 100n * UNIT), worstOddsNumerator: 1n, worstOddsDenominator: 1n, mode: rng.int(0, 1), positionBumps },
+              args: {
+                side: rng.int(1, 2),
+                amount: rng.big(1n, 100n * UNIT),
+                worstOddsNumerator: 1n,
+                worstOddsDenominator: 1n,
+                mode: rng.int(0, 1),
+                positionBumps,
+              },
               remaining: list.flatMap((x) => [x.addr, positionPda(x.addr, A.publicKey)]),
             };
           }

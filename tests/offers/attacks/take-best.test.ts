@@ -61,7 +61,11 @@ async function sweepAsPlanned(taker: User, contract: PublicKey, offers: PublicKe
   const before = await ledger();
   const offersBefore = new Map<string, OfferAccount>();
   for (const o of offers) offersBefore.set(o.toBase58(), await w.offer(o));
-  const r = await w.takeBest(taker, contract, offers, s.amount, { worstOdds: s.worstOdds ?? ANY_ODDS, mode: s.mode ?? "fill-and-kill", side: s.side ?? "sideB" });
+  const r = await w.takeBest(taker, contract, offers, s.amount, {
+    worstOdds: s.worstOdds ?? ANY_ODDS,
+    mode: s.mode ?? "fill-and-kill",
+    side: s.side ?? "sideB",
+  });
   expect(outcome(r), r.logs.join("\n")).toBe(plan.error ?? "ok");
   const after = await ledger();
   if (plan.error) {
@@ -103,7 +107,10 @@ async function book(terms: [User, bigint, bigint, bigint?][], cutoffIn = 10_000n
 
 describe("take_best: the list cannot be abused", () => {
   it("the same offer twice is refused, before or after the amount is reached", async () => {
-    const { contract, offers } = await book([[alice, 10n, 10n], [carol, 10n, 10n]]);
+    const { contract, offers } = await book([
+      [alice, 10n, 10n],
+      [carol, 10n, 10n],
+    ]);
     const { plan } = await sweepAsPlanned(mallory, contract, [offers[0], offers[1], offers[0]], { amount: 25n * UNIT });
     expect(plan.error).toBe("DuplicateOffer");
     await refused(w.takeBestIx(mallory, contract, [offers[0], offers[0]], 15n * UNIT), [mallory.key], "DuplicateOffer");
@@ -130,14 +137,20 @@ describe("take_best: the list cannot be abused", () => {
   });
 
   it("the caller's own offer among others is passed over", async () => {
-    const { contract, offers } = await book([[mallory, 40n, 10n], [alice, 10n, 10n]]);
+    const { contract, offers } = await book([
+      [mallory, 40n, 10n],
+      [alice, 10n, 10n],
+    ]);
     const { plan } = await sweepAsPlanned(mallory, contract, offers, { amount: 10n * UNIT });
     expect(plan.fills[0]).toEqual({ offer: offers[0].toBase58(), skip: "SelfTake" });
     expect(await w.offer(offers[0])).toMatchObject({ takerFilled: 0n, positionCount: 0 });
   });
 
   it("closed offers are passed over; a closed and recreated account fails the sweep", async () => {
-    const { contract, offers } = await book([[alice, 10n, 10n], [carol, 10n, 10n]]);
+    const { contract, offers } = await book([
+      [alice, 10n, 10n],
+      [carol, 10n, 10n],
+    ]);
     expectOk(await w.close(alice.key, offers[0]));
     const { plan } = await sweepAsPlanned(mallory, contract, offers, { amount: 10n * UNIT });
     expect(plan.fills[0]).toMatchObject({ skip: "OfferNotOpen" });
@@ -154,7 +167,10 @@ describe("take_best: the list cannot be abused", () => {
   });
 
   it("non-canonical positions are refused: another taker's, another offer's, a lower bump, a signing keypair", async () => {
-    const { contract, offers } = await book([[alice, 10n, 10n], [carol, 10n, 10n]]);
+    const { contract, offers } = await book([
+      [alice, 10n, 10n],
+      [carol, 10n, 10n],
+    ]);
     expectOk(await w.take(bob, offers[0], 2n * UNIT));
     expectOk(await w.take(mallory, offers[1], 2n * UNIT));
     const ix = (positions: PublicKey[], positionBumps?: number[]) => w.takeBestIx(mallory, contract, offers, 5n * UNIT, { positions, positionBumps });
@@ -193,7 +209,11 @@ describe("take_best: the list cannot be abused", () => {
   it("an order picked by the taker never gets better than each offer's own odds", async () => {
     // Worst first, then tiny partial takes meant to round in the taker's favour: each fill is
     // matched at its offer's ratio rounded down, and the last take of an offer gets exactly the rest.
-    const { contract, offers } = await book([[alice, 1n, 3n], [carol, 10n, 3n], [bob, 7n, 7n]]);
+    const { contract, offers } = await book([
+      [alice, 1n, 3n],
+      [carol, 10n, 3n],
+      [bob, 7n, 7n],
+    ]);
     for (let i = 0; i < 2; i++) {
       const { plan } = await sweepAsPlanned(mallory, contract, offers, { amount: UNIT + 1n });
       expect(plan.taken).toBe(UNIT + 1n);
@@ -219,7 +239,10 @@ describe("take_best: the list cannot be abused", () => {
   });
 
   it("fill-or-kill fails unless the whole amount is taken", async () => {
-    const { contract, offers } = await book([[alice, 10n, 10n], [carol, 30n, 10n]]);
+    const { contract, offers } = await book([
+      [alice, 10n, 10n],
+      [carol, 30n, 10n],
+    ]);
     const fok = (amount: bigint, worstOdds = ANY_ODDS) => sweepAsPlanned(mallory, contract, offers, { amount: amount * UNIT, mode: "fill-or-kill", worstOdds });
     expect((await fok(21n)).plan.error).toBe("NotFilled");
     expect((await fok(15n, { numerator: 3n, denominator: 1n })).plan.error).toBe("NotFilled");
@@ -227,14 +250,21 @@ describe("take_best: the list cannot be abused", () => {
   });
 
   it("the total is never exceeded", async () => {
-    const { contract, offers } = await book([[alice, 10n, 10n], [carol, 10n, 10n], [bob, 10n, 10n]]);
+    const { contract, offers } = await book([
+      [alice, 10n, 10n],
+      [carol, 10n, 10n],
+      [bob, 10n, 10n],
+    ]);
     const { plan } = await sweepAsPlanned(mallory, contract, offers, { amount: 12_345_678n });
     expect(plan.taken).toBe(12_345_678n);
     expect(plan.fills.map((f) => ("skip" in f ? f.skip : f.take))).toEqual([10n * UNIT, 2_345_678n, "AmountTaken"]);
   });
 
   it("the maximum wager per position counts what the taker holds already", async () => {
-    const { contract, offers } = await book([[alice, 500n, 600n], [carol, 500n, 600n]]);
+    const { contract, offers } = await book([
+      [alice, 500n, 600n],
+      [carol, 500n, 600n],
+    ]);
     expectOk(await w.take(mallory, offers[0], 495n * UNIT));
     const { plan } = await sweepAsPlanned(mallory, contract, offers, { amount: 20n * UNIT });
     expect(plan.fills.map((f) => ("skip" in f ? f.skip : f.take))).toEqual([5n * UNIT, 15n * UNIT]);
@@ -253,7 +283,11 @@ describe("take_best: the list cannot be abused", () => {
     await refused(ix({}, 0n), [mallory.key], "ZeroAmount");
     await refused(w.takeBestIx(mallory, contract, [], 5n * UNIT), [mallory.key], "InvalidOfferList");
     const base = await ix({});
-    const odd = new TransactionInstruction({ programId: base.programId, data: base.data, keys: [...base.keys, { pubkey: offers[0], isSigner: false, isWritable: true }] });
+    const odd = new TransactionInstruction({
+      programId: base.programId,
+      data: base.data,
+      keys: [...base.keys, { pubkey: offers[0], isSigner: false, isWritable: true }],
+    });
     await refused(odd, [mallory.key], "InvalidOfferList");
     const more = await book(Array.from({ length: 9 }, () => [carol, 1n, 1n] as [User, bigint, bigint]));
     const all = [...more.offers, ...more.offers].slice(0, 16);
@@ -261,7 +295,11 @@ describe("take_best: the list cannot be abused", () => {
     const seventeen = new TransactionInstruction({
       programId: full.programId,
       data: full.data,
-      keys: [...full.keys, { pubkey: more.offers[8], isSigner: false, isWritable: true }, { pubkey: w.positionOf(more.offers[8], mallory), isSigner: false, isWritable: true }],
+      keys: [
+        ...full.keys,
+        { pubkey: more.offers[8], isSigner: false, isWritable: true },
+        { pubkey: w.positionOf(more.offers[8], mallory), isSigner: false, isWritable: true },
+      ],
     });
     const r = await w.send([seventeen], [mallory.key]);
     expect(OFFERS_ERRORS.get(r.code ?? 0)?.name ?? r.error, r.logs.join("\n")).toBe("InvalidOfferList");
@@ -271,7 +309,11 @@ describe("take_best: the list cannot be abused", () => {
 describe("take_best: behaviour", () => {
   it("fill-and-kill takes the best offers in order, in part where less is left, one OfferTaken each", async () => {
     // Taker odds 4:1, 2:1 and 1.5:1; a limit of 3:2 admits all three.
-    const { contract, offers } = await book([[carol, 30n, 10n], [alice, 10n, 10n], [bob, 5n, 10n]]);
+    const { contract, offers } = await book([
+      [carol, 30n, 10n],
+      [alice, 10n, 10n],
+      [bob, 5n, 10n],
+    ]);
     const { r, plan } = await sweepAsPlanned(mallory, contract, offers, { amount: 25n * UNIT, worstOdds: { numerator: 3n, denominator: 2n } });
     expectOk(r);
     expect(plan.fills.map((f) => ("skip" in f ? f.skip : [f.take, f.matched]))).toEqual([
@@ -283,12 +325,20 @@ describe("take_best: behaviour", () => {
   });
 
   it("passes over what no longer qualifies: filled meanwhile, the remainder below the minimum, worse odds", async () => {
-    const { contract, offers } = await book([[alice, 10n, 10n], [carol, 10n, 10n, 5n * UNIT], [bob, 1n, 10n], [alice, 20n, 10n]]);
+    const { contract, offers } = await book([
+      [alice, 10n, 10n],
+      [carol, 10n, 10n, 5n * UNIT],
+      [bob, 1n, 10n],
+      [alice, 20n, 10n],
+    ]);
     expectOk(await w.take(carol, offers[0], 10n * UNIT));
     const { plan } = await sweepAsPlanned(mallory, contract, offers, { amount: 13n * UNIT, worstOdds: { numerator: 3n, denominator: 2n } });
     expect(plan.fills.map((f) => ("skip" in f ? f.skip : f.take))).toEqual(["OfferNotOpen", 10n * UNIT, "OddsBelowLimit", 3n * UNIT]);
     // 2 left of the total, below the 5-unit minimum of an untouched offer: passed over, not failed.
-    const { contract: k2, offers: o2 } = await book([[alice, 10n, 10n], [carol, 10n, 10n, 5n * UNIT]]);
+    const { contract: k2, offers: o2 } = await book([
+      [alice, 10n, 10n],
+      [carol, 10n, 10n, 5n * UNIT],
+    ]);
     const second = await sweepAsPlanned(mallory, k2, o2, { amount: 12n * UNIT });
     expect(second.plan.fills.map((f) => ("skip" in f ? f.skip : f.take))).toEqual([10n * UNIT, "TakeBelowMinimum"]);
   });
