@@ -31,6 +31,7 @@ import { ApiError, errorJson } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
 import type { DeadManSwitches } from "../service/writes/dead-man-switch";
 import { addPortfolioSchema } from "./schema/portfolio-schema";
+import { quoteTypeOf } from "./schema/quote-types";
 import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
 import { ACTIONS_BASE, actionRoutes } from "./actions/action-routes";
@@ -111,7 +112,11 @@ export function buildSchema(
       if (!d.writes) throw new Error("writes are not configured");
       return d.writes;
     },
-    { log: d.log, offer: { type: types.OfferT, load: async (address, ctx) => d.read.offer(address, await viewerWallet(ctx, d.custody)) } },
+    {
+      log: d.log,
+      offer: { type: types.OfferT, load: async (address, ctx) => d.read.offer(address, await viewerWallet(ctx, d.custody)) },
+      quote: quoteTypeOf(builder),
+    },
   );
   addSubscriptions(builder, types, live, d.custody, { log: d.log });
   addPortfolioSchema(builder, { db: () => d.read.db, custody: d.custody, writes: () => d.writes ?? null, log: d.log });

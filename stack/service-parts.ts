@@ -22,6 +22,7 @@ import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
 import { BulkClose } from "../service/writes/bulk-close";
 import { DeadManSwitches } from "../service/writes/dead-man-switch";
+import { indexedBookOrder } from "../service/read/book";
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { listen as listenHttp } from "../graphql/server";
 import { testApp } from "./app";
@@ -93,6 +94,7 @@ export async function serviceParts(
     onSubmitResult: obs.txResults("writes"),
     indexedOfferStatus: async (address) =>
       (await o.store.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
+    bookOffers: (contract, side) => indexedBookOrder(o.store.db, contract, side),
   });
   const deadMan = new DeadManSwitches(new BulkClose(writes), custody, o.walletClockMs);
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);

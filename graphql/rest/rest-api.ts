@@ -10,6 +10,7 @@ import type { WriteService } from "../../service/writes/write-service";
 import { embedRoutes, readRoutes } from "./read-routes";
 import { bookRoutes } from "./book-routes";
 import { historyRoutes } from "./history-routes";
+import { quoteRoutes } from "./quote-routes";
 import { writeRoutes } from "./write-routes";
 import { portfolioRoutes } from "./portfolio-routes";
 import type { DeadManSwitches } from "../../service/writes/dead-man-switch";
@@ -48,6 +49,7 @@ function routes(d: RestDeps, writes: WriteService | null, portfolio = false): Op
   app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, bookRoutes(d.read, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, historyRoutes(d.read, { log: d.log }));
+  app.route(OFFERS_BASE, quoteRoutes(d.read, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
   if (portfolio) app.route("/", portfolioApp(d, writes));
   return app;

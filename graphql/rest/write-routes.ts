@@ -1,19 +1,21 @@
 /**
  * The spec's write routes on hono, mounted under `/api/bets-usdc/offers`:
- * POST `/`, POST `/:address/take`, POST `/:address/close`. Each is a createRoute whose body and
+ * POST `/`, POST `/:address/take`, POST `/:address/close`, POST `/contracts/:contractAddress/take-best`. Each is a createRoute whose body and
  * path schemas (service/writes/validate.ts) validate the request and are published in
  * docs/openapi.json. Order of checks: token (401), then Content-Type, size and JSON (400), then the
  * fields (400), then the rules in WriteService. Errors are `{error: message}` with the spec's
  * statuses; anything unexpected is logged and answered 503 without detail (no stack, no SQL, no
  * key material).
  */
-import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
 import { assertJsonDepth } from "../../service/json-depth";
 import type { Principal } from "../../service/custody/custody";
-import { CloseBody, CreateBody, OfferPath, TakeBody } from "../../service/writes/validate";
+import { CloseBody, CreateBody, OfferPath, TakeBestBody, TakeBody } from "../../service/writes/validate";
+import { ContractAddressPath } from "../../service/read/book-params";
+import { Quote } from "./quote-routes";
 import type { WriteService } from "../../service/writes/write-service";
 import { validationHook } from "./validation-hook";
 import { CloseReceipt, CreateReceipt, ERRORS, TakeReceipt, ok } from "./schemas";
@@ -47,7 +49,7 @@ export async function jsonBody(c: Context): Promise<unknown> {
   return body;
 }
 
-const body = (schema: typeof CreateBody | typeof TakeBody | typeof CloseBody) => ({
+const body = (schema: typeof CreateBody | typeof TakeBody | typeof CloseBody | typeof TakeBestBody) => ({
   required: true,
   content: { "application/json": { schema } },
 });
@@ -89,6 +91,27 @@ const closeOffer = route({
   responses: { 200: ok("submitted", CloseReceipt), ...errors },
 });
 
+const TakeBestReceipt = z
+  .object({
+    signature: z.string().meta({ description: "the last transaction sent (the one a replay of the key follows)" }),
+    signatures: z
+      .array(z.string())
+      .meta({ description: "every transaction sent, in order: one, or under fill-and-kill up to 4 when the plan needs more offers than one holds" }),
+    status: z.literal("pending"),
+    mode: z.enum(["fill-and-kill", "fill-or-kill"]),
+    plan: Quote.meta({ description: "what the transactions were built to take; the positions show what they took" }),
+  })
+  .meta({ id: "TakeBestResponse" });
+
+const takeBestRoute = route({
+  method: "post",
+  path: "/contracts/{contractAddress}/take-best",
+  operationId: "takeBest",
+  summary: "Take up to an amount from the contract's book at no worse than given odds, best offers first (asynchronous: positions appear)",
+  request: { params: ContractAddressPath, body: body(TakeBestBody) },
+  responses: { 200: ok("submitted; a replay with the same idempotencyKey and body returns the original result", TakeBestReceipt), ...errors },
+});
+
 /** Routes relative to the offers base path. */
 export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(WRITE_FALLBACK) });
@@ -124,6 +147,10 @@ export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) =>
   app.openapi(
     { ...closeOffer, middleware: [signedIn] },
     handle(async (c, p) => service.close(p, c.req.param("address") ?? "", await json(c))),
+  );
+  app.openapi(
+    { ...takeBestRoute, middleware: [signedIn] },
+    handle(async (c, p) => service.takeBest(p, c.req.param("contractAddress") ?? "", await json(c))),
   );
   // The schemas' media-type gate answers 415 for what jsonBody accepts with odd spacing: the same 400.
   app.onError((e, c) => {

@@ -18,6 +18,7 @@ import { fillCursor, oddsCursor, offerCursor, type Cursor } from "./cursor";
 import { addBook } from "./book-types";
 import { addHistory } from "./history-types";
 import { addWalletQueries } from "./wallet-schema";
+import { addQuote } from "./quote-types";
 import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./read-types";
 
 export type { ReadContext } from "./builder";
@@ -173,6 +174,7 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
   }));
   const BookT = addBook(builder, d, types, guard);
   addHistory(builder, d, types, guard);
+  addQuote(builder, d, types, guard);
   addWalletQueries(builder, d, types, guard);
   return { ...types, BookT };
 }

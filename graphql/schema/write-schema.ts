@@ -26,7 +26,10 @@ import { GraphQLError, type GraphQLSchema } from "graphql";
 import type { WriteService } from "../../service/writes/write-service";
 import { apiGraphQLError } from "../../service/api-error";
 import type { Offer } from "../../service/read/read-service";
-import { createBuilder, type ApiBuilder, type ReadContext } from "./builder";
+import type { Quote } from "../../service/read/quote";
+import type { TakeBestResponse } from "../../service/writes/take-best";
+import type { ObjectRef } from "@pothos/core";
+import { createBuilder, type ApiBuilder, type ApiSchemaTypes, type ReadContext } from "./builder";
 import type { ReadTypes } from "./read-types";
 import { enumsOf } from "./enums";
 
@@ -53,7 +56,7 @@ export interface ReceiptOffer {
 export function addWriteMutations(
   builder: ApiBuilder,
   service: WriteService | ((ctx: ReadContext) => WriteService),
-  opts: { log?: (e: unknown) => void; offer?: ReceiptOffer } = {},
+  opts: { log?: (e: unknown) => void; offer?: ReceiptOffer; quote?: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<ApiSchemaTypes>, Quote> } = {},
 ): void {
   const svc = (ctx: ReadContext) => (typeof service === "function" ? service(ctx) : service);
   const auth = (ctx: ReadContext) => svc(ctx).authorize(ctx.request.headers.get("authorization"));
@@ -160,6 +163,58 @@ export function addWriteMutations(
       resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.close(user, a.offerAddress, plain(a.input))),
     }),
   }));
+  if (opts.quote) addTakeBest(builder, opts.quote, write as unknown as TakeBestWrite);
+}
+
+type TakeBestWrite = (
+  ctx: ReadContext,
+  call: (writes: WriteService, user: Awaited<ReturnType<WriteService["authorize"]>>) => Promise<TakeBestResponse>,
+) => Promise<TakeBestResponse>;
+
+/** `takeBest(contractAddress, input)`: needs the read API's Quote type for its plan, so only on the API's builder. */
+function addTakeBest(builder: ApiBuilder, QuoteT: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<ApiSchemaTypes>, Quote>, write: TakeBestWrite): void {
+  const { Side } = enumsOf(builder);
+  const Receipt = builder.objectRef<TakeBestResponse>("TakeBestReceipt").implement({
+    description: 'A take-best submitted on chain: `pending` until the positions show what it took (docs/api-guide.md, "Take the best price").',
+    fields: (t) => ({
+      signature: t.exposeString("signature", { description: "The last transaction sent (the one a replay of the key follows)." }),
+      signatures: t.exposeStringList("signatures", { description: "Every transaction sent, in order (several only under fill-and-kill)." }),
+      status: t.exposeString("status"),
+      mode: t.exposeString("mode"),
+      plan: t.expose("plan", { type: QuoteT, description: "What the transactions were built to take." }),
+    }),
+  });
+  const OddsLimitInput = builder.inputType("OddsLimitInput", {
+    description: "The taker's worst odds accepted, (T + S) : T as an exact ratio.",
+    fields: (t) => ({
+      numerator: t.field({ type: "Amount", required: true }),
+      denominator: t.field({ type: "Amount", required: true }),
+    }),
+  });
+  const TakeBestInput = builder.inputType("TakeBestInput", {
+    description: "The REST take-best body.",
+    fields: (t) => ({
+      side: t.field({ type: Side, required: true, description: "The outcome the taker backs." }),
+      amountMicros: t.field({ type: "Amount", required: true, description: "The most the taker stakes in all." }),
+      worstOdds: t.field({ type: OddsLimitInput, required: true }),
+      mode: t.string({ required: true, description: "`fill-and-kill` (take what the limit allows) or `fill-or-kill` (all or nothing)." }),
+      idempotencyKey: t.string({
+        required: true,
+        description: "8 to 128 characters, unique per intended action: a replay with the same key and input returns the first receipt.",
+      }),
+    }),
+  });
+  builder.mutationField("takeBest", (t) =>
+    t.field({
+      type: Receipt,
+      description: "Take up to an amount from a contract's book at no worse than given odds, best offers first (token with bet:write).",
+      args: {
+        contractAddress: t.arg({ type: "Address", required: true }),
+        input: t.arg({ type: TakeBestInput, required: true }),
+      },
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.takeBest(user, a.contractAddress, { ...a.input, worstOdds: { ...a.input.worstOdds } })),
+    }),
+  );
 }
 
 /** A schema with only the write mutations (and a trivial query), for a stack without the read API. */

@@ -270,3 +270,41 @@ function buildBook(input: BookInput, offers: BookOffer[], depth: number): Book {
     matchedVolumeMicros: input.matchedVolumeMicros,
   };
 }
+
+/**
+ * The offers a taker backing `side` meets on the book, in the book's order (best taker odds first,
+ * oldest first within a level), as `viewerWallet` may take them (null: anonymous): what a quote
+ * and a take-best plan over (./quote.ts). Null for an unknown contract.
+ */
+export async function bookOffers(read: ReadService, contract: string, side: Side, viewerWallet: string | null): Promise<OffersTable[] | null> {
+  const input = await read.anonymous(
+    `bookInput:${contract}`,
+    () => bookInput(read, contract),
+    (i) => i !== null,
+  );
+  if (!input) return null;
+  const offers = viewerWallet === null ? input.offers : await takeableBy(read, input, viewerWallet);
+  const order = new Map(
+    bookLevels(offers.filter((o) => o.side !== side))
+      .flatMap((l) => l.offers)
+      .map((a, i) => [a, i]),
+  );
+  return offers.filter((o) => order.has(o.address)).sort((a, b) => order.get(a.address)! - order.get(b.address)!);
+}
+
+/**
+ * The addresses of the indexed Open offers a taker backing `side` meets on `contract`, in the
+ * book's order, whatever the caller: the take-best write (service/writes/take-best.ts) reads
+ * each from the chain and leaves out what its rules refuse.
+ */
+export async function indexedBookOrder(db: ReadService["db"], contract: string, side: Side): Promise<string[]> {
+  const open = await db
+    .selectFrom("offers")
+    .selectAll()
+    .where("contract", "=", contract)
+    .where("status", "=", "Open")
+    .where("deleted", "=", 0)
+    .where("side", "!=", side)
+    .execute();
+  return bookLevels(open.filter((o) => BigInt(o.taker_target_micros) > BigInt(o.taker_filled_micros))).flatMap((l) => l.offers);
+}

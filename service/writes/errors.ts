@@ -74,6 +74,8 @@ const ANSWERS: Record<string, Answer> = {
     message: "your position on this offer would exceed maximumWagerMicros",
     precheck: (f) => `your position on this offer would be ${f.held! + f.amount!} micros, above maximumWagerMicros ${f.maximumWager}`,
   },
+  NothingTaken: { status: 409, message: "take-best: the offers planned were taken by others first; nothing was taken: re-read the book or quote and retry" },
+  NotFilled: { status: 409, message: "fill-or-kill: the book no longer fills the amount within worstOdds; nothing was taken: re-read the quote and retry" },
   TakeTooSmallToMatch: { status: 400, message: "takeAmountMicros is too small to be matched with any creator stake" },
   CloseNotAllowed: {
     status: 409,

@@ -123,6 +123,28 @@ export const CloseBody = strictBody({
   idempotencyKey: idempotencyKeySchema,
 }).meta({ id: "CloseOfferRequest" });
 
+/** A taker's odds limit `numerator : denominator`, two positive u64 decimal strings (issue 24). */
+const oddsPart = (field: string) => u64Schema(`worstOdds.${field}`).refine((v) => v !== "0", { error: `worstOdds.${field} must be positive` });
+
+export const TakeBestBody = strictBody({
+  side: z
+    .enum(["sideA", "sideB"], { error: fieldError("side", 'side must be "sideA" or "sideB"') })
+    .meta({ description: "the outcome the taker backs; the offers taken are those whose creator backs the other" }),
+  amountMicros: u64Schema("amountMicros").refine((v) => v !== "0", { error: "amountMicros must be positive" }),
+  worstOdds: z
+    .strictObject(
+      { numerator: oddsPart("numerator"), denominator: oddsPart("denominator") },
+      { error: fieldError("worstOdds", 'worstOdds must be {"numerator", "denominator"}, two strings of positive decimal digits') },
+    )
+    .meta({
+      description: "the taker's worst odds accepted, (T + S) : T as an exact ratio, e.g. 5 : 2",
+    }),
+  mode: z
+    .enum(["fill-and-kill", "fill-or-kill"], { error: fieldError("mode", 'mode must be "fill-and-kill" or "fill-or-kill"') })
+    .meta({ description: "fill-and-kill: take what the limit allows, leave the rest; fill-or-kill: all of it or nothing" }),
+  idempotencyKey: idempotencyKeySchema,
+}).meta({ id: "TakeBestRequest" });
+
 /** The offer address of a take or close path. */
 export const OfferPath = z.object({ address: addressSchema("offer address") });
 
@@ -160,6 +182,28 @@ export function parseTake(offerAddress: string, body: unknown): TakeRequest {
   const offer = parseAddress(offerAddress, "offer address");
   const o = parseWith(TakeBody, body);
   return { offer, amount: BigInt(o.takeAmountMicros), expectedRevision: BigInt(o.expectedRevision), idempotencyKey: storableKey(o.idempotencyKey) };
+}
+
+export interface TakeBestRequestBody {
+  contract: PublicKey;
+  side: "sideA" | "sideB";
+  amount: bigint;
+  worstOdds: { numerator: bigint; denominator: bigint };
+  mode: "fill-and-kill" | "fill-or-kill";
+  idempotencyKey: string;
+}
+
+export function parseTakeBest(contractAddress: string, body: unknown): TakeBestRequestBody {
+  const contract = parseAddress(contractAddress, "contract address");
+  const o = parseWith(TakeBestBody, body);
+  return {
+    contract,
+    side: o.side,
+    amount: BigInt(o.amountMicros),
+    worstOdds: { numerator: BigInt(o.worstOdds.numerator), denominator: BigInt(o.worstOdds.denominator) },
+    mode: o.mode,
+    idempotencyKey: storableKey(o.idempotencyKey),
+  };
 }
 
 export interface CloseRequest {

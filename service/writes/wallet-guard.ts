@@ -112,12 +112,13 @@ export class WalletGuard {
     await this.consume(user.id);
   }
 
-  /** Take: the positions cap when it opens a new position, then one token. Call inside `serial`. */
-  async admitTake(user: User, newPosition: boolean): Promise<void> {
+  /** Take: the positions cap when it opens new positions (a take-best may open several), then one token. Call inside `serial`. */
+  async admitTake(user: User, newPosition: boolean | number): Promise<void> {
     const cap = this.limits.maxOpenPositions;
-    if (cap > 0 && newPosition) {
+    const opens = Number(newPosition);
+    if (cap > 0 && opens > 0) {
       const held = await this.openPositions(user);
-      if (held >= cap) {
+      if (held + opens > cap) {
         throw new ApiError(
           409,
           `you have ${held} positions not yet settled; at most ${cap} per user. You can add to a position you already hold, or take a new offer once one of your positions settles`,

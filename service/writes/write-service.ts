@@ -47,7 +47,8 @@ import { bearerToken } from "../custody/custody";
 import { CHAIN_UNREACHABLE, refusalError, submitFailureError } from "./errors";
 import { Idempotency, type Recorder } from "./idempotency";
 import { ApiError } from "../api-error";
-import { parseClose, parseCreate, parseTake, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
+import { takeBest, type TakeBestResponse } from "./take-best";
+import { parseClose, parseCreate, parseTake, parseTakeBest, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
 import { WalletGuard, type WalletLimits } from "./wallet-guard";
 
 export interface CreateResponse {
@@ -91,6 +92,8 @@ export interface WriteServiceDeps {
    * so that a take or close of it is a 409 a client can show rather than "unknown offer".
    */
   indexedOfferStatus?: (address: string) => Promise<string | null>;
+  /** The indexed book of a contract for a taker backing `side`, best first (take-best plans over it: ./take-best.ts). */
+  bookOffers?: (contract: string, side: "sideA" | "sideB") => Promise<string[]>;
 }
 
 export class WriteService {
@@ -98,7 +101,7 @@ export class WriteService {
   readonly idem: Idempotency;
   readonly guard: WalletGuard;
   readonly submitter: Submitter;
-  private readonly payer: Keypair;
+  readonly payer: Keypair;
 
   constructor(readonly deps: WriteServiceDeps) {
     this.payer = deps.payer;
@@ -126,7 +129,7 @@ export class WriteService {
 
   // ---- chain reads -------------------------------------------------------------------------
 
-  private async read<T>(fn: () => Promise<T>): Promise<T> {
+  async read<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {
@@ -136,18 +139,18 @@ export class WriteService {
     }
   }
 
-  private owned(a: AccountInfo<Buffer> | null, kind: "config" | "contract" | "offer" | "position"): Buffer | null {
+  owned(a: AccountInfo<Buffer> | null, kind: "config" | "contract" | "offer" | "position"): Buffer | null {
     if (!a || !a.owner.equals(this.client.program.programId) || offersAccountKind(a.data) !== kind) return null;
     return a.data;
   }
 
-  private async config(): Promise<ConfigAccount> {
+  async config(): Promise<ConfigAccount> {
     const d = this.owned(await this.deps.gateway.getAccount(this.client.pda.config()[0]), "config");
     if (!d) throw new ApiError(503, "offers are not configured on this chain");
     return decodeConfig(d);
   }
 
-  private async tokenBalance(a: AccountInfo<Buffer> | null): Promise<bigint> {
+  async tokenBalance(a: AccountInfo<Buffer> | null): Promise<bigint> {
     if (!a || a.data.length < AccountLayout.span) return 0n;
     return AccountLayout.decode(a.data).amount;
   }
@@ -328,6 +331,23 @@ export class WriteService {
       expectedRevision: String(req.expectedRevision),
     };
     return this.submitForUser(p, user, ix, () => this.guard.admitTake(p.user, pd === null), fields, record);
+  }
+
+  // ---- take-best ---------------------------------------------------------------------------
+
+  /** POST /contracts/{contractAddress}/take-best: ./take-best.ts. */
+  async takeBest(p: Principal, contractAddress: string, body: unknown): Promise<TakeBestResponse> {
+    const req = parseTakeBest(contractAddress, body);
+    const hash = requestHash("take-best", req.contract.toBase58(), {
+      side: req.side,
+      amount: String(req.amount),
+      worstOdds: `${req.worstOdds.numerator}/${req.worstOdds.denominator}`,
+      mode: req.mode,
+    });
+    return (await this.idem.run(p.user.id, req.idempotencyKey, "take-best", hash, async (record) => {
+      if (p.user.blocked) throw refusalError("CallerBlocked");
+      return takeBest(this, p, req, record);
+    })) as TakeBestResponse;
   }
 
   // ---- close -------------------------------------------------------------------------------
