@@ -60,9 +60,10 @@ export interface Book {
 
 export const BOOK_DEPTH = { default: 10, max: 100 } as const;
 
-/** The columns of an offer a book is made of, and the take rule reads. */
+/** The columns of an offer a book is made of, the take rule and a quote (./quote.ts) read. */
 const BOOK_COLUMNS = [
   "address",
+  "contract",
   "creator",
   "side",
   "status",
@@ -73,6 +74,7 @@ const BOOK_COLUMNS = [
   "minimum_take_micros",
   "revision",
   "created_at",
+  "fee_bps",
 ] as const;
 export type BookOffer = Pick<OffersTable, (typeof BOOK_COLUMNS)[number]>;
 
@@ -276,7 +278,7 @@ function buildBook(input: BookInput, offers: BookOffer[], depth: number): Book {
  * oldest first within a level), as `viewerWallet` may take them (null: anonymous): what a quote
  * and a take-best plan over (./quote.ts). Null for an unknown contract.
  */
-export async function bookOffers(read: ReadService, contract: string, side: Side, viewerWallet: string | null): Promise<OffersTable[] | null> {
+export async function bookOffers(read: ReadService, contract: string, side: Side, viewerWallet: string | null): Promise<BookOffer[] | null> {
   const input = await read.anonymous(
     `bookInput:${contract}`,
     () => bookInput(read, contract),

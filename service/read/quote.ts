@@ -13,12 +13,11 @@
  *   wins (offers-rules `fee` at each offer's own feeBps, fixed at its creation), per offer of
  *   this take; `returnIfWinMicros` what the taker then receives.
  */
-import type { OffersTable } from "../../indexer";
 import { oddsOf, type Odds } from "../../idl/client/odds";
 import { fee } from "../../idl/client/offers-rules";
 import type { SideName } from "../../idl/client/offers";
 import { ApiError } from "../api-error";
-import { bookOffers, type Side } from "./book";
+import { bookOffers, type BookOffer as BookRow, type Side } from "./book";
 import type { ReadService } from "./read-service";
 import { ANY_ODDS, planOverBook, type BookOffer, type Plan } from "./take-plan";
 import type { QuoteParams } from "./quote-params";
@@ -49,7 +48,7 @@ export interface Quote {
 }
 
 /** An indexed offer as the sweep reads it. */
-export function sweepOfferOfRow(o: OffersTable, held: bigint): BookOffer {
+export function sweepOfferOfRow(o: BookRow, held: bigint): BookOffer {
   return {
     feeBps: Number(o.fee_bps),
     address: o.address,
@@ -113,7 +112,7 @@ export async function contractQuote(read: ReadService, q: QuoteParams, viewerWal
 }
 
 /** The caller's taker micros on each of `offers` (none for an anonymous caller). */
-async function positionsOf(read: ReadService, wallet: string | null, offers: OffersTable[]): Promise<Map<string, bigint>> {
+async function positionsOf(read: ReadService, wallet: string | null, offers: BookRow[]): Promise<Map<string, bigint>> {
   if (wallet === null || offers.length === 0) return new Map();
   const rows = await read.db
     .selectFrom("positions")
