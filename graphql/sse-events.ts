@@ -58,48 +58,51 @@ function withId(id: string | undefined, chunk: Uint8Array): Uint8Array {
   return out;
 }
 
-const processSubscription = (request: Request): ResultProcessor => (result, fetchAPI) => {
-  const events = (result as AsyncIterable<Answer>)[Symbol.asyncIterator]();
-  let ping: NodeJS.Timeout | undefined;
-  const body = new fetchAPI.ReadableStream<Uint8Array>({
-    start(c) {
-      c.enqueue(PING);
-      ping = setInterval(() => {
-        // null: errored (the client went away); 0: backpressure, skip this ping.
-        if (c.desiredSize === null) clearInterval(ping);
-        else if (c.desiredSize > 0) c.enqueue(PING);
-      }, PING_MS);
-    },
-    async pull(c) {
-      try {
-        const r = await events.next();
-        if (r.value != null) c.enqueue(withId(liveStreamOfRequest(request)?.lastEventId, eventChunk(r.value)));
-        if (r.done) {
+const processSubscription =
+  (request: Request): ResultProcessor =>
+  (result, fetchAPI) => {
+    const events = (result as AsyncIterable<Answer>)[Symbol.asyncIterator]();
+    let ping: NodeJS.Timeout | undefined;
+    const body = new fetchAPI.ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(PING);
+        ping = setInterval(() => {
+          // null: errored (the client went away); 0: backpressure, skip this ping.
+          if (c.desiredSize === null) clearInterval(ping);
+          else if (c.desiredSize > 0) c.enqueue(PING);
+        }, PING_MS);
+      },
+      async pull(c) {
+        try {
+          const r = await events.next();
+          if (r.value != null) c.enqueue(withId(liveStreamOfRequest(request)?.lastEventId, eventChunk(r.value)));
+          if (r.done) {
+            clearInterval(ping);
+            c.enqueue(COMPLETE);
+            c.close();
+          }
+        } catch (e) {
           clearInterval(ping);
-          c.enqueue(COMPLETE);
-          c.close();
+          c.error(e);
         }
-      } catch (e) {
+      },
+      async cancel(e) {
         clearInterval(ping);
-        c.error(e);
-      }
-    },
-    async cancel(e) {
-      clearInterval(ping);
-      await events.return?.(e);
-    },
-  });
-  return new fetchAPI.Response(body, {
-    status: 200,
-    headers: { "content-type": "text/event-stream", connection: "keep-alive", "cache-control": "no-cache", "content-encoding": "none" },
-  });
-};
+        await events.return?.(e);
+      },
+    });
+    return new fetchAPI.Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", connection: "keep-alive", "cache-control": "no-cache", "content-encoding": "none" },
+    });
+  };
 
 /** After yoga's own processors: takes over the streams a client asked to receive as SSE. */
 export function useSseEvents(): Plugin {
   return {
     onResultProcess({ request, result, setResultProcessor }) {
-      if (isAsyncIterable(result) && request.headers.get("accept")?.includes("text/event-stream")) setResultProcessor(processSubscription(request), "text/event-stream");
+      if (isAsyncIterable(result) && request.headers.get("accept")?.includes("text/event-stream"))
+        setResultProcessor(processSubscription(request), "text/event-stream");
     },
   };
 }

@@ -110,7 +110,8 @@ export function addSubscriptions(
         view: t.arg({ type: enums.OfferView }),
       },
       // The filters are parsed inside open(): a refused one is the query's BAD_REQUEST, not an internal error.
-      subscribe: (_r, a, ctx, info) => open(ctx, info, a, (v) => {
+      subscribe: (_r, a, ctx, info) =>
+        open(ctx, info, a, (v) => {
           const { page: _p, pageSize: _s, ...f } = browseParams({ sport: a.sport ?? undefined, query: a.query ?? undefined });
           const filters: Partial<BrowseParams> = { ...f, status: a.status ?? undefined, view: a.view ?? undefined };
           return liveTopics.offers(filters, v?.wallet ?? null);
@@ -148,7 +149,8 @@ export function addSubscriptions(
         contractAddress: t.arg({ type: "Address", required: true }),
         depth: t.arg.int({ description: "Levels per side, 1 to 100 (default 10)." }),
       },
-      subscribe: (_r, a, ctx, info) => open(ctx, info, a, (v) => {
+      subscribe: (_r, a, ctx, info) =>
+        open(ctx, info, a, (v) => {
           const { contract, depth } = bookParams(a.contractAddress, { depth: a.depth == null ? null : String(a.depth) });
           return liveTopics.book(contract, depth, v?.wallet ?? null);
         }),

@@ -39,7 +39,15 @@ export interface LiveLimits extends LiveShareLimits {
   authRecheckMs: number;
 }
 
-export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, resumeWindowMs: 60_000, maxDetachedPerProcess: 2_000, authRecheckMs: 5_000, ...LIVE_SHARES };
+export const LIVE_LIMITS: LiveLimits = {
+  maxPerConnection: 25,
+  maxPerProcess: 10_000,
+  queueLimit: 64,
+  resumeWindowMs: 60_000,
+  maxDetachedPerProcess: 2_000,
+  authRecheckMs: 5_000,
+  ...LIVE_SHARES,
+};
 
 export interface LiveUpdatesOptions {
   read: ReadService;
@@ -170,7 +178,16 @@ export class LiveUpdates {
    * Subscriptions open now (and kept for a resume), values waiting in their queues, values dropped so far by the open ones;
    * since start: store reads run, documents executed over values sent, answers reused.
    */
-  stats(): { subscriptions: number; detached: number; queued: number; maxQueued: number; dropped: number; reads: number; executions: number; sharedExecutions: number } {
+  stats(): {
+    subscriptions: number;
+    detached: number;
+    queued: number;
+    maxQueued: number;
+    dropped: number;
+    reads: number;
+    executions: number;
+    sharedExecutions: number;
+  } {
     let queued = 0,
       maxQueued = 0,
       dropped = 0;

@@ -90,12 +90,7 @@ export const SETTINGS = {
       LIVE_LIMITS.resumeWindowMs,
     ),
   liveMaxDetached: () =>
-    positive(
-      "--live-max-detached",
-      "subscriptions kept for a resume at once (the oldest goes first)",
-      "LIVE_MAX_DETACHED",
-      LIVE_LIMITS.maxDetachedPerProcess,
-    ),
+    positive("--live-max-detached", "subscriptions kept for a resume at once (the oldest goes first)", "LIVE_MAX_DETACHED", LIVE_LIMITS.maxDetachedPerProcess),
   liveAuthRecheckMs: () =>
     positive("--live-auth-recheck-ms", "how often signed-in subscriptions' tokens are checked again (ms)", "LIVE_AUTH_RECHECK_MS", LIVE_LIMITS.authRecheckMs),
   liveAnonymousSubscriptionsPerAddress: () =>
