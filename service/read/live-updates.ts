@@ -132,20 +132,16 @@ export class LiveUpdates {
             ? "the events after the last one received are no longer kept; read the state again"
             : "this subscription is no longer kept (or is another's); read the state again";
     }
-    // A client back before the server noticed it left: its old consumer reads nothing more.
-    if (found?.s.attached) this.release(found.s as LiveSubscription<unknown>);
     const held = this.perConnection.get(caller.connection) ?? 0;
     const holder = { address: caller.address ?? "unknown", token };
-    try {
-      if (held >= this.limits.maxPerConnection)
-        throw new ApiError(429, `at most ${this.limits.maxPerConnection} subscriptions per connection; complete one first`, 1);
-      this.shares.checkSubscription(holder);
-      if (this.subs.size - this.detached.size >= this.limits.maxPerProcess)
-        throw new ApiError(503, "this server holds as many subscriptions as it may; retry later");
-    } catch (e) {
-      if (found?.s.attached) this.keepDetached(found.s as LiveSubscription<unknown>);
-      throw e;
-    }
+    // Checked before a stream still held open is handed over (its share still counted), so a refusal leaves it as it was.
+    if (held >= this.limits.maxPerConnection)
+      throw new ApiError(429, `at most ${this.limits.maxPerConnection} subscriptions per connection; complete one first`, 1);
+    this.shares.checkSubscription(holder);
+    if (this.subs.size - this.detached.size >= this.limits.maxPerProcess)
+      throw new ApiError(503, "this server holds as many subscriptions as it may; retry later");
+    // A client back before the server noticed it left: its old consumer reads nothing more.
+    if (found?.s.attached) this.release(found.s as LiveSubscription<unknown>);
     let sub: LiveSubscription<T>;
     if (found) {
       sub = found.s;
@@ -167,7 +163,7 @@ export class LiveUpdates {
       this.byId.set(sub.id, sub as LiveSubscription<unknown>);
     }
     this.releases.set(sub as LiveSubscription<unknown>, this.shares.takeSubscription(holder));
-    this.perConnection.set(caller.connection, held + 1);
+    this.perConnection.set(caller.connection, (this.perConnection.get(caller.connection) ?? 0) + 1);
     const consumer = Object.assign(sub.consume(found?.after), { subscription: sub });
     if (reread !== null) sub.push("reread", new LiveReread(reread));
     if (!found && topic.initial) this.dispatch.start(sub as LiveSubscription<unknown>);

@@ -133,6 +133,28 @@ describe("resuming an SSE stream with Last-Event-ID", () => {
   });
 });
 
+describe("a client back before the server noticed it left", () => {
+  it("takes its stream over: the old connection completes, the new one goes on with the same numbering", async () => {
+    const o = await newOffer();
+    // The clients the tests before closed are all noticed (kept for a resume) first.
+    await until(async () => live.stats().subscriptions === 0);
+    const kept = live.stats().detached;
+    const old = await sseSubscribe(s.url, FILLS, { a: o.address });
+    await until(async () => live.stats().subscriptions === 1);
+    await o.take();
+    const first = await old.next();
+    const again = await sseSubscribe(s.url, FILLS, { a: o.address }, undefined, first.id);
+    expect(await old.ended()).toEqual([]);
+    // Handed over, not kept: the old consumer's end detaches nothing.
+    expect(live.stats()).toMatchObject({ subscriptions: 1, detached: kept });
+    const later = await o.take();
+    const next = await again.next();
+    expect(next.data.offerFills.revision).toBe(later);
+    expect(next.id).toBe(`${first.id!.split(".")[0]}.2`);
+    again.close();
+  });
+});
+
 describe("resuming over graphql-ws with `after`", () => {
   it("each event carries extensions.eventId; a new connection passing the last one as after gets what it missed", async () => {
     const o = await newOffer();
