@@ -21,6 +21,7 @@ import type { LiveConnectionShare } from "../service/read/live-shares";
 import { resolveViewer, type ReadViewer } from "../service/read/viewer";
 import type { RequestLimiter } from "../service/rate/request-limiter";
 import { tooDeep } from "./variables-depth";
+import { liveStreamOfContext } from "./live-event-ids";
 import { clientAddressOf, tokenBucketKey, type RateLimitOptions } from "./rate-limit";
 
 export interface LiveTransport {
@@ -187,17 +188,18 @@ export function serveLive(app: object, server: Server): (() => Promise<void>) | 
           rootValue: { execute, subscribe },
         } satisfies ExecutionArgs;
       },
-      // extensions.http is the SSE response's status, internal to yoga (which strips it there too).
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors?.some((e) => e.extensions?.http)
-          ? {
-              ...result,
-              errors: result.errors.map((e) => {
-                const { http: _http, ...extensions } = e.extensions ?? {};
-                return new GraphQLError(e.message, { path: e.path, extensions });
-              }),
-            }
-          : undefined,
+      // extensions.http is the SSE response's status, internal to yoga (which strips it there too);
+      // extensions.eventId is what `after` takes to resume (graphql/live-event-ids.ts).
+      onNext: (_ctx, _id, _payload, args, result) => {
+        const eventId = liveStreamOfContext(args.contextValue)?.lastEventId;
+        const errors = result.errors?.some((e) => e.extensions?.http)
+          ? result.errors.map((e) => {
+              const { http: _http, ...extensions } = e.extensions ?? {};
+              return new GraphQLError(e.message, { path: e.path, extensions });
+            })
+          : result.errors;
+        return { ...result, errors, extensions: eventId === undefined ? result.extensions : { ...result.extensions, eventId } };
+      },
       // The enveloped execute/subscribe of this operation (plugins, masking) travel in rootValue.
       execute: (args: ExecutionArgs) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args: ExecutionArgs) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,

@@ -7,10 +7,13 @@
  * one chunk, and subscribers handed the same answer object (graphql/shared-subscription-events.ts)
  * are written the same bytes. The rest is yoga's format, which the SSE clients read: a comment
  * first (some browsers wait for the first bytes), one every PING_MS, `event: complete` at the end.
- * Only subscription streams use it; everything else is yoga's.
+ * Only subscription streams use it; everything else is yoga's. Each event of a live subscription
+ * carries its `id:` (the stream and its sequence number, graphql/live-event-ids.ts), which an
+ * EventSource sends back as Last-Event-ID when it reconnects (a resume, docs/api-guide.md).
  */
 import type { ExecutionResult, GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
+import { liveStreamOfRequest } from "./live-event-ids";
 
 type ResultProcessor = Parameters<NonNullable<Plugin["onResultProcess"]>>[0]["resultProcessor"] & {};
 
@@ -45,48 +48,61 @@ function eventChunk(r: Answer): Uint8Array {
   return c;
 }
 
-const processSubscription: ResultProcessor = (result, fetchAPI) => {
-  const events = (result as AsyncIterable<Answer>)[Symbol.asyncIterator]();
-  let ping: NodeJS.Timeout | undefined;
-  const body = new fetchAPI.ReadableStream<Uint8Array>({
-    start(c) {
-      c.enqueue(PING);
-      ping = setInterval(() => {
-        // null: errored (the client went away); 0: backpressure, skip this ping.
-        if (c.desiredSize === null) clearInterval(ping);
-        else if (c.desiredSize > 0) c.enqueue(PING);
-      }, PING_MS);
-    },
-    async pull(c) {
-      try {
-        const r = await events.next();
-        if (r.value != null) c.enqueue(eventChunk(r.value));
-        if (r.done) {
+/** The event with its id line in front: the event's bytes are shared, the id is the subscriber's own. */
+function withId(id: string | undefined, chunk: Uint8Array): Uint8Array {
+  if (id === undefined) return chunk;
+  const head = encoder.encode(`id: ${id}\n`);
+  const out = new Uint8Array(head.length + chunk.length);
+  out.set(head);
+  out.set(chunk, head.length);
+  return out;
+}
+
+const processSubscription =
+  (request: Request): ResultProcessor =>
+  (result, fetchAPI) => {
+    const events = (result as AsyncIterable<Answer>)[Symbol.asyncIterator]();
+    let ping: NodeJS.Timeout | undefined;
+    const body = new fetchAPI.ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(PING);
+        ping = setInterval(() => {
+          // null: errored (the client went away); 0: backpressure, skip this ping.
+          if (c.desiredSize === null) clearInterval(ping);
+          else if (c.desiredSize > 0) c.enqueue(PING);
+        }, PING_MS);
+      },
+      async pull(c) {
+        try {
+          const r = await events.next();
+          if (r.value != null) c.enqueue(withId(liveStreamOfRequest(request)?.lastEventId, eventChunk(r.value)));
+          if (r.done) {
+            clearInterval(ping);
+            c.enqueue(COMPLETE);
+            c.close();
+          }
+        } catch (e) {
           clearInterval(ping);
-          c.enqueue(COMPLETE);
-          c.close();
+          c.error(e);
         }
-      } catch (e) {
+      },
+      async cancel(e) {
         clearInterval(ping);
-        c.error(e);
-      }
-    },
-    async cancel(e) {
-      clearInterval(ping);
-      await events.return?.(e);
-    },
-  });
-  return new fetchAPI.Response(body, {
-    status: 200,
-    headers: { "content-type": "text/event-stream", connection: "keep-alive", "cache-control": "no-cache", "content-encoding": "none" },
-  });
-};
+        await events.return?.(e);
+      },
+    });
+    return new fetchAPI.Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", connection: "keep-alive", "cache-control": "no-cache", "content-encoding": "none" },
+    });
+  };
 
 /** After yoga's own processors: takes over the streams a client asked to receive as SSE. */
 export function useSseEvents(): Plugin {
   return {
     onResultProcess({ request, result, setResultProcessor }) {
-      if (isAsyncIterable(result) && request.headers.get("accept")?.includes("text/event-stream")) setResultProcessor(processSubscription, "text/event-stream");
+      if (isAsyncIterable(result) && request.headers.get("accept")?.includes("text/event-stream"))
+        setResultProcessor(processSubscription(request), "text/event-stream");
     },
   };
 }

@@ -44,10 +44,22 @@ export interface LiveLimits extends LiveShareLimits {
   maxPerConnection: number;
   /** Subscriptions this process serves at once, all connections together. */
   maxPerProcess: number;
-  /** Undelivered values one subscriber may hold before the oldest are dropped. */
+  /** Values one subscription keeps (undelivered, then delivered ones for a resume) before the oldest are dropped. */
   queueLimit: number;
+  /** How long a subscription whose client went away is kept, fed, for a resume (ms). */
+  resumeWindowMs: number;
+  /** Subscriptions kept for a resume at once, all callers together (the oldest goes first). */
+  maxDetachedPerProcess: number;
   /** How often the tokens of signed-in subscriptions are checked again (ms). */
   authRecheckMs: number;
 }
 
-export const LIVE_LIMITS: LiveLimits = { maxPerConnection: 25, maxPerProcess: 10_000, queueLimit: 64, authRecheckMs: 5_000, ...LIVE_SHARES };
+export const LIVE_LIMITS: LiveLimits = {
+  maxPerConnection: 25,
+  maxPerProcess: 10_000,
+  queueLimit: 64,
+  resumeWindowMs: 60_000,
+  maxDetachedPerProcess: 2_000,
+  authRecheckMs: 5_000,
+  ...LIVE_SHARES,
+};

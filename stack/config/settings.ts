@@ -92,6 +92,15 @@ export const SETTINGS = {
     positive("--live-max-subscriptions", "subscriptions this process serves at once", "LIVE_MAX_SUBSCRIPTIONS", LIVE_LIMITS.maxPerProcess),
   liveQueueLimit: () =>
     positive("--live-queue-limit", "undelivered values one subscriber may hold before the oldest are dropped", "LIVE_QUEUE_LIMIT", LIVE_LIMITS.queueLimit),
+  liveResumeWindowMs: () =>
+    positive(
+      "--live-resume-window-ms",
+      "how long a subscription whose client went away is kept for a resume with its last event id (ms)",
+      "LIVE_RESUME_WINDOW_MS",
+      LIVE_LIMITS.resumeWindowMs,
+    ),
+  liveMaxDetached: () =>
+    positive("--live-max-detached", "subscriptions kept for a resume at once (the oldest goes first)", "LIVE_MAX_DETACHED", LIVE_LIMITS.maxDetachedPerProcess),
   liveAuthRecheckMs: () =>
     positive("--live-auth-recheck-ms", "how often signed-in subscriptions' tokens are checked again (ms)", "LIVE_AUTH_RECHECK_MS", LIVE_LIMITS.authRecheckMs),
   liveAnonymousSubscriptionsPerAddress: () =>
@@ -178,6 +187,8 @@ export interface SettingValues {
   liveMaxPerConnection: number;
   liveMaxSubscriptions: number;
   liveQueueLimit: number;
+  liveResumeWindowMs: number;
+  liveMaxDetached: number;
   liveAuthRecheckMs: number;
   liveAnonymousSubscriptionsPerAddress: number;
   liveSubscriptionsPerAddress: number;
@@ -195,6 +206,8 @@ const LIVE_LIMIT_SETTINGS = {
   maxPerConnection: "liveMaxPerConnection",
   maxPerProcess: "liveMaxSubscriptions",
   queueLimit: "liveQueueLimit",
+  resumeWindowMs: "liveResumeWindowMs",
+  maxDetachedPerProcess: "liveMaxDetached",
   authRecheckMs: "liveAuthRecheckMs",
   anonymousSubscriptionsPerAddress: "liveAnonymousSubscriptionsPerAddress",
   subscriptionsPerAddress: "liveSubscriptionsPerAddress",

@@ -108,7 +108,9 @@ describe("the pool argument: identifier", () => {
     const queryArgs = schema.getQueryType()!.getFields().poll.args;
     const subArgs = schema.getSubscriptionType()!.getFields().pool.args;
     expect(queryArgs.map((a) => a.name)).toEqual(["identifier"]);
+    // `after` is every subscription's resume argument (issue 26).
     expect(subArgs.map((a) => [a.name, a.deprecationReason ?? null])).toEqual([
+      ["after", null],
       ["identifier", null],
       ["slug", expect.stringContaining("identifier")],
     ]);

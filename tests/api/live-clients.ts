@@ -15,7 +15,7 @@ export type Transport = "sse" | "ws";
 
 // Results are read field by field in assertions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Result = ExecutionResult<any> & { errors?: { message: string; extensions?: Record<string, unknown> }[] };
+export type Result = ExecutionResult<any> & { errors?: { message: string; extensions?: Record<string, unknown> }[]; id?: string };
 
 /** One subscription's events as they arrive; `next` waits for the next one, `ended` for the stream's end. */
 export class LiveStream {
@@ -91,12 +91,22 @@ export class LiveStream {
   }
 }
 
-/** SSE: POST /graphql with Accept: text/event-stream, the events parsed as they stream in. */
-export async function sseSubscribe(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<LiveStream> {
+/**
+ * SSE: POST /graphql with Accept: text/event-stream, the events parsed as they stream in (each
+ * result with its SSE `id`); `lastEventId` is sent as Last-Event-ID, as an EventSource reconnecting.
+ */
+export async function sseSubscribe(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+  lastEventId?: string,
+): Promise<LiveStream> {
   const ac = new AbortController();
   const stream = new LiveStream(() => ac.abort());
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
   if (token) headers.authorization = `Bearer ${token}`;
+  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
   const res = await fetch(`${url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }), signal: ac.signal });
   stream.status = res.status;
   if (!res.headers.get("content-type")?.includes("text/event-stream")) {
@@ -121,11 +131,13 @@ export async function sseSubscribe(url: string, query: string, variables: Record
           buf = buf.slice(i + 2);
           let event = "message";
           let data = "";
+          let id: string | undefined;
           for (const line of block.split("\n")) {
             if (line.startsWith("event:")) event = line.slice(6).trim();
             else if (line.startsWith("data:")) data += line.slice(5).trim();
+            else if (line.startsWith("id:")) id = line.slice(3).trim();
           }
-          if (event === "next") stream.push(JSON.parse(data) as Result);
+          if (event === "next") stream.push({ ...(JSON.parse(data) as Result), id });
           if (event === "complete") return stream.end();
         }
       }

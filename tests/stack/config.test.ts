@@ -99,6 +99,8 @@ describe("settings", () => {
       "--live-anonymous-connections-per-address": 10,
       "--live-connections-per-token": 11,
       "--live-share-retry-after-seconds": 12,
+      "--live-resume-window-ms": 13,
+      "--live-max-detached": 14,
     };
     const argv = Object.entries(flags).flatMap(([f, v]) => [f, String(v)]);
     expect(liveLimitsOf(parse(LIVE_SETTINGS, argv))).toEqual({
@@ -114,6 +116,8 @@ describe("settings", () => {
       anonymousConnectionsPerAddress: 10,
       connectionsPerToken: 11,
       shareRetryAfterSeconds: 12,
+      resumeWindowMs: 13,
+      maxDetachedPerProcess: 14,
     });
     for (const f of Object.keys(flags))
       for (const bad of ["0", "-1", "2.5", "many"]) expect(() => parse(LIVE_SETTINGS, [f, bad]), `${f} ${bad}`).toThrow(/is invalid/);
