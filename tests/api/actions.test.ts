@@ -242,6 +242,37 @@ describe("Dialect's blinks client", () => {
   });
 });
 
+// ---- the public wallet read ---------------------------------------------------------------------
+
+describe("a wallet's public positions", () => {
+  it("do not reveal that the wallet is blocked: the read is the same before and after a block, REST and GraphQL", async () => {
+    const open = await createOffer();
+    const taker = await makeUser(s, 10n * UNIT);
+    const w = taker.user.wallet.toBase58();
+    const took = await post(s, `/${open}/take`, { takeAmountMicros: String(UNIT), expectedRevision: "1", idempotencyKey: key() }, taker.token);
+    expect(took.status, took.text).toBe(200);
+    await until(async () => (await getJson(s, `${BASE}/wallets/${w}/positions`)).body.offers?.length === 1);
+    const query = `query($w: Address!) { walletPositions(wallet: $w) { totalCount edges { node { address viewer { role canTake maxTakeMicros takeLimit takeRefusal canClose position { takerAmountMicros status } } } } } }`;
+    const read = async () => ({ rest: (await getJson(s, `${BASE}/wallets/${w}/positions`)).body, graphql: (await gql(s, query, { w })).body });
+    const before = await read();
+    expect(before.rest.offers[0].viewer).toMatchObject({ role: "taker", canTake: true, takeRefusal: null, position: { takerAmountMicros: String(UNIT) } });
+
+    await s.custody.setBlocked(taker.user.id, true, "compliance");
+    try {
+      // The block is in force for the wallet itself: its own signed-in read says so.
+      await until(async () => (await getJson(s, `${BASE}/${open}`, { token: taker.token })).body.viewer?.takeRefusal === "callerBlocked");
+      // The public read of the same wallet is unchanged, field for field.
+      expect(await read()).toEqual(before);
+    } finally {
+      await s.custody.setBlocked(taker.user.id, false);
+    }
+    // Closed, so the contract's book is the other tests' again.
+    const rev = (await getJson(s, `${BASE}/${open}`)).body.revision;
+    expect((await post(s, `/${open}/close`, { expectedRevision: rev, idempotencyKey: key() }, creator.token)).status).toBe(200);
+    await until(async () => (await getJson(s, `${BASE}/${open}`)).body.status === "Closed");
+  });
+});
+
 // ---- the offer action --------------------------------------------------------------------------
 
 describe("an offer's action", () => {
