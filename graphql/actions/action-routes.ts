@@ -20,6 +20,8 @@ import { parseStablecoinAmount, stablecoinAmount } from "../../service/actions/s
 import { SelfCustodyWrites, walletAddress } from "../../service/actions/self-custody-writes";
 import type { TakeRefusal } from "../../service/read/offer-viewer";
 import { ActionCards } from "../pages/action-cards";
+import { contractBook } from "../../service/read/book";
+import { bookParams } from "../../service/read/book-params";
 
 export const ACTIONS_BASE = "/api/actions";
 /** Largest POST body of an action route: `{account, signature, type}` is under 300 bytes. */
@@ -84,6 +86,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
       rules: [
         { pathPattern: "/offers/*", apiPath: `${ACTIONS_BASE}/offers/*` },
         { pathPattern: "/polls/*", apiPath: `${ACTIONS_BASE}/polls/*` },
+        { pathPattern: "/contracts/*", apiPath: `${ACTIONS_BASE}/contracts/*` },
         { pathPattern: `${ACTIONS_BASE}/**`, apiPath: `${ACTIONS_BASE}/**` },
       ],
     } satisfies ActionsJson),
@@ -161,6 +164,57 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/offers/:address`,
     guarded(async (c) => c.json(offerAction(await loadOffer(c.req.param("address") ?? "")))),
   );
+  // ---- contracts: the best offer of each side --------------------------------------------------
+
+  // A contract share page is a market, not one offer: its Action takes the best-priced offer of
+  // the side the visitor backs (the book's first level, its oldest offer), through that offer's
+  // own POST route, so every rule and message is the offer's. Its icon is that offer's card.
+  const contractAction = async (raw: string): Promise<ActionGetResponse> => {
+    let contract: string;
+    try {
+      contract = bookParams(raw, {}).contract;
+    } catch {
+      throw new ApiError(400, "not a contract address");
+    }
+    const found = (await d.read.contractsByAddress([contract])).get(contract);
+    if (!found) throw new ApiError(404, "unknown contract address");
+    const book = await contractBook(d.read, contract, 1, null);
+    const best = (await Promise.all(book.sides.map(async (side) => (side.levels[0] ? d.read.offer(side.levels[0].offers[0], null) : null)))).filter(
+      (o): o is Offer => o !== null && o.viewer.canTake,
+    );
+    const title = found.title || found.event;
+    if (best.length === 0) {
+      return {
+        type: "action",
+        icon: found.visuals[0]?.src?.startsWith("http") ? found.visuals[0].src : `${base()}/contracts/${contract}`,
+        title,
+        description: `${found.event}: no offer to take right now.`,
+        label: "No offers",
+        disabled: true,
+        error: { message: "no offer on this contract can be taken now" },
+      };
+    }
+    return {
+      type: "action",
+      icon: base() + offerHref(best[0], "/card.png"),
+      title,
+      description: `${found.event} (${found.sport}). The best offer of each side: ${best.map((o) => takerTerms(o)).join(" ")}`,
+      label: "Take the best offer",
+      links: {
+        actions: best.map((o) => ({
+          type: "transaction" as const,
+          label: `Back "${o.takerSideLabel}" at ${decimalOdds(o.takerTargetMicros, o.creatorTotalMicros)}`,
+          href: offerHref(o, "?amount={amount}"),
+          parameters: [{ type: "number" as const, name: "amount", label: `USDC on "${o.takerSideLabel}"`, required: true }],
+        })),
+      },
+    };
+  };
+  app.get(
+    `${ACTIONS_BASE}/contracts/:address`,
+    guarded(async (c) => c.json(await contractAction(c.req.param("address") ?? ""))),
+  );
+
   app.get(
     `${ACTIONS_BASE}/offers/:address/card.png`,
     guarded(async (c) =>

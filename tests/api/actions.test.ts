@@ -225,6 +225,30 @@ describe("discovery and headers", () => {
 
 // ---- a client of the ecosystem -----------------------------------------------------------------
 
+describe("a contract's action", () => {
+  it("takes the best offer of each side through that offer's own action; 400 and 404 otherwise", async () => {
+    const json = Rules.parse((await getJson(s, "/actions.json")).body);
+    expect(json.rules).toContainEqual({ pathPattern: "/contracts/*", apiPath: `${ACTIONS}/contracts/*` });
+    const r = await getJson(s, `${ACTIONS}/contracts/${contract.toBase58()}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    const a = GetResponse.parse(r.body);
+    expect(a.disabled).toBeFalsy();
+    expect(a.icon).toContain(`${ACTIONS}/offers/${offer}/card.png`);
+    // The creator backs Home (sideA): the only side a taker can back is Away, at 18/10.
+    expect(a.links!.actions).toEqual([
+      {
+        type: "transaction",
+        label: 'Back "Away" at 1.80',
+        href: `${ACTIONS}/offers/${offer}?amount={amount}`,
+        parameters: [{ type: "number", name: "amount", label: 'USDC on "Away"', required: true }],
+      },
+    ]);
+    expect((await getJson(s, `${ACTIONS}/contracts/not-an-address`)).status).toBe(400);
+    expect((await getJson(s, `${ACTIONS}/contracts/${Keypair.generate().publicKey.toBase58()}`)).status).toBe(404);
+  });
+});
+
 describe("Dialect's blinks client", () => {
   it("loads the offer's action from the running server and builds the POST for a wallet", async () => {
     const fresh = await createOffer();

@@ -56,8 +56,8 @@ describe("docs/openapi.json", () => {
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
     expect([...documented].sort()).toEqual([...served].sort());
     // 11; the contract history (issue 23); portfolio, close-all and the dead-man switch (6, issue 26);
-    // wallet positions, /actions.json and the eight action routes (issue 25).
-    expect(served.size).toBe(11 + 1 + 6 + 1 + 9);
+    // wallet positions, /actions.json and the nine action routes (issue 25: offers and polls, four each, and a contract's GET).
+    expect(served.size).toBe(11 + 1 + 6 + 1 + 10);
     for (const p of ["", "/{address}/take", "/{address}/close"]) {
       const op = doc.paths[`${OFFERS_BASE}${p}`].post;
       expect(op.security).toEqual([{ bearer: [] }]);
