@@ -20,6 +20,8 @@ import { parseStablecoinAmount, stablecoinAmount } from "../../service/actions/s
 import { SelfCustodyWrites, walletAddress } from "../../service/actions/self-custody-writes";
 import type { TakeRefusal } from "../../service/read/offer-viewer";
 import { ActionCards } from "../pages/action-cards";
+import type { RequestLimiter } from "../../service/rate/request-limiter";
+import { clientAddress, type RateLimitOptions } from "../rate-limit";
 import { contractBook } from "../../service/read/book";
 import { bookParams } from "../../service/read/book-params";
 
@@ -41,6 +43,9 @@ const ANONYMOUS_REFUSAL: Record<TakeRefusal, string> = {
 export interface ActionRoutesDeps {
   read: ReadService;
   writes: SelfCustodyWrites;
+  /** The action routes' own buckets (per address; per account for POSTs), besides the general ones; none without it. */
+  limiter?: RequestLimiter | null;
+  rateLimit?: RateLimitOptions;
   log?: (e: unknown) => void;
 }
 
@@ -79,6 +84,32 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     } catch (e) {
       return actionError(c, e, d.log);
     }
+  };
+
+  // Their own rate (service/rate/request-limits.ts DEFAULT_ACTION_LIMITS), refused in the spec's
+  // error shape; the Actions CORS headers are already on every answer here (graphql/server.ts).
+  const tooMany = (what: string, seconds: number) => new ApiError(429, `too many action requests for this ${what}; retry in ${seconds} s`, seconds);
+  if (d.limiter) {
+    const limiter = d.limiter;
+    app.use(`${ACTIONS_BASE}/*`, async (c, next) => {
+      if (c.req.method !== "GET" && c.req.method !== "POST") return next();
+      const wait = await limiter.actionIp(clientAddress(c, d.rateLimit));
+      if (wait > 0) {
+        c.header("retry-after", String(wait));
+        return actionError(c, tooMany("address", wait), d.log);
+      }
+      return next();
+    });
+  }
+  /** The POST's wallet, after its own bucket (an address that is not a wallet is refused first). */
+  const limitedAccount = async (c: Context, account: unknown): Promise<PublicKey> => {
+    const wallet = walletAddress(account);
+    const wait = d.limiter ? await d.limiter.actionAccount(wallet.toBase58()) : 0;
+    if (wait > 0) {
+      c.header("retry-after", String(wait));
+      throw tooMany("account", wait);
+    }
+    return wallet;
   };
 
   app.get("/actions.json", (c) =>
@@ -228,7 +259,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/offers/:address`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       const amount = parseStablecoinAmount(c.req.query("amount"));
       const o = await loadOffer(c.req.param("address") ?? "");
       const built = await d.writes.takeOffer(new PublicKey(o.address), wallet, amount);
@@ -244,7 +275,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/offers/:address/done`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature))
         throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
       const o = await loadOffer(c.req.param("address") ?? "");
@@ -326,7 +357,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/polls/:identifier`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       const outcome = parseOutcome(c.req.query("outcome"));
       const amount = parseStablecoinAmount(c.req.query("amount"));
       const p = await loadPool(c.req.param("identifier") ?? "");
@@ -343,7 +374,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/polls/:identifier/done`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature))
         throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
       const p = await loadPool(c.req.param("identifier") ?? "");
