@@ -16,7 +16,16 @@ let offer: string;
 
 beforeAll(async () => {
   s = await apiStack({
-    requestLimits: { ipBurst: 1_000, ipPerMinute: 60_000, tokenBurst: 1_000, tokenPerMinute: 60_000, actionIpBurst: 6, actionIpPerMinute: 1, actionAccountBurst: 2, actionAccountPerMinute: 1 },
+    requestLimits: {
+      ipBurst: 1_000,
+      ipPerMinute: 60_000,
+      tokenBurst: 1_000,
+      tokenPerMinute: 60_000,
+      actionIpBurst: 6,
+      actionIpPerMinute: 1,
+      actionAccountBurst: 2,
+      actionAccountPerMinute: 1,
+    },
   });
   const creator = await makeUser(s);
   const r = await post(s, "/", createBody(await makeContract(s)), creator.token);
@@ -29,7 +38,11 @@ afterAll(async () => {
 });
 
 const actionPost = (path: string, account: string) =>
-  fetch(`${s.url}${path}`, { method: "POST", headers: { "content-type": "application/json", origin: "https://wallet.example" }, body: JSON.stringify({ account }) });
+  fetch(`${s.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: "https://wallet.example" },
+    body: JSON.stringify({ account }),
+  });
 
 async function expectRefused(r: Response, what: string) {
   expect(r.status).toBe(429);

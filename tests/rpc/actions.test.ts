@@ -27,7 +27,6 @@ import { freshStore } from "../indexer/stores";
 
 const binary = validatorBinary();
 const ROOT = join(import.meta.dirname, "..", "..");
-const BASE = "/api/bets-usdc/offers";
 const run = promisify(execFile);
 
 describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custody wallet takes, is indexed, settled and paid", () => {
@@ -99,7 +98,10 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     tx.partialSign(wallet);
     const connection = validator.connection();
     const signature = await connection.sendRawTransaction(tx.serialize());
-    const confirmed = await connection.confirmTransaction({ signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 }, "confirmed");
+    const confirmed = await connection.confirmTransaction(
+      { signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 },
+      "confirmed",
+    );
     expect(confirmed.value.err).toBeNull();
     expect(await balance(s, token)).toBe(45n * UNIT);
 
@@ -111,7 +113,12 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
       return r.body;
     });
     expect(mine.offers[0]).toMatchObject({ address: offer, takerFilledMicros: "5000000", positionCount: 1 });
-    expect((await get(s, `/${offer}`)).body).toMatchObject({ fillCount: 1, positionCount: 1, remainingTakerMicros: "5000000", creatorAllocatedMicros: "4000000" });
+    expect((await get(s, `/${offer}`)).body).toMatchObject({
+      fillCount: 1,
+      positionCount: 1,
+      remainingTakerMicros: "5000000",
+      creatorAllocatedMicros: "4000000",
+    });
     const book = await get(s, `/contracts/${c.toBase58()}/book`);
     expect(book.status).toBe(200);
     expect(JSON.stringify(book.body)).toContain("5000000"); // the level shows what is left after the wallet's take
