@@ -184,7 +184,8 @@ export function createApp(deps: AppDeps): Hono {
     return c.req.method === "GET" || c.req.method === "HEAD" ? tooLarge(c) : limitBody(c, next);
   });
   app.route("/", restApi(d));
-  if (d.actions) app.route("/", actionRoutes({ read: d.read, writes: new SelfCustodyWrites(d.actions), log: d.log }));
+  if (d.actions)
+    app.route("/", actionRoutes({ read: d.read, writes: new SelfCustodyWrites(d.actions), log: d.log, limiter: d.requestLimiter, rateLimit: d.rateLimit }));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
   const responseCache = graphqlResponseCache({
     read: d.read,

@@ -20,6 +20,10 @@ import { parseStablecoinAmount, stablecoinAmount } from "../../service/actions/s
 import { SelfCustodyWrites, walletAddress } from "../../service/actions/self-custody-writes";
 import type { TakeRefusal } from "../../service/read/offer-viewer";
 import { ActionCards } from "../pages/action-cards";
+import type { RequestLimiter } from "../../service/rate/request-limiter";
+import { clientAddress, type RateLimitOptions } from "../rate-limit";
+import { contractBook } from "../../service/read/book";
+import { bookParams } from "../../service/read/book-params";
 
 export const ACTIONS_BASE = "/api/actions";
 /** Largest POST body of an action route: `{account, signature, type}` is under 300 bytes. */
@@ -39,6 +43,9 @@ const ANONYMOUS_REFUSAL: Record<TakeRefusal, string> = {
 export interface ActionRoutesDeps {
   read: ReadService;
   writes: SelfCustodyWrites;
+  /** The action routes' own buckets (per address; per account for POSTs), besides the general ones; none without it. */
+  limiter?: RequestLimiter | null;
+  rateLimit?: RateLimitOptions;
   log?: (e: unknown) => void;
 }
 
@@ -79,11 +86,38 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     }
   };
 
+  // Their own rate (service/rate/request-limits.ts DEFAULT_ACTION_LIMITS), refused in the spec's
+  // error shape; the Actions CORS headers are already on every answer here (graphql/server.ts).
+  const tooMany = (what: string, seconds: number) => new ApiError(429, `too many action requests for this ${what}; retry in ${seconds} s`, seconds);
+  if (d.limiter) {
+    const limiter = d.limiter;
+    app.use(`${ACTIONS_BASE}/*`, async (c, next) => {
+      if (c.req.method !== "GET" && c.req.method !== "POST") return next();
+      const wait = await limiter.actionIp(clientAddress(c, d.rateLimit));
+      if (wait > 0) {
+        c.header("retry-after", String(wait));
+        return actionError(c, tooMany("address", wait), d.log);
+      }
+      return next();
+    });
+  }
+  /** The POST's wallet, after its own bucket (an address that is not a wallet is refused first). */
+  const limitedAccount = async (c: Context, account: unknown): Promise<PublicKey> => {
+    const wallet = walletAddress(account);
+    const wait = d.limiter ? await d.limiter.actionAccount(wallet.toBase58()) : 0;
+    if (wait > 0) {
+      c.header("retry-after", String(wait));
+      throw tooMany("account", wait);
+    }
+    return wallet;
+  };
+
   app.get("/actions.json", (c) =>
     c.json({
       rules: [
         { pathPattern: "/offers/*", apiPath: `${ACTIONS_BASE}/offers/*` },
         { pathPattern: "/polls/*", apiPath: `${ACTIONS_BASE}/polls/*` },
+        { pathPattern: "/contracts/*", apiPath: `${ACTIONS_BASE}/contracts/*` },
         { pathPattern: `${ACTIONS_BASE}/**`, apiPath: `${ACTIONS_BASE}/**` },
       ],
     } satisfies ActionsJson),
@@ -161,6 +195,57 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/offers/:address`,
     guarded(async (c) => c.json(offerAction(await loadOffer(c.req.param("address") ?? "")))),
   );
+  // ---- contracts: the best offer of each side --------------------------------------------------
+
+  // A contract share page is a market, not one offer: its Action takes the best-priced offer of
+  // the side the visitor backs (the book's first level, its oldest offer), through that offer's
+  // own POST route, so every rule and message is the offer's. Its icon is that offer's card.
+  const contractAction = async (raw: string): Promise<ActionGetResponse> => {
+    let contract: string;
+    try {
+      contract = bookParams(raw, {}).contract;
+    } catch {
+      throw new ApiError(400, "not a contract address");
+    }
+    const found = (await d.read.contractsByAddress([contract])).get(contract);
+    if (!found) throw new ApiError(404, "unknown contract address");
+    const book = await contractBook(d.read, contract, 1, null);
+    const best = (await Promise.all(book.sides.map(async (side) => (side.levels[0] ? d.read.offer(side.levels[0].offers[0], null) : null)))).filter(
+      (o): o is Offer => o !== null && o.viewer.canTake,
+    );
+    const title = found.title || found.event;
+    if (best.length === 0) {
+      return {
+        type: "action",
+        icon: found.visuals[0]?.src?.startsWith("http") ? found.visuals[0].src : `${base()}/contracts/${contract}`,
+        title,
+        description: `${found.event}: no offer to take right now.`,
+        label: "No offers",
+        disabled: true,
+        error: { message: "no offer on this contract can be taken now" },
+      };
+    }
+    return {
+      type: "action",
+      icon: base() + offerHref(best[0], "/card.png"),
+      title,
+      description: `${found.event} (${found.sport}). The best offer of each side: ${best.map((o) => takerTerms(o)).join(" ")}`,
+      label: "Take the best offer",
+      links: {
+        actions: best.map((o) => ({
+          type: "transaction" as const,
+          label: `Back "${o.takerSideLabel}" at ${decimalOdds(o.takerTargetMicros, o.creatorTotalMicros)}`,
+          href: offerHref(o, "?amount={amount}"),
+          parameters: [{ type: "number" as const, name: "amount", label: `USDC on "${o.takerSideLabel}"`, required: true }],
+        })),
+      },
+    };
+  };
+  app.get(
+    `${ACTIONS_BASE}/contracts/:address`,
+    guarded(async (c) => c.json(await contractAction(c.req.param("address") ?? ""))),
+  );
+
   app.get(
     `${ACTIONS_BASE}/offers/:address/card.png`,
     guarded(async (c) =>
@@ -174,7 +259,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/offers/:address`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       const amount = parseStablecoinAmount(c.req.query("amount"));
       const o = await loadOffer(c.req.param("address") ?? "");
       const built = await d.writes.takeOffer(new PublicKey(o.address), wallet, amount);
@@ -190,7 +275,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/offers/:address/done`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature))
         throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
       const o = await loadOffer(c.req.param("address") ?? "");
@@ -272,7 +357,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/polls/:identifier`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       const outcome = parseOutcome(c.req.query("outcome"));
       const amount = parseStablecoinAmount(c.req.query("amount"));
       const p = await loadPool(c.req.param("identifier") ?? "");
@@ -289,7 +374,7 @@ export function actionRoutes(d: ActionRoutesDeps): Hono {
     `${ACTIONS_BASE}/polls/:identifier/done`,
     guarded(async (c) => {
       const body = await postBody(c);
-      const wallet = walletAddress(body.account);
+      const wallet = await limitedAccount(c, body.account);
       if (typeof body.signature !== "string" || !SIGNATURE.test(body.signature))
         throw new ApiError(400, "signature must be the base58 signature of the sent transaction");
       const p = await loadPool(c.req.param("identifier") ?? "");

@@ -67,6 +67,15 @@ export function documentActions(app: OpenAPIHono): void {
     summary: "Maps the share pages to the action routes",
     responses: { 200: json("the rules", ActionsJson) },
   });
+  r.registerPath({
+    method: "get",
+    path: `${ACTIONS_BASE}/contracts/{address}`,
+    tags,
+    operationId: "contractsAction",
+    summary: "The Action of a contract: take the best offer of a side (each button posts to that offer's action)",
+    request: { params: z.object({ address: z.string() }) },
+    responses: { 200: json("the Action", ActionGet), 400: errors[400], 404: errors[404] },
+  });
   for (const [kind, param, query] of [
     ["offers", "address", z.object({ amount })],
     ["polls", "identifier", z.object({ outcome: z.string().meta({ description: "outcome index" }), amount })],

@@ -146,7 +146,11 @@ export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (
       resolve: (_r, a) =>
         guard(async () => {
           const page = keysetPage(a, "offer");
-          return toConnection(await read.offersKeyset({ ...filters(a), role: "taker" }, page, { viewerWallet: a.wallet, mineOf: a.wallet }), page, offerCursor);
+          return toConnection(
+            await read.offersKeyset({ ...filters(a), role: "taker" }, page, { viewerWallet: a.wallet, mineOf: a.wallet, publicRead: true }),
+            page,
+            offerCursor,
+          );
         }),
     }),
     shareable: t.field({

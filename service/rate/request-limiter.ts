@@ -12,10 +12,10 @@ import type { Kysely } from "kysely";
 import { takeFromBucket } from "./gcra";
 import type { CustodyDatabase } from "../custody/schema";
 import type { Database } from "../../indexer/store/schema";
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-limits";
+import { DEFAULT_ACTION_LIMITS, DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-limits";
 
 // The numbers live apart (./request-limits.ts) so the entry points read them without loading this.
-export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-limits";
+export { DEFAULT_ACTION_LIMITS, DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-limits";
 
 export class RequestLimiter {
   private readonly db: Kysely<CustodyDatabase>;
@@ -39,6 +39,18 @@ export class RequestLimiter {
     return this.take(`token:${tokenKey}`, this.limits.tokenBurst, this.limits.tokenPerMinute);
   }
 
+  /** Takes one request from the address's Solana Actions bucket (besides its general one). */
+  actionIp(address: string): Promise<number> {
+    const l = { ...DEFAULT_ACTION_LIMITS, ...definedOf(this.limits) };
+    return this.take(`action-ip:${address}`, l.actionIpBurst, l.actionIpPerMinute);
+  }
+
+  /** Takes one action POST from the bucket of the wallet it names (`account`). */
+  actionAccount(account: string): Promise<number> {
+    const l = { ...DEFAULT_ACTION_LIMITS, ...definedOf(this.limits) };
+    return this.take(`action-account:${account}`, l.actionAccountBurst, l.actionAccountPerMinute);
+  }
+
   private async take(key: string, burst: number, perMinute: number): Promise<number> {
     if (burst === 0 || perMinute === 0) return 0;
     const waitMs = await takeFromBucket(
@@ -56,4 +68,9 @@ export class RequestLimiter {
     const r = await this.db.deleteFrom("request_rate").where("tat_ms", "<", Math.floor(this.clockMs())).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
+}
+
+/** The limits that are set (an absent action limit keeps its default). */
+function definedOf(l: RequestLimits): Partial<RequestLimits> {
+  return Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined)) as Partial<RequestLimits>;
 }

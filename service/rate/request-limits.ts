@@ -12,7 +12,21 @@ export interface RequestLimits {
   tokenBurst: number;
   /** Requests per minute per token after the burst (0: no per-token limit). */
   tokenPerMinute: number;
+  /** Solana Actions (/api/actions/..., GET and POST): requests one address may make at once, and per minute after (0: none). */
+  actionIpBurst?: number;
+  actionIpPerMinute?: number;
+  /** Solana Actions POSTs (a transaction built, a signature read) naming one wallet `account`: at once, and per minute after (0: none). */
+  actionAccountBurst?: number;
+  actionAccountPerMinute?: number;
 }
 
 /** Generous for people and well-behaved integrations; a scraper or a loop meets them. */
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = { ipBurst: 120, ipPerMinute: 600, tokenBurst: 120, tokenPerMinute: 600 };
+
+/**
+ * The action routes are public and a POST builds a transaction (chain reads and a blockhash), so
+ * they have buckets of their own, tighter than the general ones and taken in addition to them: a
+ * client rendering blinks asks a few GETs per link, and a person signs a few takes a minute.
+ * Per account too, so many addresses cannot have transactions built for one wallet in a loop.
+ */
+export const DEFAULT_ACTION_LIMITS = { actionIpBurst: 30, actionIpPerMinute: 120, actionAccountBurst: 10, actionAccountPerMinute: 30 } as const;

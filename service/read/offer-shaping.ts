@@ -35,7 +35,12 @@ export class OfferShaper {
   constructor(private readonly d: ShapingDeps) {}
 
   /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
-  async shape(rows: OfferRow[], viewerWallet: string | null): Promise<Offer[]> {
+  /**
+   * `publicRead`: the viewer blocks of a wallet's public positions read, which anyone may ask for:
+   * the wallet's compliance state is not theirs to learn, so it is never consulted (callerBlocked
+   * stays false) and a blocked wallet's read equals an unblocked one's.
+   */
+  async shape(rows: OfferRow[], viewerWallet: string | null, o: { publicRead?: boolean } = {}): Promise<Offer[]> {
     if (rows.length === 0) return [];
     const config = await this.d.configRow();
     const contracts = new Map<string, Contract>();
@@ -43,7 +48,7 @@ export class OfferShaper {
     const creators = [...new Set(rows.map((r) => r.creator))];
     const [profiles, viewers] = await Promise.all([
       this.d.compiled.rows(`profiles:${creators.length}`, creators, () => this.d.db.selectFrom("profiles").selectAll().where("wallet", "in", creators)),
-      this.viewers(rows, viewerWallet),
+      this.viewers(rows, viewerWallet, undefined, o),
     ]);
     const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
     return rows.map((r, i) => {
@@ -62,13 +67,14 @@ export class OfferShaper {
   }
 
   /** The viewer blocks of `rows` for `wallet` (anonymous: null), from `held` when the caller already has it. */
-  async viewers(rows: OfferRow[], wallet: string | null, held?: HeldPositions): Promise<Viewer[]> {
+  async viewers(rows: OfferRow[], wallet: string | null, held?: HeldPositions, o: { publicRead?: boolean } = {}): Promise<Viewer[]> {
+    const asked = o.publicRead ? null : wallet;
     if (rows.length === 0) return [];
     const [config, now, { positionOf, creatorPositions }, blocked] = await Promise.all([
       this.d.configRow(),
       this.d.now(),
       held ?? this.positions(rows, wallet),
-      this.d.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(wallet ? [wallet] : [])])]),
+      this.d.blockedWallets([...new Set([...rows.map((r) => r.creator), ...(asked ? [asked] : [])])]),
     ]);
     return rows.map((r) =>
       viewerOf({
@@ -80,7 +86,7 @@ export class OfferShaper {
         result: resultOf(r.k_result),
         now,
         config,
-        callerBlocked: wallet !== null && blocked.has(wallet),
+        callerBlocked: asked !== null && blocked.has(asked),
         creatorBlocked: blocked.has(r.creator),
       }),
     );

@@ -218,10 +218,11 @@ export class ReadService {
   /**
    * Any wallet's positions (the offers it took, each with that wallet's position) and pool picks:
    * positions are public on chain, and a taker who keeps their own keys has no token for `mine`.
+   * Anyone may ask, so nothing in it depends on the wallet's compliance state (shape's publicRead).
    */
   async walletPositions(p: BrowseParams, wallet: string): Promise<OfferList & { picks: WalletPick[] }> {
-    const [offers, picks] = await Promise.all([this.mine({ ...p, role: "taker" }, wallet), walletPicks(this.db, wallet, await this.now())]);
-    return { ...offers, picks };
+    const [r, picks] = await Promise.all([this.queries.mine({ ...p, role: "taker" }, wallet), walletPicks(this.db, wallet, await this.now())]);
+    return { offers: await this.shaper.shape(r.rows, wallet, { publicRead: true }), pagination: pagination(p, r.total), picks };
   }
 
   /** A wallet's pool picks (./wallet-picks.ts). */
@@ -271,11 +272,11 @@ export class ReadService {
   async offersKeyset(
     p: Omit<BrowseParams, "page" | "pageSize" | "offset"> & { role?: MineRole },
     page: KeysetPage<OfferKey>,
-    opts: { viewerWallet: string | null; mineOf?: string },
+    opts: { viewerWallet: string | null; mineOf?: string; publicRead?: boolean },
   ): Promise<KeysetResult<Offer, OfferKey>> {
     const r = await this.queries.keyset(p, page, opts.mineOf);
     return {
-      items: await this.shaper.shape(r.rows, opts.viewerWallet),
+      items: await this.shaper.shape(r.rows, opts.viewerWallet, { publicRead: opts.publicRead }),
       keys: r.rows.map((row) => ({ createdAt: Number(row.created_at), address: row.address })),
       more: r.more,
       total: r.total,

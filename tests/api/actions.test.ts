@@ -225,6 +225,30 @@ describe("discovery and headers", () => {
 
 // ---- a client of the ecosystem -----------------------------------------------------------------
 
+describe("a contract's action", () => {
+  it("takes the best offer of each side through that offer's own action; 400 and 404 otherwise", async () => {
+    const json = Rules.parse((await getJson(s, "/actions.json")).body);
+    expect(json.rules).toContainEqual({ pathPattern: "/contracts/*", apiPath: `${ACTIONS}/contracts/*` });
+    const r = await getJson(s, `${ACTIONS}/contracts/${contract.toBase58()}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    const a = GetResponse.parse(r.body);
+    expect(a.disabled).toBeFalsy();
+    expect(a.icon).toContain(`${ACTIONS}/offers/${offer}/card.png`);
+    // The creator backs Home (sideA): the only side a taker can back is Away, at 18/10.
+    expect(a.links!.actions).toEqual([
+      {
+        type: "transaction",
+        label: 'Back "Away" at 1.80',
+        href: `${ACTIONS}/offers/${offer}?amount={amount}`,
+        parameters: [{ type: "number", name: "amount", label: 'USDC on "Away"', required: true }],
+      },
+    ]);
+    expect((await getJson(s, `${ACTIONS}/contracts/not-an-address`)).status).toBe(400);
+    expect((await getJson(s, `${ACTIONS}/contracts/${Keypair.generate().publicKey.toBase58()}`)).status).toBe(404);
+  });
+});
+
 describe("Dialect's blinks client", () => {
   it("loads the offer's action from the running server and builds the POST for a wallet", async () => {
     const fresh = await createOffer();
@@ -239,6 +263,37 @@ describe("Dialect's blinks client", () => {
     expect(answer.type).toBe("transaction");
     const tx = Transaction.from(Buffer.from((answer as TransactionResponse).transaction, "base64"));
     expect(tx.feePayer!.equals(wallet.publicKey)).toBe(true);
+  });
+});
+
+// ---- the public wallet read ---------------------------------------------------------------------
+
+describe("a wallet's public positions", () => {
+  it("do not reveal that the wallet is blocked: the read is the same before and after a block, REST and GraphQL", async () => {
+    const open = await createOffer();
+    const taker = await makeUser(s, 10n * UNIT);
+    const w = taker.user.wallet.toBase58();
+    const took = await post(s, `/${open}/take`, { takeAmountMicros: String(UNIT), expectedRevision: "1", idempotencyKey: key() }, taker.token);
+    expect(took.status, took.text).toBe(200);
+    await until(async () => (await getJson(s, `${BASE}/wallets/${w}/positions`)).body.offers?.length === 1);
+    const query = `query($w: Address!) { walletPositions(wallet: $w) { totalCount edges { node { address viewer { role canTake maxTakeMicros takeLimit takeRefusal canClose position { takerAmountMicros status } } } } } }`;
+    const read = async () => ({ rest: (await getJson(s, `${BASE}/wallets/${w}/positions`)).body, graphql: (await gql(s, query, { w })).body });
+    const before = await read();
+    expect(before.rest.offers[0].viewer).toMatchObject({ role: "taker", canTake: true, takeRefusal: null, position: { takerAmountMicros: String(UNIT) } });
+
+    await s.custody.setBlocked(taker.user.id, true, "compliance");
+    try {
+      // The block is in force for the wallet itself: its own signed-in read says so.
+      await until(async () => (await getJson(s, `${BASE}/${open}`, { token: taker.token })).body.viewer?.takeRefusal === "callerBlocked");
+      // The public read of the same wallet is unchanged, field for field.
+      expect(await read()).toEqual(before);
+    } finally {
+      await s.custody.setBlocked(taker.user.id, false);
+    }
+    // Closed, so the contract's book is the other tests' again.
+    const rev = (await getJson(s, `${BASE}/${open}`)).body.revision;
+    expect((await post(s, `/${open}/close`, { expectedRevision: rev, idempotencyKey: key() }, creator.token)).status).toBe(200);
+    await until(async () => (await getJson(s, `${BASE}/${open}`)).body.status === "Closed");
   });
 });
 

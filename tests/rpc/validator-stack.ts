@@ -9,18 +9,21 @@ import { TestValidator } from "../../harness/validator";
 import { ServiceKey } from "../../service/custody/crypto";
 import { startClusterStack, type ClusterStack, type ClusterStackOptions } from "../../stack/cluster-stack";
 
-export async function validatorStack(opts: Pick<ClusterStackOptions, "observability"> = {}): Promise<{ validator: TestValidator; s: ClusterStack }> {
+export async function validatorStack(
+  opts: Pick<ClusterStackOptions, "observability" | "storeUrl"> & { serviceKey?: ServiceKey } = {},
+): Promise<{ validator: TestValidator; s: ClusterStack; service: Keypair }> {
+  const { serviceKey = ServiceKey.generate(), ...rest } = opts;
   const service = Keypair.generate();
   const validator = await TestValidator.start({ upgradeAuthority: service });
   await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
   const s = await startClusterStack({
-    serviceKey: ServiceKey.generate(),
+    serviceKey,
     rpcUrl: validator.rpcUrl,
     wsUrl: validator.wsUrl,
     service,
     init: true,
     reconcileMs: 0,
-    ...opts,
+    ...rest,
   });
-  return { validator, s };
+  return { validator, s, service };
 }

@@ -8,6 +8,7 @@ import { serviceApp } from "../../stack/app";
 import type { ChainGateway } from "../../service/chain/gateway";
 import type { User } from "../../service/custody/custody";
 import { workedExampleCreate } from "../../harness/api-requests";
+import type { RequestLimits } from "../../service/rate/request-limits";
 
 export const UNIT = 1_000_000n;
 export { OFFERS_BASE };
@@ -33,7 +34,9 @@ export interface ApiStack extends LocalStack {
   read: ReadService;
 }
 
-export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number } = {}): Promise<ApiStack> {
+export async function apiStack(
+  opts: LocalStackOptions & { settingsTtlMs?: number; embedTtlMs?: number; responseCacheTtlMs?: number; requestLimits?: RequestLimits } = {},
+): Promise<ApiStack> {
   let read!: ReadService;
   const s = await startLocalStack({
     ...opts,
@@ -42,6 +45,7 @@ export async function apiStack(opts: LocalStackOptions & { settingsTtlMs?: numbe
         publicUrl: "https://offers.example",
         graphiql: false,
         responseCacheTtlMs: opts.responseCacheTtlMs,
+        requestLimits: opts.requestLimits,
         readCaches: { settingsTtlMs: opts.settingsTtlMs ?? 0, embedTtlMs: opts.embedTtlMs, clockCacheMs: 0 },
       });
       read = built.read;

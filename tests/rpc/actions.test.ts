@@ -1,0 +1,155 @@
+/**
+ * A Solana Action end to end on solana-test-validator, as the README's "Solana Actions" walks
+ * through it: a fresh keypair wallet is funded by the operator CLI (`scripts/admin.ts --rpc
+ * --store fund-wallet`, a separate process on the same PostgreSQL store), GETs an offer's action,
+ * POSTs its account, signs the returned transaction with its own key and sends it to the
+ * validator itself. Then the position is indexed under that wallet (the public wallet positions
+ * read), the offer's counts and the contract's book include it, the contract is resolved, the
+ * worker settles it, and the wallet's own token account receives exactly the settlement table's
+ * amount (idl/client/offers-rules.ts payouts). Skipped without the validator binary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { Keypair, Transaction, type PublicKey } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { type TestValidator, validatorBinary } from "../../harness/validator";
+import { ServiceKey } from "../../service/custody/crypto";
+import { payouts } from "../../idl/client/offers-rules";
+import type { ClusterStack } from "../../stack/cluster-stack";
+import { validatorStack } from "./validator-stack";
+import { UNIT, balance, contract, createBody, makeUser, type TestUser } from "../support/stack";
+import { get, post } from "../support/http";
+import { eventually } from "../support/wait";
+import { freshStore } from "../indexer/stores";
+
+const binary = validatorBinary();
+const ROOT = join(import.meta.dirname, "..", "..");
+const run = promisify(execFile);
+
+describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custody wallet takes, is indexed, settled and paid", () => {
+  let validator: TestValidator;
+  let s: ClusterStack;
+  let service: Keypair;
+  let creator: TestUser;
+  const keyHex = randomBytes(32).toString("hex");
+  const store = freshStore("postgres", "actions_e2e");
+  const storeUrl = store.url;
+
+  beforeAll(async () => {
+    ({ validator, s, service } = await validatorStack({ storeUrl, serviceKey: ServiceKey.parse(keyHex) }));
+    creator = await makeUser(s, 100n * UNIT);
+  }, 240_000);
+
+  afterAll(async () => {
+    await s?.stop();
+    await validator?.stop();
+    await store.drop();
+  });
+
+  /** The operator CLI as the README runs it: against the validator and the stack's store, the service wallet and key from the environment. */
+  async function admin(...args: string[]): Promise<Record<string, string>> {
+    const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]), SERVICE_KEY: keyHex };
+    const r = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", "--rpc", validator.rpcUrl, "--store", storeUrl, ...args], {
+      cwd: ROOT,
+      env,
+      timeout: 120_000,
+    });
+    return JSON.parse(r.stdout) as Record<string, string>;
+  }
+
+  async function action(path: string, init: RequestInit = {}) {
+    const r = await fetch(`${s.url}${path}`, init);
+    return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+
+  it("fund-wallet, GET the action, POST the account, sign and send; indexed, counted, in the book, settled to the wallet's token account", async () => {
+    const wallet = Keypair.generate();
+    const funded = await admin("fund-wallet", wallet.publicKey.toBase58(), "50000000");
+    expect(funded).toMatchObject({ wallet: wallet.publicKey.toBase58(), funded: "50000000" });
+    const token = getAssociatedTokenAddressSync(s.chain.mint, wallet.publicKey, true);
+    expect(funded.tokenAccount).toBe(token.toBase58());
+    expect(await balance(s, token)).toBe(50n * UNIT);
+
+    // The worked example's offer (8 vs 10 on sideA): the wallet takes 5 on sideB.
+    const c: PublicKey = await contract(s, 25n, 600n);
+    const cutoffAt = (await s.chain.gateway.now()) + 25n;
+    const created = await post(s, "/", createBody(c), creator.token);
+    expect(created.status, created.text).toBe(200);
+    const offer = created.body.offerAddress as string;
+    await eventually(async () => expect((await get(s, `/${offer}`)).status).toBe(200));
+
+    const described = await action(`/api/actions/offers/${offer}`);
+    expect(described.status).toBe(200);
+    expect(described.body.disabled).toBeFalsy();
+    const custom = (described.body.links.actions as { href: string; parameters?: unknown[] }[]).find((a) => a.parameters);
+    expect(custom?.href).toBe(`/api/actions/offers/${offer}?amount={amount}`);
+    const built = await action(custom!.href.replace("{amount}", "5"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ account: wallet.publicKey.toBase58() }),
+    });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    expect(built.body.type).toBe("transaction");
+    const tx = Transaction.from(Buffer.from(built.body.transaction as string, "base64"));
+    expect(tx.feePayer!.equals(wallet.publicKey)).toBe(true);
+    tx.partialSign(wallet);
+    const connection = validator.connection();
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const confirmed = await connection.confirmTransaction(
+      { signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 },
+      "confirmed",
+    );
+    expect(confirmed.value.err).toBeNull();
+    expect(await balance(s, token)).toBe(45n * UNIT);
+
+    // The RPC indexer sees it: under the wallet, in the offer's counts and fills, in the book.
+    const mine = await eventually(async () => {
+      const r = await get(s, `/wallets/${wallet.publicKey.toBase58()}/positions`);
+      expect(r.status, r.text).toBe(200);
+      expect((r.body.offers as { address: string }[]).map((o) => o.address)).toEqual([offer]);
+      return r.body;
+    });
+    expect(mine.offers[0]).toMatchObject({ address: offer, takerFilledMicros: "5000000", positionCount: 1 });
+    expect((await get(s, `/${offer}`)).body).toMatchObject({
+      fillCount: 1,
+      positionCount: 1,
+      remainingTakerMicros: "5000000",
+      creatorAllocatedMicros: "4000000",
+    });
+    const book = await get(s, `/contracts/${c.toBase58()}/book`);
+    expect(book.status).toBe(200);
+    expect(JSON.stringify(book.body)).toContain("5000000"); // the level shows what is left after the wallet's take
+    const done = await action(built.body.links.next.href as string, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ account: wallet.publicKey.toBase58(), signature }),
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+
+    // Past the cutoff the taker's side wins; the worker pays the settlement table's amount to the wallet's own token account.
+    await eventually(async () => expect(await s.chain.gateway.now()).toBeGreaterThan(cutoffAt), 60_000, 1_000);
+    await s.admin.resolveContract(c, "sideB");
+    await eventually(async () =>
+      expect((await s.db.selectFrom("contracts").select("status").where("address", "=", c.toBase58()).executeTakeFirstOrThrow()).status).toBe("Resolved"),
+    );
+    const feeBps = (await get(s, "/contracts")).body.feeBps as number;
+    const [creatorGets, takerGets, fee] = payouts(false, feeBps, 4n * UNIT, 5n * UNIT);
+    await eventually(
+      async () => {
+        const r = await s.worker.drain();
+        expect(r.errors).toEqual([]);
+        expect(await balance(s, token)).toBe(45n * UNIT + takerGets);
+      },
+      60_000,
+      1_000,
+    );
+    expect(creatorGets).toBe(0n);
+    expect(await balance(s, s.chain.treasury)).toBe(fee);
+    await eventually(async () =>
+      expect((await get(s, `/wallets/${wallet.publicKey.toBase58()}/positions`)).body.offers[0]).toMatchObject({ address: offer, status: "Settled" }),
+    );
+  }, 240_000);
+});
