@@ -106,6 +106,7 @@ async function main() {
     console.log(
       `contracts ${s.contracts} (resolved ${s.contractsResolved}, voided ${s.contractsVoided}); offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`,
     );
+    console.log(`take-best sweeps ${s.takeBestSweeps} (offers taken ${s.sweepOffersTaken}); fill-or-kill refusals ${s.fillOrKillRefusals}`);
     console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
     console.log(`transactions ${s.transactions} (${s.failedTransactions} rejected by the program: ${JSON.stringify(s.rejections)})`);
     console.log(`compute units ${s.computeUnits}; invariant checks passed ${s.invariantChecks}`);
