@@ -187,7 +187,11 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     const takingOffers = offers.filter((x) => x.open && contracts.some((c) => c.address.equals(x.contract) && c.cutoff > now));
     if (takingOffers.length === 0) return;
     const contract = rng.pick(takingOffers).contract;
-    const timing = { address: contract.toBase58(), status: (await w.contractAccount(contract)).status, cutoffAt: contracts.find((c) => c.address.equals(contract))!.cutoff };
+    const timing = {
+      address: contract.toBase58(),
+      status: (await w.contractAccount(contract)).status,
+      cutoffAt: contracts.find((c) => c.address.equals(contract))!.cutoff,
+    };
     const taker = rng.pick(users);
     const listed: { off: LiveOffer; a: OfferAccount }[] = [];
     for (const off of offers.filter((x) => x.open && x.contract.equals(contract))) listed.push({ off, a: await w.offer(off.address) });
@@ -206,14 +210,29 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     const amount = rng.big(UNIT < available ? UNIT : 1n, available + available / 2n);
     const mode: TakeBestMode = rng.chance(FILL_OR_KILL_SHARE) ? "fill-or-kill" : "fill-and-kill";
     const plan = planTakeBest(
-      list.map(({ off, a }) => ({ ...a, address: off.address.toBase58(), contract: a.contract.toBase58(), creator: a.creator.toBase58(), held: off.takers.get(taker) ?? 0n })),
+      list.map(({ off, a }) => ({
+        ...a,
+        address: off.address.toBase58(),
+        contract: a.contract.toBase58(),
+        creator: a.creator.toBase58(),
+        held: off.takers.get(taker) ?? 0n,
+      })),
       { side, amount, worstOdds, mode, taker: taker.key.publicKey.toBase58(), maximumWager: LAUNCH_LIMITS.maximumWagerMicros, contract: timing, now },
     );
     const paidBefore = await w.mint.balance(taker.token);
-    const ok = tally(await w.takeBest(taker, contract, list.map((x) => x.off.address), amount, { side, worstOdds, mode }));
+    const ok = tally(
+      await w.takeBest(
+        taker,
+        contract,
+        list.map((x) => x.off.address),
+        amount,
+        { side, worstOdds, mode },
+      ),
+    );
     const paid = paidBefore - (await w.mint.balance(taker.token));
     const expectOk = plan.error === null && paidBefore >= plan.taken;
-    if (ok !== expectOk) throw new Error(`take-best ${ok ? "landed" : "refused"}, the rules say ${plan.error ?? "it lands"} (balance ${paidBefore}, taken ${plan.taken})`);
+    if (ok !== expectOk)
+      throw new Error(`take-best ${ok ? "landed" : "refused"}, the rules say ${plan.error ?? "it lands"} (balance ${paidBefore}, taken ${plan.taken})`);
     if (!ok) {
       if (paid !== 0n) throw new Error(`a refused take-best moved ${paid}`);
       if (plan.error === "NotFilled") s.fillOrKillRefusals++;
