@@ -83,6 +83,7 @@ async function mainHttp(engines: EngineName[]) {
     const s = await withProgress(`http/${engine.padEnd(8)}`, (onProgress) => runHttpScenario({ ...scenarioOptions(), engine, onProgress }));
     console.log(`\n== HTTP API on the local stack (${s.engine}): ${s.actions} actions by ${s.users} users over ${s.simulatedDays} simulated days ==`);
     console.log(`contracts ${s.contracts}; offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`);
+    console.log(`take-best sweeps ${s.takeBestSweeps} (offers taken ${s.sweepOffersTaken}); fill-or-kill refusals ${s.fillOrKillRefusals}`);
     console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
     console.log(`requests ${s.requests} (answered with an error: ${JSON.stringify(s.rejections)})`);
     console.log(`invariant checks passed ${s.invariantChecks}`);
@@ -106,6 +107,7 @@ async function main() {
     console.log(
       `contracts ${s.contracts} (resolved ${s.contractsResolved}, voided ${s.contractsVoided}); offers ${s.offersCreated}; fills ${s.fills}; closes ${s.closes}; positions settled ${s.positionsSettled}`,
     );
+    console.log(`take-best sweeps ${s.takeBestSweeps} (offers taken ${s.sweepOffersTaken}); fill-or-kill refusals ${s.fillOrKillRefusals}`);
     console.log(`volume ${micros(s.volumeMicros)} units; payouts ${micros(s.payoutsMicros)}; fees ${micros(s.feesMicros)}`);
     console.log(`transactions ${s.transactions} (${s.failedTransactions} rejected by the program: ${JSON.stringify(s.rejections)})`);
     console.log(`compute units ${s.computeUnits}; invariant checks passed ${s.invariantChecks}`);

@@ -33,6 +33,10 @@ export interface HttpScenarioSummary {
   rejections: Record<string, number>;
   offersCreated: number;
   fills: number;
+  /** Takers' take-best requests answered 200, the offers their plans took, and fill-or-kill requests refused (409). */
+  takeBestSweeps: number;
+  sweepOffersTaken: number;
+  fillOrKillRefusals: number;
   closes: number;
   contracts: number;
   positionsSettled: number;
@@ -57,8 +61,15 @@ interface LiveOffer {
   address: string;
   contract: string;
   creator: SimUser;
+  /** The outcome the creator backs; a taker of it backs the other. */
+  creatorOutcome: "sideA" | "sideB";
   open: boolean;
 }
+
+/** As the in-process scenario (./scenario.ts): the share of taker actions that are a take-best, the fill-or-kill share of those, the worst odds as a fraction of the best. */
+const TAKE_BEST_SHARE = 0.3;
+const FILL_OR_KILL_SHARE = 0.25;
+const WORST_ODDS_OF_BEST = { numerator: 19n, denominator: 20n };
 
 export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScenarioSummary> {
   const rng = new Rng(o.seed);
@@ -75,6 +86,9 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
       rejections: {},
       offersCreated: 0,
       fills: 0,
+      takeBestSweeps: 0,
+      sweepOffersTaken: 0,
+      fillOrKillRefusals: 0,
       closes: 0,
       contracts: 0,
       positionsSettled: 0,
@@ -188,6 +202,49 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
       await s.worker.drain();
     };
 
+    /**
+     * A take-best as a bettor makes it: the quote of the side for a random amount (the best taker
+     * odds now), then POST take-best no worse than 95% of them. A 200's plan must stay within the
+     * amount and the limit (funds conservation is checked with the rest); a fill-or-kill refused
+     * (409) moves none of the taker's tokens.
+     */
+    const sweep = async (off: LiveOffer, taker: SimUser) => {
+      const side = off.creatorOutcome === "sideA" ? "sideB" : "sideA";
+      const amount = rng.big(UNIT, 200n * UNIT);
+      const quote = await call("GET", `/contracts/${off.contract}/quote?side=${side}&amountMicros=${amount}`, taker.token);
+      const fills = (quote.body.fills ?? []) as { odds: { numerator: string; denominator: string } }[];
+      if (quote.status !== 200 || fills.length === 0) return;
+      const worstOdds = {
+        numerator: BigInt(fills[0].odds.numerator) * WORST_ODDS_OF_BEST.numerator,
+        denominator: BigInt(fills[0].odds.denominator) * WORST_ODDS_OF_BEST.denominator,
+      };
+      const mode = rng.chance(FILL_OR_KILL_SHARE) ? "fill-or-kill" : "fill-and-kill";
+      const before = await tokenBalance(taker.tokenAccount);
+      const r = await call("POST", `/contracts/${off.contract}/take-best`, taker.token, {
+        side,
+        amountMicros: String(amount),
+        worstOdds: { numerator: String(worstOdds.numerator), denominator: String(worstOdds.denominator) },
+        mode,
+      });
+      if (r.status === 409 && mode === "fill-or-kill") {
+        if ((await tokenBalance(taker.tokenAccount)) !== before) throw new Error("a refused fill-or-kill take-best moved tokens");
+        sum.fillOrKillRefusals++;
+        return;
+      }
+      if (r.status !== 200) return;
+      const plan = r.body.plan as { filledMicros: string; fills: { odds: { numerator: string; denominator: string } }[] };
+      const filled = BigInt(plan.filledMicros);
+      if (filled <= 0n || filled > amount) throw new Error(`take-best planned ${filled} of ${amount}`);
+      for (const f of plan.fills) {
+        if (BigInt(f.odds.numerator) * worstOdds.denominator < worstOdds.numerator * BigInt(f.odds.denominator))
+          throw new Error("take-best planned an offer below the limit");
+      }
+      sum.takeBestSweeps++;
+      sum.sweepOffersTaken += plan.fills.length;
+      sum.fills += plan.fills.length;
+      sum.volumeMicros += filled;
+    };
+
     for (let i = 0; i < o.actions; i++) {
       const now = time.at(i);
       if (now > (await gw.now())) await gw.setTime(now);
@@ -200,19 +257,22 @@ export async function runHttpScenario(o: HttpScenarioOptions): Promise<HttpScena
         const c = rng.pick(contracts.filter((x) => !x.done && x.cutoff > now + 60n));
         const stake = rng.big(1n, 50n) * UNIT;
         const target = (stake * rng.big(3n, 40n)) / 10n;
+        const creatorOutcome = rng.pick(["sideA", "sideB"] as const);
         const r = await call("POST", "/", creator.token, {
           contractAddress: c.address.toBase58(),
-          creatorOutcome: rng.pick(["sideA", "sideB"]),
+          creatorOutcome,
           creatorTotalMicros: String(stake),
           takerTargetMicros: String(target),
           minimumTakeMicros: String(UNIT),
           expectedFeeBps: 1000,
         });
         if (r.status === 200) {
-          offers.push({ address: r.body.offerAddress as string, contract: c.address.toBase58(), creator, open: true });
+          offers.push({ address: r.body.offerAddress as string, contract: c.address.toBase58(), creator, creatorOutcome, open: true });
           sum.offersCreated++;
           sum.volumeMicros += stake;
         }
+      } else if (roll < 85 && open.length && rng.chance(TAKE_BEST_SHARE)) {
+        await sweep(rng.pick(open), rng.pick(users));
       } else if (roll < 85 && open.length) {
         const off = rng.pick(open);
         const taker = rng.pick(users);

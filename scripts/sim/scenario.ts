@@ -7,7 +7,8 @@
 import type { PublicKey } from "@solana/web3.js";
 import { OffersWorld, UNIT, type User } from "../../harness/offers-world";
 import { TestChain, type EngineName, type TxResult } from "../../harness/chain";
-import { OFFERS_ERRORS } from "../../idl/client/offers";
+import { LAUNCH_LIMITS, OFFERS_ERRORS, type OfferAccount, type SideName } from "../../idl/client/offers";
+import { planTakeBest, takerOdds, type TakeBestMode } from "../../idl/client/take-best-rules";
 import { Rng } from "../../harness/random";
 import { Timeline, type LiveContract, type ScenarioOptions } from "./timeline";
 import { BookRecorder, quoteOf, sampleInterval, type ContractBookTrace, type QuotedOffer } from "./book-report";
@@ -24,6 +25,10 @@ export interface ScenarioSummary {
   rejections: Record<string, number>;
   offersCreated: number;
   fills: number;
+  /** Takers' take-best sweeps that landed, the offers they took, and fill-or-kill sweeps the program refused whole. */
+  takeBestSweeps: number;
+  sweepOffersTaken: number;
+  fillOrKillRefusals: number;
   closes: number;
   contracts: number;
   contractsResolved: number;
@@ -46,9 +51,21 @@ interface LiveOffer {
   address: PublicKey;
   contract: PublicKey;
   creator: User;
-  takers: Set<User>;
+  /** Each taker's position on the offer: taker amount held (the per-position maximum counts it). */
+  takers: Map<User, bigint>;
   open: boolean;
 }
+
+/**
+ * The share of taker actions that are a take-best (a bettor who wants an amount at about the best
+ * price rather than one offer), the share of those that are fill-or-kill, the worst odds accepted
+ * as a fraction of the best available, and how many of the best offers a sweep lists (a legacy
+ * transaction holds 10 with the fee payer apart from the taker).
+ */
+export const TAKE_BEST_SHARE = 0.3;
+export const FILL_OR_KILL_SHARE = 0.25;
+const WORST_ODDS_OF_BEST = { numerator: 19n, denominator: 20n };
+const SWEEP_OFFERS = 10;
 
 export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> {
   const rng = new Rng(o.seed);
@@ -67,6 +84,9 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     rejections: {},
     offersCreated: 0,
     fills: 0,
+    takeBestSweeps: 0,
+    sweepOffersTaken: 0,
+    fillOrKillRefusals: 0,
     closes: 0,
     contracts: 0,
     contractsResolved: 0,
@@ -138,7 +158,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
       for (const off of offers.filter((x) => x.contract.equals(c.address))) {
         const acc = await w.offer(off.address);
         if (acc.status === "Open" && tally(await w.close(rng.pick(users).key, off.address))) s.closes++;
-        for (const t of off.takers) {
+        for (const t of off.takers.keys()) {
           const pos = w.positionOf(off.address, t);
           const before = await w.mint.balance(w.treasury);
           if (tally(await w.settle(pos))) {
@@ -156,6 +176,85 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
     }
   };
 
+  /**
+   * A taker's take-best on the contract of a random open offer, backing the other outcome: a
+   * random amount (up to 1.5 times what the listed offers hold) at no worse than 95% of the best
+   * taker odds, over the best offers first. The program's effect is checked against the rules
+   * module's plan (idl/client/take-best-rules.ts planTakeBest) of the same list: what each offer
+   * was taken for, what the taker paid, and under fill-or-kill nothing moved when it refused.
+   */
+  const sweep = async (now: bigint) => {
+    const takingOffers = offers.filter((x) => x.open && contracts.some((c) => c.address.equals(x.contract) && c.cutoff > now));
+    if (takingOffers.length === 0) return;
+    const contract = rng.pick(takingOffers).contract;
+    const timing = {
+      address: contract.toBase58(),
+      status: (await w.contractAccount(contract)).status,
+      cutoffAt: contracts.find((c) => c.address.equals(contract))!.cutoff,
+    };
+    const taker = rng.pick(users);
+    const listed: { off: LiveOffer; a: OfferAccount }[] = [];
+    for (const off of offers.filter((x) => x.open && x.contract.equals(contract))) listed.push({ off, a: await w.offer(off.address) });
+    const side: SideName = listed[0].a.side === "sideA" ? "sideB" : "sideA";
+    const book = listed.filter(({ a }) => a.side !== side && a.status === "Open" && a.takerFilled < a.takerTarget);
+    if (book.length === 0) return;
+    // Best taker odds (T + S) : T first, i.e. the highest S : T; oldest first within a level (the list's order).
+    book.sort((x, y) => {
+      const d = y.a.creatorTotal * x.a.takerTarget - x.a.creatorTotal * y.a.takerTarget;
+      return d > 0n ? 1 : d < 0n ? -1 : 0;
+    });
+    const list = book.slice(0, SWEEP_OFFERS);
+    const best = takerOdds(list[0].a);
+    const worstOdds = { numerator: best.numerator * WORST_ODDS_OF_BEST.numerator, denominator: best.denominator * WORST_ODDS_OF_BEST.denominator };
+    const available = list.reduce((t, { a }) => t + a.takerTarget - a.takerFilled, 0n);
+    const amount = rng.big(UNIT < available ? UNIT : 1n, available + available / 2n);
+    const mode: TakeBestMode = rng.chance(FILL_OR_KILL_SHARE) ? "fill-or-kill" : "fill-and-kill";
+    const plan = planTakeBest(
+      list.map(({ off, a }) => ({
+        ...a,
+        address: off.address.toBase58(),
+        contract: a.contract.toBase58(),
+        creator: a.creator.toBase58(),
+        held: off.takers.get(taker) ?? 0n,
+      })),
+      { side, amount, worstOdds, mode, taker: taker.key.publicKey.toBase58(), maximumWager: LAUNCH_LIMITS.maximumWagerMicros, contract: timing, now },
+    );
+    const paidBefore = await w.mint.balance(taker.token);
+    const ok = tally(
+      await w.takeBest(
+        taker,
+        contract,
+        list.map((x) => x.off.address),
+        amount,
+        { side, worstOdds, mode },
+      ),
+    );
+    const paid = paidBefore - (await w.mint.balance(taker.token));
+    const expectOk = plan.error === null && paidBefore >= plan.taken;
+    if (ok !== expectOk)
+      throw new Error(`take-best ${ok ? "landed" : "refused"}, the rules say ${plan.error ?? "it lands"} (balance ${paidBefore}, taken ${plan.taken})`);
+    if (!ok) {
+      if (paid !== 0n) throw new Error(`a refused take-best moved ${paid}`);
+      if (plan.error === "NotFilled") s.fillOrKillRefusals++;
+      return;
+    }
+    if (paid !== plan.taken) throw new Error(`take-best took ${paid}, the rules say ${plan.taken}`);
+    for (const [k, f] of plan.fills.entries()) {
+      const { off, a } = list[k];
+      const after = await w.offer(off.address);
+      const take = "take" in f ? f.take : 0n;
+      if (after.takerFilled !== a.takerFilled + take || after.creatorAllocated !== a.creatorAllocated + ("take" in f ? f.matched : 0n))
+        throw new Error(`take-best filled ${off.address.toBase58()} otherwise than the rules`);
+      if (take === 0n) continue;
+      off.takers.set(taker, (off.takers.get(taker) ?? 0n) + take);
+      if (after.takerFilled === after.takerTarget) off.open = false;
+      s.fills++;
+      s.sweepOffersTaken++;
+    }
+    s.takeBestSweeps++;
+    s.volumeMicros += plan.taken;
+  };
+
   for (let i = 0; i < o.actions; i++) {
     const now = time.at(i);
     await chain.setTime(now);
@@ -169,10 +268,12 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
       const target = (total * rng.big(3n, 40n)) / 10n;
       const { r, offer } = await w.createOffer(creator, c.address, { side: rng.pick(["sideA", "sideB"] as const), total, target, minTake: UNIT });
       if (tally(r)) {
-        offers.push({ address: offer, contract: c.address, creator, takers: new Set(), open: true });
+        offers.push({ address: offer, contract: c.address, creator, takers: new Map(), open: true });
         s.offersCreated++;
         s.volumeMicros += total;
       }
+    } else if (roll < 85 && offers.some((x) => x.open) && rng.chance(TAKE_BEST_SHARE)) {
+      await sweep(now);
     } else if (roll < 85 && offers.some((x) => x.open)) {
       const off = rng.pick(offers.filter((x) => x.open));
       const taker = rng.pick(users);
@@ -180,7 +281,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioSummary> 
       const remaining = acc.takerTarget - acc.takerFilled;
       const amount = rng.chance(0.4) || remaining < 2n * UNIT ? remaining : rng.big(UNIT, remaining);
       if (tally(await w.take(taker, off.address, amount))) {
-        off.takers.add(taker);
+        off.takers.set(taker, (off.takers.get(taker) ?? 0n) + amount);
         if (amount === remaining) off.open = false;
         s.fills++;
         s.volumeMicros += amount;

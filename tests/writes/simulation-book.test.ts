@@ -101,6 +101,12 @@ describe("the printed book report", () => {
 describe("the in-process simulation's book", () => {
   it("250 actions by 12 users: every contract's best odds per side over time, from the program's accounts", async () => {
     const s = await runScenario({ users: 12, actions: 250, days: 3, seed: 7, engine: "bankrun" });
+    // A share of takers swept the book with take-best; each sweep's effect matched the rules' plan
+    // (the scenario throws otherwise) and funds were conserved throughout.
+    expect(s.takeBestSweeps).toBeGreaterThan(5);
+    expect(s.sweepOffersTaken).toBeGreaterThanOrEqual(s.takeBestSweeps);
+    expect(s.fills).toBeGreaterThan(s.sweepOffersTaken);
+    expect(s.invariantChecks).toBe(Math.ceil(250 / 50) + 2);
     expect(s.bookSampleSeconds).toBe(Number(((3n * 86_400n) / 250n) * BigInt(sampleInterval(250))));
     expect(s.book.length).toBeGreaterThanOrEqual(8); // the scenario keeps 8 contracts live
     let moved = 0;

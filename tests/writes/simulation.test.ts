@@ -14,6 +14,9 @@ describe("HTTP simulation on the local stack", () => {
     expect(s.invariantChecks).toBe(Math.ceil(300 / 50) + 3);
     expect(s.offersCreated).toBeGreaterThan(50);
     expect(s.fills).toBeGreaterThan(50);
+    // A share of takers used take-best: plans within amount and limit (the run throws otherwise).
+    expect(s.takeBestSweeps).toBeGreaterThan(5);
+    expect(s.sweepOffersTaken).toBeGreaterThanOrEqual(s.takeBestSweeps);
     expect(s.positionsSettled).toBeGreaterThan(40);
     expect(s.feesMicros).toBeGreaterThan(0n);
     // Refusals are the API's answers to rule breaks (4xx), never server errors.
