@@ -207,7 +207,7 @@ async function run(s: Stack, name: string, creators: Taker[], takers: Taker[], a
   const total = performance.now() - t0;
   // The chain has every transaction: wait for the indexer to show them before counting.
   let taken = 0n;
-  for (const until = performance.now() + 30_000; performance.now() < until; ) {
+  for (const until = performance.now() + 30_000; performance.now() < until;) {
     taken = await takenOn(s, contract);
     if (taken >= WANT * BigInt(done.filter((d) => d.filled).length)) break;
     await new Promise((x) => setTimeout(x, 25));
@@ -235,10 +235,18 @@ async function onValidator(): Promise<Stack> {
   const validator = await TestValidator.start({ upgradeAuthority: service });
   try {
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-    const s = await startClusterStack({ serviceKey: ServiceKey.generate(), rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, service, init: true, reconcileMs: 0, walletLimits });
+    const s = await startClusterStack({
+      serviceKey: ServiceKey.generate(),
+      rpcUrl: validator.rpcUrl,
+      wsUrl: validator.wsUrl,
+      service,
+      init: true,
+      reconcileMs: 0,
+      walletLimits,
+    });
     const landed = async (signature: string) => {
       // Polled more often than the gateway's waitFor: the figure is the time until every taker knows.
-      for (const until = Date.now() + 60_000; Date.now() < until; ) {
+      for (const until = Date.now() + 60_000; Date.now() < until;) {
         const st = await s.chain.gateway.status(signature);
         if (st.state === "confirmed") return true;
         if (st.state === "failed") return false;
