@@ -13,11 +13,25 @@
  * units taken in all as indexed (checked against the book). The bare baseline, in the same run:
  * one taker alone doing (a) and (b) on a fresh book.
  *
- *   npx tsx scripts/bench-contention.ts [--takers 50] [--offers 10]
+ * With --validator the same scenarios run on the cluster stack against a solana-test-validator the
+ * script starts and stops (RpcGateway sends and confirms, the RPC indexer fills the SQLite store),
+ * so a winner's take is seen only once the validator has confirmed it and the indexer applied it.
+ * There a write is simulated at `confirmed` and answered `pending` once sent, so racing takes can
+ * all be answered 200 and then fail on chain: each taker follows its signatures to confirmed or
+ * failed (as a client would on any RPC node), counts a failed take as refused (re-read and retry
+ * in (a)), and the failures are reported as `failedOnChain`.
+ * Needs the validator binary (scripts/setup-test-validator.sh).
+ *
+ *   npx tsx scripts/bench-contention.ts [--takers 50] [--offers 10] [--validator]
  */
 import { Command } from "commander";
-import type { PublicKey } from "@solana/web3.js";
-import { startLocalStack, OFFERS_BASE, type LocalStack } from "../stack/local-stack";
+import { Keypair, type PublicKey } from "@solana/web3.js";
+import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
+import { startClusterStack } from "../stack/cluster-stack";
+import type { AppParts } from "../stack/service-parts";
+import { RpcEngine } from "../harness/rpc-engine";
+import { TestValidator } from "../harness/validator";
+import { ServiceKey } from "../service/custody/crypto";
 import { workedExampleCreate } from "../harness/api-requests";
 import { sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
@@ -26,8 +40,9 @@ process.env.LOG_LEVEL ??= "silent";
 const o = strictExit(new Command().name("bench-contention"))
   .addOption(sizeOption("--takers <n>", "takers acting at once", 50))
   .addOption(sizeOption("--offers <n>", "offers in the book", 10))
+  .option("--validator", "run on a solana-test-validator (started and stopped here) instead of the in-process chain", false)
   .parse()
-  .opts<{ takers: number; offers: number }>();
+  .opts<{ takers: number; offers: number; validator: boolean }>();
 const UNIT = 1_000_000n;
 const OFFER_UNITS = 10n;
 /** Each taker wants its share of the book, so that the book can serve every taker. */
@@ -37,24 +52,35 @@ interface Counters {
   requests: number;
   conflicts: number;
   transactions: number;
+  failedOnChain: number;
 }
 interface Taker {
   token: string;
   wallet: string;
 }
 
+/** What the benchmark needs of either stack. */
+type Stack = AppParts & {
+  url: string;
+  stop(): Promise<void>;
+  /** On the validator: whether a sent transaction landed (waits for confirmed or failed). Locally a 200 has landed. */
+  landed?: (signature: string) => Promise<boolean>;
+};
+
 let seq = 0;
-async function users(s: LocalStack, n: number, funds: bigint): Promise<Taker[]> {
-  const out: Taker[] = [];
-  for (let i = 0; i < n; i++) {
+async function users(s: Stack, n: number, funds: bigint): Promise<Taker[]> {
+  const one = async (): Promise<Taker> => {
     const u = await s.admin.createUser(`c${++seq}`);
     await s.admin.fund(u.name, funds);
-    out.push({ token: (await s.custody.issueToken(u.id)).token, wallet: u.wallet.toBase58() });
-  }
+    return { token: (await s.custody.issueToken(u.id)).token, wallet: u.wallet.toBase58() };
+  };
+  const out: Taker[] = [];
+  // In batches: on the validator each user costs two confirmed transactions (setup, not measured).
+  while (out.length < n) out.push(...(await Promise.all(Array.from({ length: Math.min(10, n - out.length) }, one))));
   return out;
 }
 
-function client(s: LocalStack, c: Counters) {
+function client(s: Stack, c: Counters) {
   const call = async (method: "GET" | "POST", path: string, token: string, body?: unknown) => {
     c.requests++;
     const r = await fetch(`${s.url}${OFFERS_BASE}${path}`, {
@@ -64,14 +90,20 @@ function client(s: LocalStack, c: Counters) {
     });
     const json = (await r.json()) as Record<string, unknown>;
     if (r.status === 409) c.conflicts++;
-    if (method === "POST" && r.status === 200) c.transactions += Array.isArray(json.signatures) ? json.signatures.length : 1;
-    return { status: r.status, body: json };
+    let failed = 0;
+    if (method === "POST" && r.status === 200) {
+      const sigs = (Array.isArray(json.signatures) ? json.signatures : [json.signature]) as string[];
+      c.transactions += sigs.length;
+      if (s.landed) failed = (await Promise.all(sigs.map((x) => s.landed!(x)))).filter((ok) => !ok).length;
+      c.failedOnChain += failed;
+    }
+    return { status: r.status, body: json, failed };
   };
   return call;
 }
 
 /** A book of `n` offers of OFFER_UNITS each at slightly different odds (creators back sideA). */
-async function book(s: LocalStack, creators: Taker[], n: number): Promise<PublicKey> {
+async function book(s: Stack, creators: Taker[], n: number): Promise<PublicKey> {
   const now = await s.chain.gateway.now();
   const contract = await s.admin.createContract({
     title: "Kick-off",
@@ -84,7 +116,7 @@ async function book(s: LocalStack, creators: Taker[], n: number): Promise<Public
     sideALabel: "Home",
     sideBLabel: "Away",
   });
-  const c: Counters = { requests: 0, conflicts: 0, transactions: 0 };
+  const c: Counters = { requests: 0, conflicts: 0, transactions: 0, failedOnChain: 0 };
   const call = client(s, c);
   for (let i = 0; i < n; i++) {
     const body = workedExampleCreate(contract, `book-${contract.toBase58()}-${i}`, {
@@ -93,7 +125,7 @@ async function book(s: LocalStack, creators: Taker[], n: number): Promise<Public
       minimumTakeMicros: String(UNIT),
     });
     const r = await call("POST", "/", creators[i % creators.length].token, body);
-    if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200 || r.failed) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
   }
   for (;;) {
     // Anonymous: a creator's own book leaves out the creator's offers.
@@ -125,12 +157,12 @@ async function singleTakes(call: ReturnType<typeof client>, contract: PublicKey,
         expectedRevision: String(r.body.revision),
         idempotencyKey: `take-${t.wallet}-${++key}`,
       });
-      if (took.status === 200) {
+      if (took.status === 200 && took.failed === 0) {
         left -= amount;
         if (left === 0n) return true;
         continue;
       }
-      if (took.status !== 409) throw new Error(`take: ${took.status} ${JSON.stringify(took.body)}`);
+      if (took.status !== 409 && took.failed === 0) throw new Error(`take: ${took.status} ${JSON.stringify(took.body)}`);
       // A client backs off a little before re-reading (the winner's take must be indexed to be seen).
       await new Promise((x) => setTimeout(x, 20 + Math.random() * 40));
     }
@@ -147,23 +179,23 @@ async function oneTakeBest(call: ReturnType<typeof client>, contract: PublicKey,
     idempotencyKey: `best-${t.wallet}`,
   });
   if (r.status !== 200 && r.status !== 409) throw new Error(`take-best: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.status === 200 && (r.body.plan as { unfilledMicros: string }).unfilledMicros === "0";
+  return r.status === 200 && r.failed === 0 && (r.body.plan as { unfilledMicros: string }).unfilledMicros === "0";
 }
 
-async function takenOn(s: LocalStack, contract: PublicKey): Promise<bigint> {
+async function takenOn(s: Stack, contract: PublicKey): Promise<bigint> {
   const rows = await s.db.selectFrom("offers").select("taker_filled_micros").where("contract", "=", contract.toBase58()).execute();
   return rows.reduce((a, r) => a + BigInt(r.taker_filled_micros), 0n);
 }
 
-async function scenario(s: LocalStack, name: string, creators: Taker[], takers: Taker[], act: typeof singleTakes) {
+async function scenario(s: Stack, name: string, creators: Taker[], takers: Taker[], act: typeof singleTakes) {
   const row = await run(s, name, creators, takers, act);
   console.log(JSON.stringify(row));
   return row;
 }
 
-async function run(s: LocalStack, name: string, creators: Taker[], takers: Taker[], act: typeof singleTakes) {
+async function run(s: Stack, name: string, creators: Taker[], takers: Taker[], act: typeof singleTakes) {
   const contract = await book(s, creators, o.offers);
-  const c: Counters = { requests: 0, conflicts: 0, transactions: 0 };
+  const c: Counters = { requests: 0, conflicts: 0, transactions: 0, failedOnChain: 0 };
   const call = client(s, c);
   const t0 = performance.now();
   const done = await Promise.all(
@@ -175,9 +207,9 @@ async function run(s: LocalStack, name: string, creators: Taker[], takers: Taker
   const total = performance.now() - t0;
   // The chain has every transaction: wait for the indexer to show them before counting.
   let taken = 0n;
-  for (let i = 0; i < 200; i++) {
+  for (const until = performance.now() + 30_000; performance.now() < until;) {
     taken = await takenOn(s, contract);
-    if (taken * 1n >= WANT * BigInt(done.filter((d) => d.filled).length)) break;
+    if (taken >= WANT * BigInt(done.filter((d) => d.filled).length)) break;
     await new Promise((x) => setTimeout(x, 25));
   }
   const ms = done.map((d) => d.ms).sort((a, b) => a - b);
@@ -189,14 +221,57 @@ async function run(s: LocalStack, name: string, creators: Taker[], takers: Taker
     requests: c.requests,
     conflicts409: c.conflicts,
     transactions: c.transactions,
+    failedOnChain: c.failedOnChain,
     filled: done.filter((d) => d.filled).length,
     takenUnits: Number(taken) / 1e6,
   };
 }
 
-async function main() {
-  const s = await startLocalStack({ storeUrl: ":memory:", walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
+const walletLimits = { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 };
+
+/** The cluster stack on a fresh validator, as tests/rpc starts it (the service deploys, so it may initialise the Configs). */
+async function onValidator(): Promise<Stack> {
+  const service = Keypair.generate();
+  const validator = await TestValidator.start({ upgradeAuthority: service });
   try {
+    await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
+    const s = await startClusterStack({
+      serviceKey: ServiceKey.generate(),
+      rpcUrl: validator.rpcUrl,
+      wsUrl: validator.wsUrl,
+      service,
+      init: true,
+      reconcileMs: 0,
+      walletLimits,
+    });
+    const landed = async (signature: string) => {
+      // Polled more often than the gateway's waitFor: the figure is the time until every taker knows.
+      for (const until = Date.now() + 60_000; Date.now() < until;) {
+        const st = await s.chain.gateway.status(signature);
+        if (st.state === "confirmed") return true;
+        if (st.state === "failed") return false;
+        await new Promise((x) => setTimeout(x, 50));
+      }
+      throw new Error(`${signature}: neither confirmed nor failed after 60 s`);
+    };
+    return {
+      ...s,
+      landed,
+      stop: async () => {
+        await s.stop();
+        await validator.stop();
+      },
+    };
+  } catch (e) {
+    await validator.stop();
+    throw e;
+  }
+}
+
+async function main() {
+  const s = o.validator ? await onValidator() : await startLocalStack({ storeUrl: ":memory:", walletLimits });
+  try {
+    console.log(`stack: ${o.validator ? "cluster stack on solana-test-validator (RPC indexer, SQLite)" : "local stack (bankrun, SQLite :memory:)"}`);
     const creators = await users(s, 5, 10_000n * UNIT);
     const rows = [];
     // The bare baseline: one taker alone on a fresh book.
