@@ -67,3 +67,20 @@ export function pickRefusal(
   if (amount <= 0n) return "ZeroAmount";
   return null;
 }
+
+/**
+ * settle_participant (programs/pools/src/instructions/payout.rs): what one participant of a
+ * resolved pool is paid, and the fee taken from it. A winner gets its stake on the winning
+ * outcome's share of the pot, floor(stake * pot / winnerTotal), less feeBps of the profit
+ * (floored); a loser gets 0; nobody on the winner refunds every stake with no fee. Returns
+ * [payout, fee]. The last settle's rounding dust goes to the treasury, never to a participant.
+ */
+export function pickPayout(
+  p: { pot: bigint; winnerTotal: bigint; feeBps: number | bigint },
+  participant: { stakeOnWinner: bigint; total: bigint },
+): [bigint, bigint] {
+  if (p.winnerTotal === 0n) return [participant.total, 0n];
+  const gross = (participant.stakeOnWinner * p.pot) / p.winnerTotal;
+  const fee = ((gross - participant.stakeOnWinner) * BigInt(p.feeBps)) / 10_000n;
+  return [gross - fee, fee];
+}

@@ -4,7 +4,7 @@ import { PublicKey } from "@solana/web3.js";
 import { PoolsWorld, UNIT, type User } from "../../harness/pools-world";
 import { expectError as expectErr, expectOk } from "../support/expect";
 import { POOLS_ERRORS, parsePoolsEvents, poolResolutionAt } from "../../idl/client/pools";
-import { poolState, shareBps } from "../../idl/client/pools-rules";
+import { pickPayout, poolState, shareBps } from "../../idl/client/pools-rules";
 import type { TxResult } from "../../harness/chain";
 
 const expectError = (r: TxResult, name: string) => expectErr(r, name, POOLS_ERRORS);
@@ -338,6 +338,11 @@ describe("distribute", () => {
     expect(after.users[ui(a)] - before.users[ui(a)]).toBe(ea.pay);
     expect(after.users[ui(b)] - before.users[ui(b)]).toBe(eb.pay);
     expect(after.users[ui(c)]).toBe(before.users[ui(c)]);
+    // The named rule says the same as the chain, rounding and the loser included.
+    const rule = { pot: total, winnerTotal: winners, feeBps: 1000 };
+    expect(pickPayout(rule, { stakeOnWinner: UNIT + 1n, total: UNIT + 1n })).toEqual([ea.pay, ea.fee]);
+    expect(pickPayout(rule, { stakeOnWinner: 2n * UNIT, total: 2n * UNIT })).toEqual([eb.pay, eb.fee]);
+    expect(pickPayout(rule, { stakeOnWinner: 0n, total: 7n * UNIT + 2n })).toEqual([0n, 0n]);
     expect(after.treasury - before.treasury).toBe(total - ea.pay - eb.pay);
     expect(before.vault - after.vault).toBe(total);
     const p = await w.pool(pool);
@@ -362,6 +367,7 @@ describe("distribute", () => {
     expect(after.treasury).toBe(before.treasury);
     expect(before.vault - after.vault).toBe(40n * UNIT);
     expect((await w.pool(pool)).state).toBe("REFUNDED");
+    expect(pickPayout({ pot: 40n * UNIT, winnerTotal: 0n, feeBps: 1000 }, { stakeOnWinner: 0n, total: 10n * UNIT })).toEqual([10n * UNIT, 0n]);
   });
   it("settle before resolution is rejected (NotResolved)", async () => {
     const pool = await pickedPool();

@@ -6,22 +6,31 @@
  * validator itself. Then the position is indexed under that wallet (the public wallet positions
  * read), the offer's counts and the contract's book include it, the contract is resolved, the
  * worker settles it, and the wallet's own token account receives exactly the settlement table's
- * amount (idl/client/offers-rules.ts payouts). Skipped without the validator binary.
+ * amount (idl/client/offers-rules.ts payouts). The same for a pool pick on the same validator: a
+ * fresh wallet GETs the poll's action, POSTs its account with an outcome and an amount, signs and
+ * sends; the pick is indexed under the wallet (REST and GraphQL walletPicks); the pool closes, its
+ * creator proposes, every participant votes (the wallet signs its own castVote, the custodial
+ * participant's goes through PoolOps), which ends the dispute window early, the worker distributes
+ * and the wallet's token account receives exactly pickPayout (idl/client/pools-rules.ts).
+ * Skipped without the validator binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { Keypair, Transaction, type PublicKey } from "@solana/web3.js";
+import { Keypair, Transaction, sendAndConfirmTransaction, type PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { type TestValidator, validatorBinary } from "../../harness/validator";
 import { ServiceKey } from "../../service/custody/crypto";
 import { payouts } from "../../idl/client/offers-rules";
+import { pickPayout } from "../../idl/client/pools-rules";
+import { PoolOps } from "../../service/chain/pools-ops";
+import { upsertPoolCatalog } from "../../indexer";
 import type { ClusterStack } from "../../stack/cluster-stack";
 import { validatorStack } from "./validator-stack";
 import { UNIT, balance, contract, createBody, makeUser, type TestUser } from "../support/stack";
-import { get, post } from "../support/http";
+import { get, gql, post } from "../support/http";
 import { eventually } from "../support/wait";
 import { freshStore } from "../indexer/stores";
 
@@ -150,6 +159,96 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     expect(await balance(s, s.chain.treasury)).toBe(fee);
     await eventually(async () =>
       expect((await get(s, `/wallets/${wallet.publicKey.toBase58()}/positions`)).body.offers[0]).toMatchObject({ address: offer, status: "Settled" }),
+    );
+  }, 240_000);
+
+  it("fund-wallet, GET the poll's action, POST account, outcome and amount, sign and send; indexed, voted on by everyone, distributed to the wallet's token account", async () => {
+    const wallet = Keypair.generate();
+    const address = wallet.publicKey.toBase58();
+    const funded = await admin("fund-wallet", address, "50000000");
+    const token = getAssociatedTokenAddressSync(s.chain.mint, wallet.publicKey, true);
+    expect(funded.tokenAccount).toBe(token.toBase58());
+    const other = await makeUser(s, 100n * UNIT);
+    const ops = new PoolOps({ gateway: s.chain.gateway, pools: s.chain.pools, custody: s.custody, service: s.chain.service, treasury: s.chain.treasury });
+
+    // Closes 15 s ahead: time for the wallet's pick, then the close comes by itself.
+    const closesAt = (await s.chain.gateway.now()) + 15n;
+    const pool = await ops.create(creator.name, { question: "Does the action pick land?", labels: ["Yes", "No"], closesAt });
+    const slug = `action-pick-${randomBytes(4).toString("hex")}`;
+    await upsertPoolCatalog(s.db, { pool: pool.toBase58(), slug });
+    await ops.pick(other.name, pool, 1, 3n * UNIT);
+
+    const described = await eventually(async () => {
+      const r = await action(`/api/actions/polls/${slug}`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.disabled).toBeFalsy();
+      return r;
+    });
+    const pick = (described.body.links.actions as { href: string; parameters?: unknown[] }[]).find((a) => a.parameters);
+    expect(pick?.href).toBe(`/api/actions/polls/${slug}?outcome={outcome}&amount={amount}`);
+    const built = await action(pick!.href.replace("{outcome}", "0").replace("{amount}", "5"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ account: address }),
+    });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    expect(built.body.type).toBe("transaction");
+    const tx = Transaction.from(Buffer.from(built.body.transaction as string, "base64"));
+    expect(tx.feePayer!.equals(wallet.publicKey)).toBe(true);
+    tx.partialSign(wallet);
+    const connection = validator.connection();
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const confirmed = await connection.confirmTransaction(
+      { signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 },
+      "confirmed",
+    );
+    expect(confirmed.value.err).toBeNull();
+    expect(await balance(s, token)).toBe(45n * UNIT);
+
+    // Indexed under the wallet: the public REST read and GraphQL's walletPicks.
+    await eventually(async () => {
+      const r = await get(s, `/wallets/${address}/positions`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.picks).toEqual([expect.objectContaining({ poolAddress: pool.toBase58(), totalMicros: "5000000", settled: false })]);
+    });
+    const picked = await gql(s, "query($w: Address!) { walletPicks(wallet: $w) { poolAddress totalMicros settled } }", { w: address });
+    expect(picked.body.errors).toBeUndefined();
+    expect(picked.body.data.walletPicks).toEqual([{ poolAddress: pool.toBase58(), totalMicros: "5000000", settled: false }]);
+    const done = await action(built.body.links.next.href as string, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ account: address, signature }),
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.links.next.action.title).toBe("Picked");
+
+    // Closed: the creator proposes "Yes"; everyone votes (the wallet signs its own vote), so the
+    // day-long dispute window ends now and the worker resolves and distributes.
+    await eventually(async () => expect(await s.chain.gateway.now()).toBeGreaterThanOrEqual(closesAt), 60_000, 1_000);
+    await ops.propose(creator.name, pool, 0);
+    await ops.vote(other.name, pool, 0);
+    const vote = new Transaction().add(await s.chain.pools.castVote({ voter: wallet.publicKey, pool, outcome: 0 }));
+    await sendAndConfirmTransaction(connection, vote, [wallet], { commitment: "confirmed" });
+    const feeBps = (await ops.read(pool)).feeBps;
+    const [payout, fee] = pickPayout({ pot: 8n * UNIT, winnerTotal: 5n * UNIT, feeBps }, { stakeOnWinner: 5n * UNIT, total: 5n * UNIT });
+    expect(fee).toBeGreaterThan(0n);
+    await eventually(
+      async () => {
+        const r = await s.worker.drain();
+        expect(r.errors).toEqual([]);
+        expect((await ops.read(pool)).state).toBe("DISTRIBUTED");
+      },
+      90_000,
+      1_000,
+    );
+    expect(await balance(s, token)).toBe(45n * UNIT + payout);
+    expect(await balance(s, other.user.tokenAccount)).toBe(97n * UNIT);
+    await eventually(async () =>
+      expect((await get(s, `/wallets/${address}/positions`)).body.picks[0]).toMatchObject({
+        poolAddress: pool.toBase58(),
+        state: "DISTRIBUTED",
+        settled: true,
+      }),
     );
   }, 240_000);
 });
