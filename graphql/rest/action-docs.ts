@@ -5,6 +5,7 @@
  */
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { ACTIONS_BASE } from "../actions/action-routes";
+import { API_ERROR_CODES } from "../../service/api-error";
 
 const ActionError = z
   .object({ message: z.string(), code: z.string() })
@@ -47,11 +48,14 @@ const ActionDonePost = ActionPost.extend({ signature: z.string() }).meta({ id: "
 const ActionsJson = z.object({ rules: z.array(z.object({ pathPattern: z.string(), apiPath: z.string() })) }).meta({ id: "ActionsJson" });
 
 const json = (description: string, schema: z.ZodType) => ({ description, content: { "application/json": { schema } } });
+/** An error answer: the Actions specification's body, carrying the API's code for the status. */
+const actionError = (status: keyof typeof API_ERROR_CODES, description: string) =>
+  json(`${description} (code ${API_ERROR_CODES[status]})`, ActionError);
 const errors = {
-  400: json("bad input or a rule refused (nothing built)", ActionError),
-  404: json("unknown offer or poll", ActionError),
-  409: json("the offer or pool moved on", ActionError),
-  503: json("chain or store unavailable", ActionError),
+  400: actionError(400, "bad input or a rule refused (nothing built)"),
+  404: actionError(404, "unknown offer or poll"),
+  409: actionError(409, "the offer or pool moved on"),
+  503: actionError(503, "chain or store unavailable"),
 };
 
 /** Adds every action route to `app`'s OpenAPI registry (documentation only: nothing is served by it). */
@@ -99,7 +103,7 @@ export function documentActions(app: OpenAPIHono): void {
       operationId: `${kind}ActionTransaction`,
       summary: `A transaction for the visitor's wallet: ${kind === "offers" ? "a take" : "a pick"}, checked against every rule first`,
       request: { params, query, body: { content: { "application/json": { schema: ActionPost } } } },
-      responses: { 200: json("the unsigned transaction", ActionTransaction), ...errors, 403: json("a blocked wallet or creator", ActionError) },
+      responses: { 200: json("the unsigned transaction", ActionTransaction), ...errors, 403: actionError(403, "a blocked wallet or creator") },
     });
     r.registerPath({
       method: "post",
@@ -117,7 +121,7 @@ export function documentActions(app: OpenAPIHono): void {
       operationId: `${kind}ActionCard`,
       summary: "The card PNG (the Action's icon)",
       request: { params },
-      responses: { 200: { description: "a 600 x 600 PNG", content: { "image/png": { schema: z.string().meta({ format: "binary" }) } } }, 404: errors[404] },
+      responses: { 200: { description: "a 600 x 600 PNG", content: { "image/png": { schema: z.string().meta({ format: "binary" }) } } }, 400: errors[400], 404: errors[404] },
     });
   }
 }

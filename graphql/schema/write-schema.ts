@@ -187,8 +187,8 @@ function addTakeBest(builder: ApiBuilder, QuoteT: ObjectRef<PothosSchemaTypes.Ex
   const OddsLimitInput = builder.inputType("OddsLimitInput", {
     description: "The taker's worst odds accepted, (T + S) : T as an exact ratio.",
     fields: (t) => ({
-      numerator: t.field({ type: "Amount", required: true }),
-      denominator: t.field({ type: "Amount", required: true }),
+      numerator: t.field({ type: "Amount", required: true, description: "T + S of the worst ratio accepted." }),
+      denominator: t.field({ type: "Amount", required: true, description: "T of the worst ratio accepted (not 0)." }),
     }),
   });
   const TakeBestInput = builder.inputType("TakeBestInput", {
@@ -196,7 +196,7 @@ function addTakeBest(builder: ApiBuilder, QuoteT: ObjectRef<PothosSchemaTypes.Ex
     fields: (t) => ({
       side: t.field({ type: Side, required: true, description: "The outcome the taker backs." }),
       amountMicros: t.field({ type: "Amount", required: true, description: "The most the taker stakes in all." }),
-      worstOdds: t.field({ type: OddsLimitInput, required: true }),
+      worstOdds: t.field({ type: OddsLimitInput, required: true, description: "The worst taker odds accepted; offers below it are passed over." }),
       mode: t.string({ required: true, description: "`fill-and-kill` (take what the limit allows) or `fill-or-kill` (all or nothing)." }),
       idempotencyKey: t.string({
         required: true,
@@ -209,8 +209,8 @@ function addTakeBest(builder: ApiBuilder, QuoteT: ObjectRef<PothosSchemaTypes.Ex
       type: Receipt,
       description: "Take up to an amount from a contract's book at no worse than given odds, best offers first (token with bet:write).",
       args: {
-        contractAddress: t.arg({ type: "Address", required: true }),
-        input: t.arg({ type: TakeBestInput, required: true }),
+        contractAddress: t.arg({ type: "Address", required: true, description: "The contract whose book is swept (the contracts query)." }),
+        input: t.arg({ type: TakeBestInput, required: true, description: "The side, amount, worst odds, mode and idempotency key." }),
       },
       resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.takeBest(user, a.contractAddress, { ...a.input, worstOdds: { ...a.input.worstOdds } })),
     }),
