@@ -49,8 +49,7 @@ const ActionsJson = z.object({ rules: z.array(z.object({ pathPattern: z.string()
 
 const json = (description: string, schema: z.ZodType) => ({ description, content: { "application/json": { schema } } });
 /** An error answer: the Actions specification's body, carrying the API's code for the status. */
-const actionError = (status: keyof typeof API_ERROR_CODES, description: string) =>
-  json(`${description} (code ${API_ERROR_CODES[status]})`, ActionError);
+const actionError = (status: keyof typeof API_ERROR_CODES, description: string) => json(`${description} (code ${API_ERROR_CODES[status]})`, ActionError);
 const errors = {
   400: actionError(400, "bad input or a rule refused (nothing built)"),
   404: actionError(404, "unknown offer or poll"),
@@ -121,7 +120,11 @@ export function documentActions(app: OpenAPIHono): void {
       operationId: `${kind}ActionCard`,
       summary: "The card PNG (the Action's icon)",
       request: { params },
-      responses: { 200: { description: "a 600 x 600 PNG", content: { "image/png": { schema: z.string().meta({ format: "binary" }) } } }, 400: errors[400], 404: errors[404] },
+      responses: {
+        200: { description: "a 600 x 600 PNG", content: { "image/png": { schema: z.string().meta({ format: "binary" }) } } },
+        400: errors[400],
+        404: errors[404],
+      },
     });
   }
 }
