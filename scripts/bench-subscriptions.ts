@@ -75,7 +75,8 @@ async function subscribers(url: string, query: string, address: string, n: numbe
           while ((i = buf.indexOf("\n\n")) >= 0) {
             const block = buf.slice(0, i);
             buf = buf.slice(i + 2);
-            if (!block.startsWith("event: next")) continue;
+            // A block may open with its `id:` line (resumable streams), so the event line is found anywhere in it.
+            if (!/^event: next$/m.test(block)) continue;
             // An answer with errors (a refused document, a limit) is a subscriber that never started.
             if (block.includes('"errors"')) {
               failed++;
