@@ -25,13 +25,10 @@
  *   npx tsx scripts/bench-contention.ts [--takers 50] [--offers 10] [--validator]
  */
 import { Command } from "commander";
-import { Keypair, type PublicKey } from "@solana/web3.js";
+import type { PublicKey } from "@solana/web3.js";
 import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
-import { startClusterStack } from "../stack/cluster-stack";
+import { validatorStack } from "../stack/validator-stack";
 import type { AppParts } from "../stack/service-parts";
-import { RpcEngine } from "../harness/rpc-engine";
-import { TestValidator } from "../harness/validator";
-import { ServiceKey } from "../service/custody/crypto";
 import { workedExampleCreate } from "../harness/api-requests";
 import { sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
@@ -229,43 +226,27 @@ async function run(s: Stack, name: string, creators: Taker[], takers: Taker[], a
 
 const walletLimits = { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 };
 
-/** The cluster stack on a fresh validator, as tests/rpc starts it (the service deploys, so it may initialise the Configs). */
+/** The cluster stack on a fresh validator (stack/validator-stack.ts, as tests/rpc starts it). */
 async function onValidator(): Promise<Stack> {
-  const service = Keypair.generate();
-  const validator = await TestValidator.start({ upgradeAuthority: service });
-  try {
-    await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 1_000_000_000_000n);
-    const s = await startClusterStack({
-      serviceKey: ServiceKey.generate(),
-      rpcUrl: validator.rpcUrl,
-      wsUrl: validator.wsUrl,
-      service,
-      init: true,
-      reconcileMs: 0,
-      walletLimits,
-    });
-    const landed = async (signature: string) => {
-      // Polled more often than the gateway's waitFor: the figure is the time until every taker knows.
-      for (const until = Date.now() + 60_000; Date.now() < until;) {
-        const st = await s.chain.gateway.status(signature);
-        if (st.state === "confirmed") return true;
-        if (st.state === "failed") return false;
-        await new Promise((x) => setTimeout(x, 50));
-      }
-      throw new Error(`${signature}: neither confirmed nor failed after 60 s`);
-    };
-    return {
-      ...s,
-      landed,
-      stop: async () => {
-        await s.stop();
-        await validator.stop();
-      },
-    };
-  } catch (e) {
-    await validator.stop();
-    throw e;
-  }
+  const { validator, s } = await validatorStack({ walletLimits });
+  const landed = async (signature: string) => {
+    // Polled more often than the gateway's waitFor: the figure is the time until every taker knows.
+    for (const until = Date.now() + 60_000; Date.now() < until;) {
+      const st = await s.chain.gateway.status(signature);
+      if (st.state === "confirmed") return true;
+      if (st.state === "failed") return false;
+      await new Promise((x) => setTimeout(x, 50));
+    }
+    throw new Error(`${signature}: neither confirmed nor failed after 60 s`);
+  };
+  return {
+    ...s,
+    landed,
+    stop: async () => {
+      await s.stop();
+      await validator.stop();
+    },
+  };
 }
 
 async function main() {
