@@ -108,6 +108,28 @@ describe("take-best", () => {
     expect(pos.fillCount).toBe(1);
   });
 
+  it("a replay that has to re-sign (the first transaction lost, its blockhash expired) answers the new signature in signatures too", async () => {
+    const b = body({ amountMicros: u(1), worstOdds: { numerator: "1", denominator: "1" } });
+    const frank = await makeUser(w.s, 100n * UNIT);
+    w.s.chain.gateway.dropNext(1);
+    const first = await takeBest(w.c, b, frank.token);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.signatures).toEqual([first.body.signature]);
+    // Past the 150 recent blockhashes a validator accepts: the recorded bytes can no longer land.
+    for (let i = 0; i <= 150; i++) {
+      await w.s.chain.gateway.engine.renewBlockhash();
+      await w.s.chain.gateway.blockhash();
+    }
+    const replay = await takeBest(w.c, b, frank.token);
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.body.signature).not.toBe(first.body.signature);
+    expect(replay.body.signatures).toEqual([replay.body.signature]);
+    expect(replay.body.plan).toEqual(first.body.plan);
+    // The row holds the re-signed answer: a later replay answers it again.
+    expect((await takeBest(w.c, b, frank.token)).body).toEqual(replay.body);
+    await positionOn(first.body.plan.fills[0].offer as string, frank.token, u(1));
+  });
+
   it("strict bodies 400, no token 401, a blocked caller 403, an unknown contract 404, the balance 400", async () => {
     const bad: [Record<string, unknown>, string][] = [
       [body({ side: "home" }), "side"],
