@@ -19,17 +19,18 @@ let offer: string;
 beforeAll(async () => {
   // Set as an operator sets them (stack/config/settings.ts), so the numbers shown reach the limiter.
   const cmd = addSettings(new Command().exitOverride(), REQUEST_SETTINGS);
+  const flags = {
+    "--ip-burst": 1_000,
+    "--ip-per-minute": 60_000,
+    "--token-burst": 1_000,
+    "--token-per-minute": 60_000,
+    "--action-ip-burst": 6,
+    "--action-ip-per-minute": 1,
+    "--action-account-burst": 2,
+    "--action-account-per-minute": 1,
+  };
   cmd.parse(
-    ["--ip-burst", "1000", "--ip-per-minute", "60000", "--token-burst", "1000", "--token-per-minute", "60000"].concat([
-      "--action-ip-burst",
-      "6",
-      "--action-ip-per-minute",
-      "1",
-      "--action-account-burst",
-      "2",
-      "--action-account-per-minute",
-      "1",
-    ]),
+    Object.entries(flags).flatMap(([f, v]) => [f, String(v)]),
     { from: "user" },
   );
   s = await apiStack({ requestLimits: requestLimitsOf(settingsOf(cmd, REQUEST_SETTINGS)) });
