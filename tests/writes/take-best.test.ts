@@ -173,6 +173,22 @@ describe("take-best", () => {
     expect(g.body.data.takeBest.signatures).toEqual([g.body.data.takeBest.signature]);
   });
 
+  it("the caller's position counts against the maximum alike in the quote (indexed) and the write (from the chain)", async () => {
+    const c3 = await contract(w.s);
+    const big = await create(w.carol, c3, 300n, 600n); // more than one position may hold (500)
+    await inBook(c3, 1);
+    const grace = await makeUser(w.s, 1_000n * UNIT);
+    const t = await post(w.s, `/${big}/take`, { takeAmountMicros: u(100), expectedRevision: "1", idempotencyKey: key() }, grace.token);
+    expect(t.status, t.text).toBe(200);
+    await positionOn(big, grace.token, u(100));
+    const quote = await get(w.s, `/contracts/${c3.toBase58()}/quote?side=sideB&amountMicros=${u(550)}`, grace.token);
+    expect(quote.body.fills.map((f: { amountMicros: string }) => f.amountMicros)).toEqual([u(400)]);
+    const r = await takeBest(c3, body({ amountMicros: u(550), worstOdds: { numerator: "1", denominator: "1" } }), grace.token);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.plan).toEqual({ ...quote.body, worstOdds: r.body.plan.worstOdds });
+    await positionOn(big, grace.token, u(500));
+  });
+
   it("a plan larger than one transaction: split under fill-and-kill, 409 under fill-or-kill", async () => {
     const c2 = await contract(w.s);
     const made: string[] = [];
