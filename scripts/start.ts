@@ -38,7 +38,10 @@
  * Request limits per client address and per bearer token (service/rate/request-limiter.ts; 429
  * with Retry-After; 0 switches one off): --ip-burst / IP_BURST (120), --ip-per-minute /
  * IP_PER_MINUTE (600), --token-burst / TOKEN_BURST (120), --token-per-minute / TOKEN_PER_MINUTE
- * (600); --trust-proxy / TRUST_PROXY (true/false, yes/no, on/off, 1/0) takes the address from X-Forwarded-For.
+ * (600); the Solana Actions routes' own, besides those: --action-ip-burst / ACTION_IP_BURST (30),
+ * --action-ip-per-minute / ACTION_IP_PER_MINUTE (120), --action-account-burst /
+ * ACTION_ACCOUNT_BURST (10), --action-account-per-minute / ACTION_ACCOUNT_PER_MINUTE (30);
+ * --trust-proxy / TRUST_PROXY (true/false, yes/no, on/off, 1/0) takes the address from X-Forwarded-For.
  *
  * Observability (README "Observability"): JSON logs on stdout at LOG_LEVEL (info), GET /metrics,
  * GET /readyz failing above --max-lag-slots / MAX_LAG_SLOTS (150) of indexer lag.
@@ -50,7 +53,7 @@ import { join, resolve } from "node:path";
 import type { adminApp } from "../graphql/admin-http";
 import type { AdminOps } from "../service/custody/admin";
 import type { AppParts, ServiceParts } from "../stack/service-parts";
-import { LIVE_SETTINGS, addSettings, liveLimitsOf, settingsOf, type SettingName } from "../stack/config/settings";
+import { LIVE_SETTINGS, REQUEST_SETTINGS, addSettings, liveLimitsOf, requestLimitsOf, settingsOf, type SettingName } from "../stack/config/settings";
 import { ConfigError, assertPortFree, exitOnError, portRefusal, strictExit } from "../stack/config/cli";
 import type { WalletLimits } from "../service/writes/wallet-limits";
 import type { RequestLimiter, RequestLimits } from "../service/rate/request-limiter";
@@ -71,10 +74,7 @@ const SETTINGS_TAKEN = [
   "writesPerHour",
   "maxOpenOffers",
   "maxOpenPositions",
-  "ipBurst",
-  "ipPerMinute",
-  "tokenBurst",
-  "tokenPerMinute",
+  ...REQUEST_SETTINGS,
   "corsOrigins",
   "actionsCluster",
   "trustProxy",
@@ -126,7 +126,7 @@ const walletLimits: WalletLimits = {
   maxOpenPositions: opts.maxOpenPositions,
 };
 /** Per-address and per-token request limits of the HTTP API. */
-const requestLimits: RequestLimits = { ipBurst: opts.ipBurst, ipPerMinute: opts.ipPerMinute, tokenBurst: opts.tokenBurst, tokenPerMinute: opts.tokenPerMinute };
+const requestLimits: RequestLimits = requestLimitsOf(opts);
 let limiter: RequestLimiter | null = null;
 /** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
 const obs = new Observability({ processMetrics: true, maxLagSlots: opts.maxLagSlots, level: opts.logLevel });

@@ -5,8 +5,9 @@
  *
  * - The offers are the book's (./book.ts `bookOffers`): the caller's own offers and blocked
  *   creators' left out for a signed-in caller, in the book's order (best taker odds first, oldest
- *   first within a level), planned by ./take-plan.ts (the program's sweep) with the caller's positions against the
- *   per-position maximum (an anonymous caller holds none).
+ *   first within a level), planned by ./take-plan.ts (the program's sweep) with the caller's
+ *   indexed positions (./holdings.ts `indexedHoldings`) against the per-position maximum (an
+ *   anonymous caller holds none).
  * - Amounts are exact micro-units; the average odds are the exact ratio
  *   (filled + matched) : filled, reduced, with its decimal for display.
  * - `feeIfWinMicros` is the fee the program takes from each position's matched stake if the taker
@@ -19,6 +20,7 @@ import type { SideName } from "../../idl/client/offers";
 import { ApiError } from "../api-error";
 import { bookOffers, type BookOffer as BookRow, type Side } from "./book";
 import type { ReadService } from "./read-service";
+import { indexedHoldings } from "./holdings";
 import { ANY_ODDS, planOverBook, type BookOffer, type Plan } from "./take-plan";
 import type { QuoteParams } from "./quote-params";
 
@@ -48,13 +50,12 @@ export interface Quote {
 }
 
 /** An indexed offer as the sweep reads it. */
-export function sweepOfferOfRow(o: BookRow, held: bigint): BookOffer {
+export function sweepOfferOfRow(o: BookRow): BookOffer {
   return {
     feeBps: Number(o.fee_bps),
     address: o.address,
     side: o.side as SideName,
     contract: o.contract,
-    held,
     status: o.status,
     creator: o.creator,
     creatorTotal: BigInt(o.creator_total_micros),
@@ -94,36 +95,17 @@ export function quoteOf(q: Omit<QuoteParams, "contract"> & { contract: string },
 export async function contractQuote(read: ReadService, q: QuoteParams, viewerWallet: string | null): Promise<Quote> {
   const offers = await bookOffers(read, q.contract, q.side, viewerWallet);
   if (offers === null) throw new ApiError(404, "contract not found");
-  const [settings, held] = await Promise.all([read.settings(), positionsOf(read, viewerWallet, offers)]);
+  const addresses = offers.map((o) => o.address);
+  const [settings, holdings] = await Promise.all([read.settings(), indexedHoldings(read.db, viewerWallet, addresses)]);
   // bookOffers holds offers only while the contract takes them: the contract is not checked again.
-  const plan = planOverBook(
-    offers.map((o) => sweepOfferOfRow(o, held.get(o.address) ?? 0n)),
-    {
-      side: q.side,
-      amount: q.amount,
-      worstOdds: q.worstOdds ?? ANY_ODDS,
-      taker: viewerWallet,
-      maximumWager: BigInt(settings.limits.maximumWagerMicros),
-      offersEnabled: settings.offersEnabled,
-    },
-  );
+  const plan = planOverBook(offers.map(sweepOfferOfRow), holdings, {
+    side: q.side,
+    amount: q.amount,
+    worstOdds: q.worstOdds ?? ANY_ODDS,
+    taker: viewerWallet,
+    maximumWager: BigInt(settings.limits.maximumWagerMicros),
+    offersEnabled: settings.offersEnabled,
+  });
   if (plan.error) throw new ApiError(503, plan.error === "OffersDisabled" ? "offers are switched off; retry later" : plan.error);
   return quoteOf(q, plan);
-}
-
-/** The caller's taker micros on each of `offers` (none for an anonymous caller). */
-async function positionsOf(read: ReadService, wallet: string | null, offers: BookRow[]): Promise<Map<string, bigint>> {
-  if (wallet === null || offers.length === 0) return new Map();
-  const rows = await read.db
-    .selectFrom("positions")
-    .select(["offer", "taker_micros"])
-    .where("taker", "=", wallet)
-    .where("deleted", "=", 0)
-    .where(
-      "offer",
-      "in",
-      offers.map((o) => o.address),
-    )
-    .execute();
-  return new Map(rows.map((r) => [r.offer, BigInt(r.taker_micros)]));
 }

@@ -291,7 +291,7 @@ export class Idempotency {
     const r = await this.submitter.send(old.instructions, signers, {
       feePayer: old.feePayer,
       beforeSubmit: async (tx, signature) => {
-        next = { ...response, signature };
+        next = resigned(response, row.signature!, signature);
         await this.db
           .updateTable("idempotency")
           .set({
@@ -330,6 +330,17 @@ export class Idempotency {
       }
     })();
   }
+}
+
+/**
+ * The answer of a re-signed transaction: its new `signature`, and the same one in place of the old
+ * in `signatures` when the answer lists every transaction of the request (a take-best's), so the
+ * list names the transactions that can land and ends with the one the row follows.
+ */
+export function resigned<R extends { signature: string; signatures?: unknown }>(response: R, old: string, signature: string): R {
+  const next = { ...response, signature };
+  if (Array.isArray(response.signatures)) next.signatures = response.signatures.map((s) => (s === old ? signature : s));
+  return next;
 }
 
 /** The recorder's write was refused: the row belongs to another owner (a takeover). */

@@ -5,7 +5,8 @@
  * the best price"):
  *
  * - The plan: the indexed book's offers for the side (service/read/book.ts `indexedBookOrder`),
- *   each read fresh from the chain with the caller's position on it, blocked creators left out,
+ *   each read fresh from the chain with the caller's position on it (the plan's holdings,
+ *   service/read/holdings.ts: from the chain here, why below), blocked creators left out,
  *   planned by the program's own sweep (service/read/take-plan.ts over take-best-rules.ts
  *   `planTakeBest`) at the contract and Config as they are now. Fill-or-kill the plan cannot fill
  *   is a 409 before anything is signed; fill-and-kill that takes nothing is a 409 too.
@@ -29,11 +30,14 @@ import { ApiError } from "../api-error";
 import { isSubmitFailure } from "../chain/submitter";
 import type { Principal } from "../custody/custody";
 import { quoteOf, type Quote } from "../read/quote";
+import { holdingsOf, type Holdings } from "../read/holdings";
 import { planOverBook, type BookOffer, type Plan, type PlannedFill } from "../read/take-plan";
 import { refusalError } from "./errors";
 import type { Recorder, StoredResult } from "./idempotency";
 import type { TakeBestRequestBody } from "./validate";
 import type { WriteService } from "./write-service";
+
+type PlanRequest = Parameters<typeof planOverBook>[2];
 
 /** Most transactions one fill-and-kill request sends. */
 export const MAX_TRANSACTIONS = 4;
@@ -84,6 +88,7 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
   if (!kd) throw new ApiError(404, "unknown contract address");
   const c = decodeContract(kd);
   const offers: BookOffer[] = [];
+  const held: [string, bigint][] = [];
   const creators = new Map<string, boolean>();
   for (let i = 0; i < offerKeys.length; i++) {
     const d = ws.owned(accounts[i], "offer");
@@ -93,15 +98,14 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
     if (!creators.has(creator)) creators.set(creator, (await ws.deps.custody.userByWallet(creator))?.blocked ?? false);
     if (creators.get(creator)) continue;
     const pd = ws.owned(accounts[offerKeys.length + i], "position");
-    offers.push({
-      ...o,
-      address: considered[i],
-      creator,
-      contract: o.contract.toBase58(),
-      held: pd ? decodePosition(pd).takerAmount : 0n,
-      feeBps: o.feeBps,
-    });
+    if (pd) held.push([considered[i], decodePosition(pd).takerAmount]);
+    offers.push({ ...o, address: considered[i], creator, contract: o.contract.toBase58(), feeBps: o.feeBps });
   }
+  // Read from the chain, in the same read as the offers, not from the store as the quote does:
+  // the program judges what is signed against the chain, and a position the indexer has not shown
+  // yet (the caller's take a moment ago) would leave room the program refuses and miscount the
+  // positions this take opens (the positions cap below).
+  const holdings = holdingsOf(held);
   const request = {
     side: req.side,
     amount: req.amount,
@@ -112,7 +116,7 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
     contract: { address: contract, status: c.status, cutoffAt: c.cutoffAt },
     now,
   };
-  const plan = planOverBook(offers, request);
+  const plan = planOverBook(offers, holdings, request);
   if (plan.error === "OffersDisabled" || plan.error === "ContractNotOpen" || plan.error === "CutoffPassed") throw refusalError(plan.error, { contract: c });
   if (plan.error) throw new ApiError(409, `the book cannot be taken now (${plan.error}); re-read it`);
   if (req.mode === "fill-or-kill" && plan.unfilled > 0n)
@@ -130,8 +134,7 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
   const available = await ws.tokenBalance(token);
   if (available < plan.filled) throw new ApiError(400, `insufficient balance: needed ${plan.filled} micros, available ${available} micros`);
 
-  const parts = transactionsOf(plan, offers, request, perTx);
-  const held = new Map(offers.map((o) => [o.address, o.held ?? 0n]));
+  const parts = transactionsOf(plan, offers, holdings, request, perTx);
   const user = await ws.deps.custody.signer(p.user.id);
   return ws.guard.serial(p.user.id, async () => {
     const sent: string[] = [];
@@ -141,7 +144,7 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
     let pending: StoredResult | null = null;
     for (const part of parts) {
       try {
-        if (sent.length === 0) await ws.guard.admitTake(p.user, plan.fills.filter((f) => held.get(f.address) === 0n).length);
+        if (sent.length === 0) await ws.guard.admitTake(p.user, plan.fills.filter((f) => holdings(f.address) === 0n).length);
         else await ws.guard.consume(p.user.id);
       } catch (e) {
         if (sent.length === 0) throw e;
@@ -195,7 +198,7 @@ interface Part {
  * The plan's transactions: one when its offers fit (with the book's next takeable offers as
  * spares), else its fills `perTx` at a time (fill-and-kill only), at most MAX_TRANSACTIONS.
  */
-function transactionsOf(plan: Plan, offers: BookOffer[], request: Parameters<typeof planOverBook>[1], perTx: number): Part[] {
+function transactionsOf(plan: Plan, offers: BookOffer[], holdings: Holdings, request: PlanRequest, perTx: number): Part[] {
   const sum = (fs: PlannedFill[]) => fs.reduce((s, f) => s + f.amount, 0n);
   if (plan.fills.length <= perTx) {
     const planned = new Set(plan.fills.map((f) => f.address));
@@ -203,7 +206,7 @@ function transactionsOf(plan: Plan, offers: BookOffer[], request: Parameters<typ
     const list: string[] = [];
     for (const o of offers) {
       if (planned.has(o.address)) list.push(o.address);
-      else if (spares > 0 && spareFits(o, request)) {
+      else if (spares > 0 && spareFits(o, holdings, request)) {
         list.push(o.address);
         spares--;
       }
@@ -219,7 +222,7 @@ function transactionsOf(plan: Plan, offers: BookOffer[], request: Parameters<typ
 }
 
 /** An offer the sweep would take from if the ones before it were gone: within the limit, not the caller's, room left. */
-function spareFits(o: BookOffer, request: Parameters<typeof planOverBook>[1]): boolean {
-  const alone = planOverBook([o], { ...request, amount: o.takerTarget - o.takerFilled > 0n ? o.takerTarget - o.takerFilled : 1n });
+function spareFits(o: BookOffer, holdings: Holdings, request: PlanRequest): boolean {
+  const alone = planOverBook([o], holdings, { ...request, amount: o.takerTarget - o.takerFilled > 0n ? o.takerTarget - o.takerFilled : 1n });
   return alone.filled > 0n;
 }

@@ -29,8 +29,8 @@
  *    service still pays rent for (open, filled or closed: an offer account can be reclaimed only
  *    once its contract is resolved and the offer settled); a
  *    take that opens a new position needs fewer than `maxOpenPositions` such positions. Counted
- *    from the indexed store plus the user's submitted (or just confirmed) creates/takes the
- *    indexer has not shown yet (their idempotency rows); checked and submitted under a per-user lock
+ *    from the indexed store plus the user's submitted (or just confirmed) creates, takes and
+ *    take-bests the indexer has not shown yet (their idempotency rows); checked and submitted under a per-user lock
  *    in this process. Refused: 409 with a message a client can show (not 429: retrying after a
  *    delay does not help, a settlement does).
  * Bound, per user: fees `<= (writeBurst + writesPerHour * hours) * F` over any window of `hours`;
@@ -52,6 +52,7 @@ import { OffersClient } from "../../idl/client/offers";
 import { ApiError } from "../api-error";
 import { takeFromBucket } from "../rate/gcra";
 import { DEFAULT_WALLET_LIMITS, type WalletLimits } from "./wallet-limits";
+import type { TakeBestResponse } from "./take-best";
 
 // The bound's numbers live apart (./wallet-limits.ts) so the entry points read them without loading this.
 export { DEFAULT_WALLET_LIMITS, type WalletLimits } from "./wallet-limits";
@@ -63,6 +64,16 @@ export const FEE_BOUND_SIGNATURES_PER_WRITE = 4;
 const CONFIRMED_PENDING_SECONDS = 300;
 
 type Db = Kysely<Database & CustodyDatabase>;
+
+/** The idempotency operation of a take-best (./write-service.ts). */
+export const TAKE_BEST_OPERATION = "take-best";
+
+/** The offers a take-best's recorded answer (./take-best.ts TakeBestResponse) plans to take: the sent parts'. */
+function sweptOffers(responseJson: string | null): string[] {
+  if (responseJson === null) return [];
+  const r = JSON.parse(responseJson) as Partial<Pick<TakeBestResponse, "plan">>;
+  return r.plan?.fills.map((f) => f.offer) ?? [];
+}
 
 export class WalletGuard {
   readonly limits: WalletLimits;
@@ -159,22 +170,22 @@ export class WalletGuard {
   /**
    * Accounts the user's creates/takes open that the store does not know yet: submitted ones
    * (whatever their age: a transaction not seen to land may still be resent by a replay of its
-   * key, until the key is pruned) and recently confirmed ones (the indexer lags).
+   * key, until the key is pruned) and recently confirmed ones (the indexer lags). A take-best's
+   * row names no one offer: the positions it may open are those of its recorded plan, so two quick
+   * sweeps count each other's positions as two quick takes do.
    */
   private async pending(user: User, op: "create" | "take"): Promise<number> {
     const since = Math.floor(this.clockMs() / 1000) - CONFIRMED_PENDING_SECONDS;
     const rows = await this.db
       .selectFrom("idempotency")
-      .select(["offer_address"])
+      .select(["operation", "offer_address", "response_json"])
       .where("user_id", "=", user.id)
-      .where("operation", "=", op)
+      .where("operation", "in", op === "create" ? ["create"] : ["take", TAKE_BEST_OPERATION])
       .where((eb) => eb.or([eb("state", "=", "submitted"), eb.and([eb("state", "=", "confirmed"), eb("updated_at", ">=", since)])]))
-      .where("offer_address", "is not", null)
       .execute();
-    if (rows.length === 0) return 0;
-    const targets = rows.map((r) =>
-      op === "create" ? r.offer_address! : this.client.pda.position(new PublicKey(r.offer_address!), user.wallet)[0].toBase58(),
-    );
+    const offers = rows.flatMap((r) => (r.operation === TAKE_BEST_OPERATION ? sweptOffers(r.response_json) : r.offer_address ? [r.offer_address] : []));
+    if (offers.length === 0) return 0;
+    const targets = offers.map((o) => (op === "create" ? o : this.client.pda.position(new PublicKey(o), user.wallet)[0].toBase58()));
     const table = op === "create" ? "offers" : "positions";
     const known = await this.db.selectFrom(table).select("address").where("address", "in", targets).execute();
     const seen = new Set(known.map((k) => k.address));

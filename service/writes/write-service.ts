@@ -49,7 +49,7 @@ import { Idempotency, type Recorder } from "./idempotency";
 import { ApiError } from "../api-error";
 import { takeBest, type TakeBestResponse } from "./take-best";
 import { parseClose, parseCreate, parseTake, parseTakeBest, type CloseRequest, type CreateRequest, type TakeRequest } from "./validate";
-import { WalletGuard, type WalletLimits } from "./wallet-guard";
+import { TAKE_BEST_OPERATION, WalletGuard, type WalletLimits } from "./wallet-guard";
 
 export interface CreateResponse {
   signature: string;
@@ -344,7 +344,7 @@ export class WriteService {
       worstOdds: `${req.worstOdds.numerator}/${req.worstOdds.denominator}`,
       mode: req.mode,
     });
-    return (await this.idem.run(p.user.id, req.idempotencyKey, "take-best", hash, async (record) => {
+    return (await this.idem.run(p.user.id, req.idempotencyKey, TAKE_BEST_OPERATION, hash, async (record) => {
       if (p.user.blocked) throw refusalError("CallerBlocked");
       return takeBest(this, p, req, record);
     })) as TakeBestResponse;

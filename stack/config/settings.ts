@@ -10,7 +10,7 @@ import { z } from "zod";
 // Only the numbers and names, each in a file of its own: an entry point parses (and refuses) its
 // command line before it loads the engines, the store or the server (tests/stack/cli-refusals.test.ts).
 import { DEFAULT_WALLET_LIMITS } from "../../service/writes/wallet-limits";
-import { DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limits";
+import { DEFAULT_ACTION_LIMITS, DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../../service/rate/request-limits";
 import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/lag";
 import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-limits";
 import { LIVE_SHARES } from "../../service/read/live-shares";
@@ -85,6 +85,34 @@ export const SETTINGS = {
       "requests per minute per bearer token after the burst (0: no limit)",
       "TOKEN_PER_MINUTE",
       DEFAULT_REQUEST_LIMITS.tokenPerMinute,
+    ),
+  actionIpBurst: () =>
+    count(
+      "--action-ip-burst",
+      "Solana Actions requests (GET and POST under /api/actions/) one client address may make at once, besides its general bucket (0: no limit)",
+      "ACTION_IP_BURST",
+      DEFAULT_ACTION_LIMITS.actionIpBurst,
+    ),
+  actionIpPerMinute: () =>
+    count(
+      "--action-ip-per-minute",
+      "Solana Actions requests per minute per client address after the burst (0: no limit)",
+      "ACTION_IP_PER_MINUTE",
+      DEFAULT_ACTION_LIMITS.actionIpPerMinute,
+    ),
+  actionAccountBurst: () =>
+    count(
+      "--action-account-burst",
+      "Solana Actions POSTs naming one wallet as account at once, from any address (0: no limit)",
+      "ACTION_ACCOUNT_BURST",
+      DEFAULT_ACTION_LIMITS.actionAccountBurst,
+    ),
+  actionAccountPerMinute: () =>
+    count(
+      "--action-account-per-minute",
+      "Solana Actions POSTs per minute per wallet account after the burst (0: no limit)",
+      "ACTION_ACCOUNT_PER_MINUTE",
+      DEFAULT_ACTION_LIMITS.actionAccountPerMinute,
     ),
   liveMaxPerConnection: () =>
     positive("--live-max-per-connection", "subscriptions one connection may hold", "LIVE_MAX_PER_CONNECTION", LIVE_LIMITS.maxPerConnection),
@@ -184,6 +212,10 @@ export interface SettingValues {
   ipPerMinute: number;
   tokenBurst: number;
   tokenPerMinute: number;
+  actionIpBurst: number;
+  actionIpPerMinute: number;
+  actionAccountBurst: number;
+  actionAccountPerMinute: number;
   liveMaxPerConnection: number;
   liveMaxSubscriptions: number;
   liveQueueLimit: number;
@@ -200,6 +232,30 @@ export interface SettingValues {
   liveShareRetryAfterSeconds: number;
 }
 SETTINGS satisfies Record<keyof SettingValues, () => Option>;
+
+/** Which setting gives each request limit (service/rate/request-limits.ts RequestLimits): a limit without one does not compile. */
+const REQUEST_LIMIT_SETTINGS = {
+  ipBurst: "ipBurst",
+  ipPerMinute: "ipPerMinute",
+  tokenBurst: "tokenBurst",
+  tokenPerMinute: "tokenPerMinute",
+  actionIpBurst: "actionIpBurst",
+  actionIpPerMinute: "actionIpPerMinute",
+  actionAccountBurst: "actionAccountBurst",
+  actionAccountPerMinute: "actionAccountPerMinute",
+} as const satisfies Record<keyof RequestLimits, SettingName>;
+
+export type RequestSettingName = (typeof REQUEST_LIMIT_SETTINGS)[keyof RequestLimits];
+
+/** The request limits' settings (per address, per token, the Solana Actions routes'), for an entry point that serves the API. */
+export const REQUEST_SETTINGS = Object.values(REQUEST_LIMIT_SETTINGS) as RequestSettingName[];
+
+/** The request limits (createApp's `requestLimits`) from the parsed request settings. */
+export function requestLimitsOf(v: Pick<SettingValues, RequestSettingName>): Required<RequestLimits> {
+  const limits = {} as Required<RequestLimits>;
+  for (const limit of Object.keys(REQUEST_LIMIT_SETTINGS) as (keyof RequestLimits)[]) limits[limit] = v[REQUEST_LIMIT_SETTINGS[limit]];
+  return limits;
+}
 
 /** Which setting gives each live limit (service/read/live-updates.ts LiveLimits): a limit without one does not compile. */
 const LIVE_LIMIT_SETTINGS = {

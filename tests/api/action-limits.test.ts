@@ -1,11 +1,13 @@
 /**
  * The Solana Actions routes' own rate limits (service/rate/request-limits.ts
- * DEFAULT_ACTION_LIMITS, set low here): per address on GET and POST, per wallet `account` on
+ * DEFAULT_ACTION_LIMITS, set low here through their settings, --action-ip-burst and the others): per address on GET and POST, per wallet `account` on
  * POST, each answering 429 in the Actions spec's error shape (`{message, code}`) with
  * `Retry-After` and the Actions CORS headers, while the rest of the API keeps its own buckets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keypair } from "@solana/web3.js";
+import { Command } from "commander";
+import { REQUEST_SETTINGS, addSettings, requestLimitsOf, settingsOf } from "../../stack/config/settings";
 import { apiStack, type ApiStack, contract as makeContract, createBody, makeUser } from "../support/stack";
 import { getJson, post } from "../support/http";
 import { until } from "../support/wait";
@@ -15,18 +17,23 @@ let s: ApiStack;
 let offer: string;
 
 beforeAll(async () => {
-  s = await apiStack({
-    requestLimits: {
-      ipBurst: 1_000,
-      ipPerMinute: 60_000,
-      tokenBurst: 1_000,
-      tokenPerMinute: 60_000,
-      actionIpBurst: 6,
-      actionIpPerMinute: 1,
-      actionAccountBurst: 2,
-      actionAccountPerMinute: 1,
-    },
-  });
+  // Set as an operator sets them (stack/config/settings.ts), so the numbers shown reach the limiter.
+  const cmd = addSettings(new Command().exitOverride(), REQUEST_SETTINGS);
+  const flags = {
+    "--ip-burst": 1_000,
+    "--ip-per-minute": 60_000,
+    "--token-burst": 1_000,
+    "--token-per-minute": 60_000,
+    "--action-ip-burst": 6,
+    "--action-ip-per-minute": 1,
+    "--action-account-burst": 2,
+    "--action-account-per-minute": 1,
+  };
+  cmd.parse(
+    Object.entries(flags).flatMap(([f, v]) => [f, String(v)]),
+    { from: "user" },
+  );
+  s = await apiStack({ requestLimits: requestLimitsOf(settingsOf(cmd, REQUEST_SETTINGS)) });
   const creator = await makeUser(s);
   const r = await post(s, "/", createBody(await makeContract(s)), creator.token);
   expect(r.status).toBe(200);

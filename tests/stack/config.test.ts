@@ -7,7 +7,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
-import { LIVE_SETTINGS, SETTINGS, addSettings, liveLimitsOf, settingsOf, type SettingName } from "../../stack/config/settings";
+import {
+  LIVE_SETTINGS,
+  REQUEST_SETTINGS,
+  SETTINGS,
+  addSettings,
+  liveLimitsOf,
+  requestLimitsOf,
+  settingsOf,
+  type SettingName,
+} from "../../stack/config/settings";
+import { DEFAULT_ACTION_LIMITS, DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limits";
 import { LIVE_LIMITS } from "../../service/read/live-updates";
 import { amountValue, bpsValue, booleanValue, durationValue, enumValue, hostValue, lifetimeValue, portValue } from "../../stack/config/values";
 
@@ -123,6 +133,25 @@ describe("settings", () => {
       for (const bad of ["0", "-1", "2.5", "many"]) expect(() => parse(LIVE_SETTINGS, [f, bad]), `${f} ${bad}`).toThrow(/is invalid/);
     process.env.LIVE_SUBSCRIPTIONS_PER_TOKEN = "0";
     expect(() => parse(LIVE_SETTINGS, [])).toThrow(/'0' from env 'LIVE_SUBSCRIPTIONS_PER_TOKEN' is invalid/);
+  });
+
+  it("every request limit, the Solana Actions routes' included, is a setting: the documented defaults, flag or variable, 0 allowed, strict", () => {
+    expect(requestLimitsOf(parse(REQUEST_SETTINGS, []))).toEqual({ ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_ACTION_LIMITS });
+    expect(DEFAULT_ACTION_LIMITS).toEqual({ actionIpBurst: 30, actionIpPerMinute: 120, actionAccountBurst: 10, actionAccountPerMinute: 30 });
+    process.env.ACTION_ACCOUNT_PER_MINUTE = "7";
+    const argv = ["--action-ip-burst", "5", "--action-ip-per-minute", "0", "--action-account-burst", "3", "--ip-burst", "9"];
+    expect(requestLimitsOf(parse(REQUEST_SETTINGS, argv))).toEqual({
+      ...DEFAULT_REQUEST_LIMITS,
+      ipBurst: 9,
+      actionIpBurst: 5,
+      actionIpPerMinute: 0,
+      actionAccountBurst: 3,
+      actionAccountPerMinute: 7,
+    });
+    for (const f of ["--action-ip-burst", "--action-ip-per-minute", "--action-account-burst", "--action-account-per-minute"])
+      for (const bad of ["-1", "2.5", "1e3", "010", "", "many"]) expect(() => parse(REQUEST_SETTINGS, [f, bad]), `${f} ${bad}`).toThrow(/is invalid/);
+    process.env.ACTION_IP_BURST = "thirty";
+    expect(() => parse(REQUEST_SETTINGS, [])).toThrow(/'thirty' from env 'ACTION_IP_BURST' is invalid/);
   });
 
   it("the service guide's Configuration names every setting's flag and variable", () => {

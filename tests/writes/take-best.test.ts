@@ -108,6 +108,28 @@ describe("take-best", () => {
     expect(pos.fillCount).toBe(1);
   });
 
+  it("a replay that has to re-sign (the first transaction lost, its blockhash expired) answers the new signature in signatures too", async () => {
+    const b = body({ amountMicros: u(1), worstOdds: { numerator: "1", denominator: "1" } });
+    const frank = await makeUser(w.s, 100n * UNIT);
+    w.s.chain.gateway.dropNext(1);
+    const first = await takeBest(w.c, b, frank.token);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.signatures).toEqual([first.body.signature]);
+    // Past the 150 recent blockhashes a validator accepts: the recorded bytes can no longer land.
+    for (let i = 0; i <= 150; i++) {
+      await w.s.chain.gateway.engine.renewBlockhash();
+      await w.s.chain.gateway.blockhash();
+    }
+    const replay = await takeBest(w.c, b, frank.token);
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.body.signature).not.toBe(first.body.signature);
+    expect(replay.body.signatures).toEqual([replay.body.signature]);
+    expect(replay.body.plan).toEqual(first.body.plan);
+    // The row holds the re-signed answer: a later replay answers it again.
+    expect((await takeBest(w.c, b, frank.token)).body).toEqual(replay.body);
+    await positionOn(first.body.plan.fills[0].offer as string, frank.token, u(1));
+  });
+
   it("strict bodies 400, no token 401, a blocked caller 403, an unknown contract 404, the balance 400", async () => {
     const bad: [Record<string, unknown>, string][] = [
       [body({ side: "home" }), "side"],
@@ -149,6 +171,22 @@ describe("take-best", () => {
     expect(g.body.errors, g.text).toBeUndefined();
     expect(g.body.data.takeBest).toMatchObject({ status: "pending", mode: "fill-and-kill", plan: { filledMicros: u(1), unfilledMicros: "0" } });
     expect(g.body.data.takeBest.signatures).toEqual([g.body.data.takeBest.signature]);
+  });
+
+  it("the caller's position counts against the maximum alike in the quote (indexed) and the write (from the chain)", async () => {
+    const c3 = await contract(w.s);
+    const big = await create(w.carol, c3, 300n, 600n); // more than one position may hold (500)
+    await inBook(c3, 1);
+    const grace = await makeUser(w.s, 1_000n * UNIT);
+    const t = await post(w.s, `/${big}/take`, { takeAmountMicros: u(100), expectedRevision: "1", idempotencyKey: key() }, grace.token);
+    expect(t.status, t.text).toBe(200);
+    await positionOn(big, grace.token, u(100));
+    const quote = await get(w.s, `/contracts/${c3.toBase58()}/quote?side=sideB&amountMicros=${u(550)}`, grace.token);
+    expect(quote.body.fills.map((f: { amountMicros: string }) => f.amountMicros)).toEqual([u(400)]);
+    const r = await takeBest(c3, body({ amountMicros: u(550), worstOdds: { numerator: "1", denominator: "1" } }), grace.token);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.plan).toEqual({ ...quote.body, worstOdds: r.body.plan.worstOdds });
+    await positionOn(big, grace.token, u(500));
   });
 
   it("a plan larger than one transaction: split under fill-and-kill, 409 under fill-or-kill", async () => {

@@ -27,7 +27,8 @@ import { WriteService } from "../../service/writes/write-service";
 import { ApiError } from "../../service/api-error";
 import { ENGINES, freshStore } from "../indexer/stores";
 import { UNIT, contract, createBody, key, makeUser, stack, type TestUser } from "../support/stack";
-import { post } from "../support/http";
+import { get, post } from "../support/http";
+import { until } from "../support/wait";
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 const F = BigInt(FEE_BOUND_SIGNATURES_PER_WRITE) * LAMPORTS_PER_SIGNATURE;
@@ -327,6 +328,43 @@ describe("holdings not yet indexed", () => {
       expect(await lostRows()).toHaveLength(1);
       expect((await post(s, "/", createBody(k), u.token)).status).toBe(409);
       expect(await s.db.selectFrom("offers").select("address").where("creator", "=", u.user.wallet.toBase58()).execute()).toHaveLength(2);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("take-best holdings not yet indexed", () => {
+  it("two quick sweeps: the first's positions, sent but not indexed (a lost transaction), count against the positions cap of the second", async () => {
+    const s = await stack({ walletLimits: { maxOpenPositions: 2 } });
+    try {
+      const [creator, taker] = [await makeUser(s), await makeUser(s)];
+      const k = await contract(s);
+      for (let i = 0; i < 3; i++) expect((await post(s, "/", createBody(k), creator.token)).status).toBe(200);
+      await until(async () => (await get(s, `/contracts/${k.toBase58()}/book`)).body?.sides?.[1]?.offerCount === 3);
+      const sweep = (amount: bigint, idempotencyKey = key()) => ({
+        side: "sideB",
+        amountMicros: String(amount),
+        worstOdds: { numerator: "1", denominator: "1" },
+        mode: "fill-and-kill",
+        idempotencyKey,
+      });
+      const takeBest = (b: unknown) => post(s, `/contracts/${k.toBase58()}/take-best`, b, taker.token);
+      s.chain.gateway.dropNext(1); // accepted, never processed: recorded `submitted`, unknown to the store
+      const firstBody = sweep(20n * UNIT);
+      const first = await takeBest(firstBody);
+      expect(first.status, first.text).toBe(200);
+      expect(first.body.plan.fills).toHaveLength(2);
+      const mine = () => s.db.selectFrom("positions").select("address").where("taker", "=", taker.user.wallet.toBase58()).execute();
+      expect(await mine()).toHaveLength(0);
+      const second = await takeBest(sweep(UNIT));
+      expect(second.status, second.text).toBe(409);
+      expect(second.body.error).toMatch(/^you have 2 positions not yet settled/);
+      // Its replay resends it (it lands now): 2 indexed, still refused.
+      expect((await takeBest(firstBody)).status).toBe(200);
+      await until(async () => (await mine()).length === 2);
+      expect((await takeBest(sweep(UNIT))).status).toBe(409);
+      expect(await mine()).toHaveLength(2);
     } finally {
       await s.stop();
     }
