@@ -262,10 +262,14 @@ describe.skipIf(!binary)("roles on one PostgreSQL store: three API replicas, two
         const via = replicas()[n % 3];
         // The replica the take goes through has seen the last take on this offer too: each replica
         // drops its caches on its own NOTIFY, so one may still answer the revision before (409).
-        const rev = await until(async () => {
-          const r = await revision(via, o);
-          return r !== null && r >= (seen.get(o) ?? 0n) ? r : null;
-        }, 60_000, 50);
+        const rev = await until(
+          async () => {
+            const r = await revision(via, o);
+            return r !== null && r >= (seen.get(o) ?? 0n) ? r : null;
+          },
+          60_000,
+          50,
+        );
         const watcher = n === 8 ? replicas()[(n + 1) % 3] : null;
         const sub = watcher ? await sseSubscribe(`http://127.0.0.1:${watcher.port}`, `subscription { offer(address: "${o}") { address revision } }`) : null;
         // The offer as it is now: the subscription is held by the replica before the take.
