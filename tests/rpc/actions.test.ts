@@ -139,6 +139,7 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     expect(done.status, JSON.stringify(done.body)).toBe(200);
 
     // Past the cutoff the taker's side wins; the worker pays the settlement table's amount to the wallet's own token account.
+    console.log(`the take was indexed ${cutoffAt - (await s.chain.gateway.now())} s before the cutoff`);
     await eventually(async () => expect(await s.chain.gateway.now()).toBeGreaterThan(cutoffAt), 60_000, 1_000);
     await s.admin.resolveContract(c, "sideB");
     await eventually(async () =>
@@ -222,6 +223,7 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.links.next.action.title).toBe("Picked");
 
+    console.log(`the pick was indexed ${closesAt - (await s.chain.gateway.now())} s before the pool closed`);
     // Closed: the creator proposes "Yes"; everyone votes (the wallet signs its own vote), so the
     // day-long dispute window ends now and the worker resolves and distributes.
     await eventually(async () => expect(await s.chain.gateway.now()).toBeGreaterThanOrEqual(closesAt), 60_000, 1_000);

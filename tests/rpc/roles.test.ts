@@ -304,6 +304,8 @@ describe.skipIf(!binary)("roles on one PostgreSQL store: three API replicas, two
         seen.set(o, rev + 1n);
         if (n === 4) indexerKill!.resumedMs = performance.now() - indexerKill!.at;
       }
+    // The cutoff's margin, for whoever shortens it or runs this on a slower machine.
+    console.log(`the last take was indexed ${now + cutoffIn - (await s.chain.gateway.now())} s before the cutoff (${cutoffIn} s after the contract)`);
     expect(pushed).not.toBeNull();
     console.log(`a take through ${pushed!.from} reached a subscriber on ${pushed!.to} ${pushed!.ms.toFixed(0)} ms after the take's response`);
     expect(indexerKill?.standby?.role).toBe("indexer");

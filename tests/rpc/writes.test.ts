@@ -84,7 +84,8 @@ describe.skipIf(!binary)("the service on solana-test-validator (RpcGateway + RPC
     await eventually(async () => expect((await get(s, `/${offer}`)).body).toMatchObject({ status: "Closed", remainingTakerMicros: "0" }));
     expect(await balance(s, alice.user.tokenAccount)).toBe(96n * UNIT);
 
-    // The validator's clock passes the cutoff.
+    // The validator's clock passes the cutoff (its margin printed, for whoever shortens it).
+    console.log(`the close was indexed ${cutoffAt - (await s.chain.gateway.now())} s before the cutoff`);
     while ((await s.chain.gateway.now()) <= cutoffAt) await new Promise((r) => setTimeout(r, 1_000));
 
     // The taker's side wins: once the store has the resolution, the worker settles and reclaims rent.
