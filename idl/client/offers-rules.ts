@@ -137,12 +137,12 @@ export function expiryRefusal(expiresAt: bigint | number, now: bigint | number, 
 }
 
 /**
- * The expiry rule as a store filter on `expires_at` (unix seconds, 0 none): `[operator, value]`
- * that selects offers whose expiry has passed at `now` (`passed`: also test `expires_at <> 0`)
- * or not yet (`ahead`: or `expires_at = 0`).
+ * The expiry rule as a store filter on `expires_at` (unix seconds; the store keeps none as null,
+ * which no comparison selects): `[operator, value]` that selects offers whose expiry has passed
+ * at `now`.
  */
-export function expiryFilter(which: "passed" | "ahead", now: bigint | number): ["<=" | ">", number] {
-  return cutoffFilter(which, now);
+export function expiryFilter(now: bigint | number): ["<=", number] {
+  return ["<=", Number(now)];
 }
 
 // ---- who may take, who may close ---------------------------------------------------------

@@ -171,6 +171,7 @@ function offerTerms(o: OffersTable): OfferTerms {
     takerFilled: BigInt(o.taker_filled_micros),
     minimumTake: BigInt(o.minimum_take_micros),
     revision: BigInt(o.revision),
+    expiresAt: o.expires_at,
   };
 }
 
