@@ -2,7 +2,7 @@
  * Offer expiry through the service (issue #26 item 4): the create write's `expiresAt` (precise
  * 400s), the read shape (REST and GraphQL), an expired offer left out of the book and the
  * bestOdds list and not takeable (viewer, take write), and the worker closing it with the creator
- * refunded exactly the unmatched stake. The compiled program in bankrun (WRITES_ENGINE=litesvm:
+ * refunded exactly the unmatched stake; the offer's Solana Action disabled. The compiled program in bankrun (WRITES_ENGINE=litesvm:
  * LiteSVM), the real indexer, store, HTTP server and worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +99,10 @@ describe("offer expiry through the service", () => {
     await s.chain.gateway.advance(1n);
     const after = await offerRead(expiring, taker.token);
     expect(after.body).toMatchObject({ status: "Open", viewer: { canTake: false, takeRefusal: "offerExpired" } });
+    // The Solana Action of the offer shows it disabled, with the reason.
+    const action = await getJson(s, `/api/actions/offers/${expiring}`);
+    expect(action.body).toMatchObject({ disabled: true, error: { message: expect.stringMatching(/^This offer has expired/) } });
+    expect(action.body.links).toBeUndefined();
     const refused = await post(s, `/${expiring}/take`, { takeAmountMicros: String(UNIT), expectedRevision: "2", idempotencyKey: key() }, taker.token);
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe(`the offer expired at ${iso(expiresAt)}: it takes no more takes`);
