@@ -959,8 +959,10 @@ describe(fuzzTitle("offers"), () => {
       const expiryClock = async () => {
         const ahead = offers.filter((o) => !o.gone && o.status === O_OPEN && o.expiresAt > w.now);
         if (!ahead.length) return void tally.add("honest:expiry_clock", "skip:none-ahead");
-        const at = rng.pick(ahead).expiresAt - (rng.chance(0.5) ? 1n : 0n);
+        const before = rng.chance(0.5);
+        const at = rng.pick(ahead).expiresAt - (before ? 1n : 0n);
         if (at > w.now) await w.advance(at - w.now);
+        tally.add("honest:expiry_clock", before ? "one_second_before" : "at_expiry");
       };
       const aTake = async (late: boolean) => {
         const cands = offers.filter((o) => takeable(o) && o.creator.honest);
