@@ -60,7 +60,16 @@ export async function runScenario(w: OffersWorld, opts: { seed: number; actions:
       const [n, d] = rng.pick(RATIOS);
       const total = rng.big(1n, 40n) * UNIT;
       const target = (total * d) / n;
-      const { offer, r } = await w.createOffer(rng.pick(users), contract, { side: rng.chance(0.5) ? "sideA" : "sideB", total, target, minTake: UNIT });
+      // Every third offer expires within ten minutes (or at the cutoff), drawing nothing from rng.
+      const cutoff = cutoffs.get(contract)!;
+      const expiresAt = offers.length % 3 === 2 && cutoff > now ? (now + 600n < cutoff ? now + 600n : cutoff) : undefined;
+      const { offer, r } = await w.createOffer(rng.pick(users), contract, {
+        side: rng.chance(0.5) ? "sideA" : "sideB",
+        total,
+        target,
+        minTake: UNIT,
+        expiresAt,
+      });
       note("create", r.ok);
       const creatorKey = (await w.chain.account(offer)) ? (await w.offer(offer)).creator : null;
       if (creatorKey) offers.push({ offer, contract, creator: users.find((u) => u.key.publicKey.equals(creatorKey))! });

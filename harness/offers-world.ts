@@ -40,6 +40,8 @@ export interface OfferTerms {
   minTake?: bigint;
   feeBps?: number;
   nonce?: bigint;
+  /** Unix seconds; none when omitted. */
+  expiresAt?: bigint;
 }
 
 export class OffersWorld extends ProgramWorld<OffersClient> {
@@ -120,6 +122,7 @@ export class OffersWorld extends ProgramWorld<OffersClient> {
       takerTarget: o.target,
       minimumTake: o.minTake ?? UNIT,
       expectedFeeBps: o.feeBps ?? (await this.config()).feeBps,
+      expiresAt: o.expiresAt,
       overrides: o.overrides,
     });
   }

@@ -478,7 +478,9 @@ export type Offers = {
       "name": "createOffer",
       "docs": [
         "Posts an offer and locks the creator's stake in the vault. The offer's PDA is",
-        "`[\"offer\", contract, creator, nonce]` with the canonical `bump`."
+        "`[\"offer\", contract, creator, nonce]` with the canonical `bump`. `expires_at` (unix seconds)",
+        "is 0 for none, else after now and no later than the contract's cutoff: from that second the",
+        "offer takes no takes and anyone may close it."
       ],
       "discriminator": [
         237,
@@ -610,13 +612,18 @@ export type Offers = {
         {
           "name": "expectedFeeBps",
           "type": "u16"
+        },
+        {
+          "name": "expiresAt",
+          "type": "i64"
         }
       ]
     },
     {
       "name": "takeOffer",
       "docs": [
-        "Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position."
+        "Takes part or all of an offer (Open and not expired); creates (canonical PDA) or increases the",
+        "taker's open position."
       ],
       "discriminator": [
         128,
@@ -747,7 +754,7 @@ export type Offers = {
         "outcome the taker backs (1 sideA, 2 sideB): offers whose creator backs it are passed over.",
         "`mode` 0 fill-and-kill takes what qualifies and leaves the rest; 1 fill-or-kill fails unless",
         "the whole amount is taken. Each offer is taken by take_offer's rules; one that no longer",
-        "qualifies or has less left is passed over or taken in part. The remaining accounts are up to",
+        "qualifies (an expired offer among them) or has less left is passed over or taken in part. The remaining accounts are up to",
         "16 (offer mut, position mut) pairs, the position being `[\"position\", offer, taker]`;",
         "`position_bumps[i]` is the canonical bump of pair i's position, used only when it is created.",
         "One OfferTaken per offer taken; nothing taken fails."
@@ -859,8 +866,8 @@ export type Offers = {
     {
       "name": "closeOffer",
       "docs": [
-        "Withdraws the unmatched creator stake: the creator any time; anyone once the contract takes no",
-        "more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded",
+        "Withdraws the unmatched creator stake: the creator any time; anyone once the offer has expired",
+        "or the contract takes no more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded",
         "token account cannot receive, the refund is credited to the creator's Claim (`[\"claim\",",
         "creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
       ],
@@ -1672,6 +1679,16 @@ export type Offers = {
       "code": 6051,
       "name": "notFilled",
       "msg": "Fill-or-kill: the offers cannot fill the whole amount within the limit"
+    },
+    {
+      "code": 6052,
+      "name": "invalidExpiry",
+      "msg": "Expiry must be after now and no later than the contract's cutoff (0: none)"
+    },
+    {
+      "code": 6053,
+      "name": "offerExpired",
+      "msg": "The offer has expired"
     }
   ],
   "types": [
@@ -1920,6 +1937,10 @@ export type Offers = {
           },
           {
             "name": "closedAt",
+            "type": "i64"
+          },
+          {
+            "name": "expiresAt",
             "type": "i64"
           }
         ]
@@ -2670,7 +2691,9 @@ export const offersIdl: Offers = {
       "name": "createOffer",
       "docs": [
         "Posts an offer and locks the creator's stake in the vault. The offer's PDA is",
-        "`[\"offer\", contract, creator, nonce]` with the canonical `bump`."
+        "`[\"offer\", contract, creator, nonce]` with the canonical `bump`. `expires_at` (unix seconds)",
+        "is 0 for none, else after now and no later than the contract's cutoff: from that second the",
+        "offer takes no takes and anyone may close it."
       ],
       "discriminator": [
         237,
@@ -2802,13 +2825,18 @@ export const offersIdl: Offers = {
         {
           "name": "expectedFeeBps",
           "type": "u16"
+        },
+        {
+          "name": "expiresAt",
+          "type": "i64"
         }
       ]
     },
     {
       "name": "takeOffer",
       "docs": [
-        "Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position."
+        "Takes part or all of an offer (Open and not expired); creates (canonical PDA) or increases the",
+        "taker's open position."
       ],
       "discriminator": [
         128,
@@ -2939,7 +2967,7 @@ export const offersIdl: Offers = {
         "outcome the taker backs (1 sideA, 2 sideB): offers whose creator backs it are passed over.",
         "`mode` 0 fill-and-kill takes what qualifies and leaves the rest; 1 fill-or-kill fails unless",
         "the whole amount is taken. Each offer is taken by take_offer's rules; one that no longer",
-        "qualifies or has less left is passed over or taken in part. The remaining accounts are up to",
+        "qualifies (an expired offer among them) or has less left is passed over or taken in part. The remaining accounts are up to",
         "16 (offer mut, position mut) pairs, the position being `[\"position\", offer, taker]`;",
         "`position_bumps[i]` is the canonical bump of pair i's position, used only when it is created.",
         "One OfferTaken per offer taken; nothing taken fails."
@@ -3051,8 +3079,8 @@ export const offersIdl: Offers = {
     {
       "name": "closeOffer",
       "docs": [
-        "Withdraws the unmatched creator stake: the creator any time; anyone once the contract takes no",
-        "more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded",
+        "Withdraws the unmatched creator stake: the creator any time; anyone once the offer has expired",
+        "or the contract takes no more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded",
         "token account cannot receive, the refund is credited to the creator's Claim (`[\"claim\",",
         "creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`)."
       ],
@@ -3864,6 +3892,16 @@ export const offersIdl: Offers = {
       "code": 6051,
       "name": "notFilled",
       "msg": "Fill-or-kill: the offers cannot fill the whole amount within the limit"
+    },
+    {
+      "code": 6052,
+      "name": "invalidExpiry",
+      "msg": "Expiry must be after now and no later than the contract's cutoff (0: none)"
+    },
+    {
+      "code": 6053,
+      "name": "offerExpired",
+      "msg": "The offer has expired"
     }
   ],
   "types": [
@@ -4112,6 +4150,10 @@ export const offersIdl: Offers = {
           },
           {
             "name": "closedAt",
+            "type": "i64"
+          },
+          {
+            "name": "expiresAt",
             "type": "i64"
           }
         ]

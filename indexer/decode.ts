@@ -119,6 +119,7 @@ export function offersAccountRow(data: Buffer): DecodedAccount | null {
         settled_position_count: a.settledPositionCount,
         created_at: n(a.createdAt),
         closed_at: t0(a.closedAt),
+        expires_at: t0(a.expiresAt),
       };
       return { table: "offers", row };
     }

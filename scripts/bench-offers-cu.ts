@@ -37,6 +37,13 @@ async function main() {
     await w.take(t2, o2, 10n * UNIT);
     record("close_offer (creator)", await w.close(creator.key, o2));
     const { offer: o3 } = await w.createOffer(creator, contract, { total: 8n * UNIT, target: 10n * UNIT });
+    // An offer with an expiry (issue 26): created, taken before it, closed by anyone at it.
+    const expiresAt = (await w.chain.now()) + 100n;
+    const { r: re, offer: o4 } = await w.createOffer(creator, contract, { total: 8n * UNIT, target: 10n * UNIT, expiresAt });
+    record("create_offer (with expiry)", re);
+    record("take_offer (offer with expiry, new position)", await w.take(t1, o4, 5n * UNIT));
+    await w.chain.setTime(expiresAt);
+    record("close_offer (anyone, after expiry)", await w.close(stranger.key, o4));
     await w.chain.advance(1_000n);
     record("close_offer (anyone, after cutoff)", await w.close(stranger.key, o3));
     record("resolve_contract", await w.resolve(contract, i % 2 ? "sideA" : "sideB"));

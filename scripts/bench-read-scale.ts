@@ -112,6 +112,7 @@ export function scaleRows(offerCount: number, contractCount = 2_000, creatorCoun
       settled_position_count: status === "Settled" ? 1 : 0,
       created_at: NOW - offerCount + i,
       closed_at: status === "Closed" || status === "Settled" ? NOW : null,
+      expires_at: null,
       slot: 2 + Math.floor(i / 100),
       write_version: i,
       deleted: 0,

@@ -31,6 +31,7 @@ export const ACTIONS_MAX_BODY_BYTES = 2_048;
 
 const ANONYMOUS_REFUSAL: Record<TakeRefusal, string> = {
   offerNotOpen: "This offer is no longer open: nothing is left to take.",
+  offerExpired: "This offer has expired: its creator set a time after which it takes no bets.",
   contractClosed: "The contract no longer takes bets: its cutoff has passed or it is decided.",
   offersDisabled: "Offers are switched off for now; try again later.",
   ownOffer: "You cannot take your own offer.",

@@ -168,6 +168,9 @@ export const Offer = z
     revision: micros("decimal string; changes on every fill and close (send it back as expectedRevision)"),
     createdAt: timestamp(),
     closedAt: timestamp().nullable(),
+    expiresAt: timestamp()
+      .nullable()
+      .meta({ description: "From this time the offer takes no takes and anyone may close it; null: none (the contract's cutoff only)" }),
     takerOdds: TakerOdds,
     creatorOdds: Odds,
     viewer: Viewer,

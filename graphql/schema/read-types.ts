@@ -223,6 +223,11 @@ export function defineReadTypes(builder: ApiBuilder, d: ReadDeps) {
       positionCount: t.exposeInt("positionCount"),
       settledPositionCount: t.exposeInt("settledPositionCount"),
       closedAt: t.expose("closedAt", { type: "DateTime", nullable: true }),
+      expiresAt: t.expose("expiresAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "From this time the offer takes no takes and anyone may close it; null: none (the contract's cutoff only).",
+      }),
       contract: t.expose("contract", { type: ContractT }),
       creator: t.expose("creator", { type: Creator }),
       termsGuardrail: t.expose("termsGuardrail", { type: Guardrail }),

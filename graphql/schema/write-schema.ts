@@ -103,6 +103,12 @@ export function addWriteMutations(
       takerTargetMicros: t.field({ type: "Amount", required: true, description: "Total wanted on the other side; stake : target within the odds range." }),
       minimumTakeMicros: t.field({ type: "Amount", required: true, description: "Smallest take accepted (a take of the whole remainder may go below)." }),
       expectedFeeBps: t.int({ required: true, description: "The settings' current feeBps; refused (CONFLICT) if it changed." }),
+      expiresAt: t.field({
+        type: "DateTime",
+        required: false,
+        description:
+          "Optional: from this time the offer takes no takes and anyone may close it; after now and no later than the contract's cutoff, a whole second.",
+      }),
       idempotencyKey: t.string({ required: true, description: idempotencyKey }),
     }),
   });
@@ -126,7 +132,8 @@ export function addWriteMutations(
     }),
   });
   // The write service validates a REST body: the same fields as a plain object.
-  const plain = (o: object): Record<string, unknown> => ({ ...o });
+  // A DateTime arrives parsed (a Date): the body carries it as the REST ISO string.
+  const plain = (o: object): Record<string, unknown> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
   type WriteCall = (writes: ReturnType<typeof svc>, user: Awaited<ReturnType<typeof auth>>) => Promise<Receipt>;
   /** A mutation's body: the caller authenticated, the write service called, its errors as GraphQL errors with the REST status. */
   const write = async (ctx: ReadContext, call: WriteCall): Promise<Receipt> => {

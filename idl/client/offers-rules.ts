@@ -104,6 +104,47 @@ export function contractRefusal(c: ContractTiming, now: bigint | number): "Contr
   return null;
 }
 
+// ---- offer expiry -------------------------------------------------------------------------
+
+/**
+ * Whether an offer's expiry has come at `now` (`Offer::expired` in programs/offers/src/state.rs):
+ * `expiresAt` 0 (or absent, a row without one) is none; else the `expiresAt` second itself is
+ * past, as for the cutoff.
+ */
+export function offerExpired(o: { expiresAt?: bigint | number | null }, now: bigint | number): boolean {
+  const at = BigInt(o.expiresAt ?? 0);
+  return at !== 0n && BigInt(now) >= at;
+}
+
+/**
+ * Why an offer takes no takes at `now` (`Offer::accepts_takes`): not Open (a row with nothing
+ * left is Filled, whatever its status says), then expired.
+ */
+export function offerRefusal(
+  o: { status: string; takerTarget: bigint; takerFilled: bigint; expiresAt?: bigint | number | null },
+  now: bigint | number,
+): "OfferNotOpen" | "OfferExpired" | null {
+  if (o.status !== "Open" || o.takerTarget - o.takerFilled <= 0n) return "OfferNotOpen";
+  if (offerExpired(o, now)) return "OfferExpired";
+  return null;
+}
+
+/** create_offer's expiry (`valid_expiry`): 0 for none, else after `now` and no later than the contract's cutoff. */
+export function expiryRefusal(expiresAt: bigint | number, now: bigint | number, cutoffAt: bigint | number): "InvalidExpiry" | null {
+  const at = BigInt(expiresAt);
+  if (at === 0n) return null;
+  return at > BigInt(now) && at <= BigInt(cutoffAt) ? null : "InvalidExpiry";
+}
+
+/**
+ * The expiry rule as a store filter on `expires_at` (unix seconds; the store keeps none as null,
+ * which no comparison selects): `[operator, value]` that selects offers whose expiry has passed
+ * at `now`.
+ */
+export function expiryFilter(now: bigint | number): ["<=", number] {
+  return ["<=", Number(now)];
+}
+
 // ---- who may take, who may close ---------------------------------------------------------
 
 /** An offer as the take and close rules need it: the chain account or a store row, amounts in micro-units. */
@@ -117,6 +158,8 @@ export interface OfferTerms {
   takerFilled: bigint;
   minimumTake: bigint;
   revision: bigint;
+  /** Unix seconds; 0 or absent: no expiry. */
+  expiresAt?: bigint | number | null;
 }
 
 /**
@@ -131,6 +174,7 @@ export const TAKE_REFUSALS = [
   "ContractNotOpen",
   "CutoffPassed",
   "OfferNotOpen",
+  "OfferExpired",
   "SelfTake",
   "RevisionMismatch",
   "ZeroAmount",
@@ -169,8 +213,8 @@ export function takeRefusal(t: TakeAttempt): TakeRefusalName | null {
   if (t.config && !t.config.offersEnabled) return "OffersDisabled";
   const contract = contractRefusal(t.contract, t.now);
   if (contract) return contract;
-  // A store row with nothing left is Filled, whatever its status says (the program sets both at once).
-  if (o.status !== "Open" || remaining <= 0n) return "OfferNotOpen";
+  const offer = offerRefusal(o, t.now);
+  if (offer) return offer;
   if (t.taker.wallet !== null && t.taker.wallet === o.creator) return "SelfTake";
   if (t.expectedRevision !== undefined && t.expectedRevision !== o.revision) return "RevisionMismatch";
   if (t.amount <= 0n) return "ZeroAmount";
@@ -186,10 +230,10 @@ export type CloseRefusalName = "OfferNotOpen" | "RevisionMismatch" | "CloseNotAl
 
 /**
  * close_offer: the offer must be Open (and at the revision the caller read, when given); its
- * creator may close it any time, anyone else once the contract accepts no more offers.
+ * creator may close it any time, anyone else once it has expired or the contract accepts no more offers.
  */
 export function closeRefusal(c: {
-  offer: Pick<OfferTerms, "status" | "creator" | "revision">;
+  offer: Pick<OfferTerms, "status" | "creator" | "revision" | "expiresAt">;
   contract: ContractTiming;
   caller: string | null;
   expectedRevision?: bigint;
@@ -197,7 +241,7 @@ export function closeRefusal(c: {
 }): CloseRefusalName | null {
   if (c.offer.status !== "Open") return "OfferNotOpen";
   if (c.expectedRevision !== undefined && c.expectedRevision !== c.offer.revision) return "RevisionMismatch";
-  if (c.caller !== c.offer.creator && contractRefusal(c.contract, c.now) === null) return "CloseNotAllowed";
+  if (c.caller !== c.offer.creator && !offerExpired(c.offer, c.now) && contractRefusal(c.contract, c.now) === null) return "CloseNotAllowed";
   return null;
 }
 

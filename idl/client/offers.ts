@@ -191,12 +191,14 @@ export class OffersClient extends ProgramClient<Offers, OffersPda> {
     takerTarget: bigint;
     minimumTake: bigint;
     expectedFeeBps: number;
+    /** Unix seconds from which the offer takes no takes and anyone may close it; none when omitted (0). */
+    expiresAt?: bigint;
     overrides?: Partial<Record<"config" | "vault" | "offer" | "tokenProgram" | "systemProgram", PublicKey>>;
   }): Promise<TransactionInstruction> & { offer?: PublicKey } {
     const [offer, bump] = this.pda.offer(a.contract, a.creator, a.nonce);
     const side = typeof a.side === "number" ? a.side : Side[a.side];
     return this.program.methods
-      .createOffer(bn(a.nonce), bump, side, bn(a.creatorTotal), bn(a.takerTarget), bn(a.minimumTake), a.expectedFeeBps)
+      .createOffer(bn(a.nonce), bump, side, bn(a.creatorTotal), bn(a.takerTarget), bn(a.minimumTake), a.expectedFeeBps, bn(a.expiresAt ?? 0n))
       .accountsStrict({
         payer: a.payer,
         creator: a.creator,
@@ -446,6 +448,8 @@ export interface OfferAccount {
   settledPositionCount: number;
   createdAt: bigint;
   closedAt: bigint;
+  /** 0: no expiry. */
+  expiresAt: bigint;
 }
 export interface PositionAccount {
   offer: PublicKey;

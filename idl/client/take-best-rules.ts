@@ -8,7 +8,7 @@
  * test `take_best_vectors::vectors_file_matches_rust` recomputes every row with math.rs,
  * tests/offers/take-best-rules.test.ts with this module.
  */
-import { contractRefusal, matchedForTake, ratioLe, type ContractTiming, type OfferTerms } from "./offers-rules";
+import { contractRefusal, matchedForTake, offerRefusal, ratioLe, type ContractTiming, type OfferTerms } from "./offers-rules";
 import { TAKE_BEST_MAX_OFFERS, TakeBestMode as TakeBestModeCode, type SideName, type TakeBestModeName } from "./offers";
 
 export { TAKE_BEST_MAX_OFFERS };
@@ -93,7 +93,7 @@ export interface TakeBestRequest {
   maximumWager: bigint;
   /** The Config's switch; omitted: on. */
   offersEnabled?: boolean;
-  /** The contract (address, status, cutoff) and the time of the take; omitted: not checked. */
+  /** The contract (address, status, cutoff) and the time of the take (also for the offers' expiry); omitted: not checked. */
   contract?: ContractTiming & { address: string };
   now?: bigint | number;
 }
@@ -120,12 +120,14 @@ const SIDE_OTHER: Record<SideName, SideName> = { sideA: "sideB", sideB: "sideA" 
  */
 export function sweepTake(
   o: Omit<SweepOffer, "address" | "revision" | "contract">,
-  r: Pick<TakeBestRequest, "side" | "worstOdds" | "taker" | "maximumWager">,
+  r: Pick<TakeBestRequest, "side" | "worstOdds" | "taker" | "maximumWager" | "now">,
   left: bigint,
 ): { take: bigint; matched: bigint } | { skip: SweepSkipName } {
   if (o.side !== SIDE_OTHER[r.side]) return { skip: "WrongSide" };
   const remaining = o.takerTarget - o.takerFilled;
-  if (o.status !== "Open" || remaining <= 0n) return { skip: "OfferNotOpen" };
+  // Filled, closed, settled or expired (`Offer::accepts_takes`) are passed over alike; without
+  // `now` (time 0) no expiry has come.
+  if (offerRefusal(o, r.now ?? 0n) !== null) return { skip: "OfferNotOpen" };
   if (r.taker !== null && r.taker === o.creator) return { skip: "SelfTake" };
   if (!oddsAtLeast(o.creatorTotal, o.takerTarget, r.worstOdds)) return { skip: "OddsBelowLimit" };
   const held = o.held ?? 0n;

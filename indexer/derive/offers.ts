@@ -42,6 +42,8 @@ export interface DerivedOffer {
   revision: string;
   createdAt: string;
   closedAt: string | null;
+  /** When the offer stops taking takes (anyone may close it then); null: at the contract's cutoff only. */
+  expiresAt: string | null;
 }
 
 /** `config` null (not indexed yet): the launch warning ratio. */
@@ -70,6 +72,7 @@ export function deriveOffer(o: OffersTable, config: Pick<ConfigTable, "warning_r
     revision: String(o.revision),
     createdAt: iso(o.created_at)!,
     closedAt: iso(o.closed_at),
+    expiresAt: iso(o.expires_at),
   };
 }
 

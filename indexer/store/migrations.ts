@@ -287,12 +287,26 @@ const m0005: Migration = {
   },
 };
 
+/**
+ * An offer's expiry (issue 26): null when it has none (the chain's 0), like closed_at. Offers
+ * indexed before it came from a program without expiry: null is their truth.
+ */
+const m0006: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("offers").addColumn("expires_at", "bigint").execute();
+  },
+  async down(db: Kysely<unknown>) {
+    await db.schema.alterTable("offers").dropColumn("expires_at").execute();
+  },
+};
+
 export const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_pool_resolution": m0002,
   "0003_pool_cancels": m0003,
   "0004_read_indexes_search": m0004,
   "0005_contract_history": m0005,
+  "0006_offer_expiry": m0006,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -85,6 +85,8 @@ export interface OffersTable extends ChainMeta {
   settled_position_count: number;
   created_at: number;
   closed_at: number | null;
+  /** Unix seconds from which the offer takes no takes; null: none. */
+  expires_at: number | null;
 }
 
 export interface PositionsTable extends ChainMeta {

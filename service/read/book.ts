@@ -17,6 +17,9 @@
  *   offer in it, and the matched volume (a fill on an offer hidden from the caller still moves
  *   lastMatch). Any take, close, new offer or cutoff changes it; nothing else does, so two
  *   processes (and REST and GraphQL) answer the same revision for the same book.
+ * - An offer past its expiry (offers-rules.ts `offerExpired`, at the read's chain time) is left
+ *   out like one of a contract past its cutoff: nobody can take it. Its expiry dates the book
+ *   (`updatedAt`) and its leaving changes the revision.
  * - `availableMicros` and `offerCount` of a side count every level, not only the `depth` shown.
  */
 import { createHash } from "node:crypto";
@@ -24,7 +27,7 @@ import { sql } from "kysely";
 import type { OffersTable } from "../../indexer";
 import { iso } from "../../indexer";
 import { compareTakerOdds, oddsOf, type Odds } from "../../idl/client/odds";
-import { contractRefusal, takeRefusal } from "../../idl/client/offers-rules";
+import { contractRefusal, offerExpired, takeRefusal } from "../../idl/client/offers-rules";
 import { ApiError } from "../api-error";
 import type { ReadService } from "./read-service";
 
@@ -75,6 +78,7 @@ const BOOK_COLUMNS = [
   "revision",
   "created_at",
   "fee_bps",
+  "expires_at",
 ] as const;
 export type BookOffer = Pick<OffersTable, (typeof BOOK_COLUMNS)[number]>;
 
@@ -137,6 +141,7 @@ async function takeableBy(read: ReadService, input: BookInput, wallet: string): 
         takerFilled,
         minimumTake: BigInt(o.minimum_take_micros),
         revision: BigInt(o.revision),
+        expiresAt: o.expires_at,
       },
       contract: { status: "Open", cutoffAt: Number.MAX_SAFE_INTEGER },
       taker: { wallet, blocked: false, held: 0n },
@@ -177,7 +182,9 @@ async function bookInput(read: ReadService, contract: string): Promise<BookInput
       .where("contract", "=", contract)
       .executeTakeFirst(),
   ]);
-  const offers = open.filter((o) => BigInt(o.taker_target_micros) > BigInt(o.taker_filled_micros));
+  const live = open.filter((o) => BigInt(o.taker_target_micros) > BigInt(o.taker_filled_micros));
+  const offers = live.filter((o) => !offerExpired({ expiresAt: o.expires_at }, now));
+  const expired = live.filter((o) => offerExpired({ expiresAt: o.expires_at }, now)).map((o) => Number(o.expires_at));
   const lastMatch = last
     ? {
         side: (last.side === "sideA" ? "sideB" : "sideA") as Side,
@@ -191,6 +198,7 @@ async function bookInput(read: ReadService, contract: string): Promise<BookInput
     last ? Number(last.filled_at) : null,
     closed?.at == null ? null : Number(closed.at),
     takeable ? null : cutoff,
+    ...expired,
   ];
   const dated = times.filter((t): t is number => t !== null && Number.isFinite(t));
   return {

@@ -8,11 +8,14 @@
  *   cross-multiplication in bigint, which SQL does in floating point (SQLite) or needs numeric
  *   arithmetic for (PostgreSQL). The sorted keys of a list are kept like its total (ReadCache:
  *   dropped with every applied write, at most countTtlMs).
+ * - An Open offer past its expiry (offers-rules.ts `offerExpired`, at the read's chain time) is
+ *   left out: nobody can take it at its odds any more.
  * - A key (and a GraphQL cursor) names an item by its sort key: the reduced ratio, the creation
  *   time and the address. A page after a key holds the items that sort after it in the list as it
  *   is now, so an offer added or taken between two pages is neither repeated nor makes another skip.
  */
 import { gcd } from "../../idl/client/odds";
+import { offerExpired } from "../../idl/client/offers-rules";
 import type { OfferQueries, OfferTerms } from "./offer-queries";
 import type { BrowseParams, MineRole } from "./params";
 import type { ReadCache } from "./read-cache";
@@ -74,12 +77,18 @@ export class OddsOrder {
     private readonly queries: OfferQueries,
     private readonly cache: ReadCache,
     private readonly ttlMs: number,
+    /** Chain time in unix seconds. */
+    private readonly now: () => Promise<number>,
   ) {}
 
   /** Every offer of the list `p` selects (narrowed to `mineOf`'s when given), in bestOdds order. */
   private sorted(p: Partial<BrowseParams> & { role?: MineRole }, mineOf?: string): Promise<Entry[]> {
     const key = `odds:${JSON.stringify([p.status ?? "", p.view ?? "", p.sport ?? "", p.query ?? "", p.role ?? "", mineOf ?? ""])}`;
-    return this.cache.get(key, this.ttlMs, async () => (await this.queries.terms(p, mineOf)).map(entryOfTerms).sort(compareEntries));
+    return this.cache.get(key, this.ttlMs, async () => {
+      const [terms, now] = await Promise.all([this.queries.terms(p, mineOf), this.now()]);
+      const live = terms.filter((t) => t.status !== "Open" || !offerExpired({ expiresAt: t.expires_at === null ? null : BigInt(t.expires_at) }, now));
+      return live.map(entryOfTerms).sort(compareEntries);
+    });
   }
 
   /** A numbered page (offset, size) of the list in bestOdds order, and the list's total. */

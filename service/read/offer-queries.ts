@@ -40,6 +40,8 @@ export interface OfferTerms {
   creator_total_micros: string;
   taker_target_micros: string;
   created_at: number | string;
+  status: string;
+  expires_at: number | string | null;
 }
 
 /** The filter part of browse parameters, as a cache key. */
@@ -113,7 +115,9 @@ export class OfferQueries {
   /** The terms of every offer of the list `p` selects (`mineOf`: that wallet's, as keyset narrows), unordered. */
   async terms(p: Partial<BrowseParams> & { role?: MineRole }, mineOf?: string): Promise<OfferTerms[]> {
     const q = mineOf ? this.mineScope(this.offerFilter(p), mineOf, p.role) : await this.listFilter(p);
-    return q.select(["offers.address", "offers.creator_total_micros", "offers.taker_target_micros", "offers.created_at"]).execute();
+    return q
+      .select(["offers.address", "offers.creator_total_micros", "offers.taker_target_micros", "offers.created_at", "offers.status", "offers.expires_at"])
+      .execute();
   }
 
   /** The rows with contracts of these offers, in the order given (a page another order chose). */

@@ -62,6 +62,7 @@ export interface CreatorSettlement {
 /** Why the caller cannot take, when canTake is false (the API's enum: GraphQL and OpenAPI take it from here). */
 export const TAKE_REFUSALS = [
   "offerNotOpen",
+  "offerExpired",
   "contractClosed",
   "offersDisabled",
   "ownOffer",
@@ -149,6 +150,7 @@ export const TAKE_REFUSAL_OF: Record<TakeRefusalName, TakeRefusal> = {
   ContractNotOpen: "contractClosed",
   CutoffPassed: "contractClosed",
   OfferNotOpen: "offerNotOpen",
+  OfferExpired: "offerExpired",
   SelfTake: "ownOffer",
   RevisionMismatch: "offerNotOpen",
   ZeroAmount: "maximumWager",
@@ -169,6 +171,7 @@ function offerTerms(o: OffersTable): OfferTerms {
     takerFilled: BigInt(o.taker_filled_micros),
     minimumTake: BigInt(o.minimum_take_micros),
     revision: BigInt(o.revision),
+    expiresAt: o.expires_at,
   };
 }
 

@@ -64,6 +64,7 @@ export function sweepOfferOfRow(o: BookRow): BookOffer {
     takerFilled: BigInt(o.taker_filled_micros),
     minimumTake: BigInt(o.minimum_take_micros),
     revision: BigInt(o.revision),
+    expiresAt: o.expires_at,
   };
 }
 

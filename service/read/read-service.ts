@@ -105,7 +105,7 @@ export class ReadService {
     const engine = o.db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
     const compiled = new CompiledReads(o.db);
     this.queries = new OfferQueries({ db: o.db, engine, cache: this.cache, countTtlMs: o.countTtlMs ?? 5_000, compiled });
-    this.oddsOrder = new OddsOrder(this.queries, this.cache, o.countTtlMs ?? 5_000);
+    this.oddsOrder = new OddsOrder(this.queries, this.cache, o.countTtlMs ?? 5_000, () => this.now());
     this.shaper = new OfferShaper({
       compiled,
       db: o.db,

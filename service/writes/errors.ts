@@ -45,6 +45,12 @@ const ANSWERS: Record<string, Answer> = {
   },
   CutoffPassed: { status: 409, message: "the contract's cutoff has passed" },
   OfferNotOpen: { status: 409, message: "the offer is no longer open; re-read it", precheck: (f) => `the offer is ${f.offer!.status}` },
+  OfferExpired: {
+    status: 409,
+    message: "the offer has expired: it takes no more takes",
+    precheck: (f) => `the offer expired at ${new Date(Number(f.offer!.expiresAt) * 1000).toISOString()}: it takes no more takes`,
+  },
+  InvalidExpiry: { status: 400, message: "expiresAt must be in the future and no later than the contract's cutoff" },
   RevisionMismatch: { status: 409, message: "the offer changed since expectedRevision; re-read it and retry with its current revision", precheck: changed },
   AmountExceedsRemaining: {
     status: 409,
@@ -79,8 +85,10 @@ const ANSWERS: Record<string, Answer> = {
   TakeTooSmallToMatch: { status: 400, message: "takeAmountMicros is too small to be matched with any creator stake" },
   CloseNotAllowed: {
     status: 409,
-    message: "only the creator may close an offer before the contract's cutoff",
-    precheck: (f) => `only the creator may close this offer before the contract's cutoff at ${new Date(Number(f.contract!.cutoffAt) * 1000).toISOString()}`,
+    message: "only the creator may close an offer before its expiry and the contract's cutoff",
+    precheck: (f) =>
+      `only the creator may close this offer before the contract's cutoff at ${new Date(Number(f.contract!.cutoffAt) * 1000).toISOString()}` +
+      (f.offer?.expiresAt ? ` and its expiry at ${new Date(Number(f.offer.expiresAt) * 1000).toISOString()}` : ""),
   },
 };
 

@@ -8,6 +8,9 @@
  *   already have lost precision.
  * - `expectedRevision` is a decimal string like amounts (u64).
  * - `expectedFeeBps` is a JSON integer 0..10000.
+ * - `expiresAt` (optional; absent or null: none) is an ISO 8601 date-time with a zone, a whole
+ *   second (the program keeps unix seconds); whether it is after now and no later than the
+ *   contract's cutoff is the write service's check, against the chain's clock.
  * - `idempotencyKey` is any string of 8 to 128 characters (Unicode code points, the spec's
  *   "characters"). A key the store cannot hold as text (a NUL, an unpaired surrogate) is kept as
  *   its sha256 instead; it still names one action of its user.
@@ -109,6 +112,15 @@ export const CreateBody = strictBody({
     .int({ error: "expectedFeeBps must be an integer from 0 to 10000" })
     .min(0, { error: "expectedFeeBps must be an integer from 0 to 10000" })
     .max(10_000, { error: "expectedFeeBps must be an integer from 0 to 10000" }),
+  expiresAt: z.iso
+    .datetime({ offset: true, error: fieldError("expiresAt", "expiresAt must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T18:00:00Z") })
+    .refine((v) => Date.parse(v) % 1000 === 0, { error: "expiresAt must be a whole second" })
+    .nullish()
+    .meta({
+      description:
+        "optional: from this time the offer takes no takes and anyone may close it (the service's worker does); after now and no later than the contract's cutoff",
+      examples: ["2026-01-31T18:00:00Z"],
+    }),
   idempotencyKey: idempotencyKeySchema,
 }).meta({ id: "CreateOfferRequest" });
 
@@ -155,6 +167,8 @@ export interface CreateRequest {
   takerTarget: bigint;
   minimumTake: bigint;
   expectedFeeBps: number;
+  /** Unix seconds; 0: none. */
+  expiresAt: bigint;
   idempotencyKey: string;
 }
 
@@ -167,6 +181,7 @@ export function parseCreate(body: unknown): CreateRequest {
     takerTarget: BigInt(o.takerTargetMicros),
     minimumTake: BigInt(o.minimumTakeMicros),
     expectedFeeBps: o.expectedFeeBps,
+    expiresAt: o.expiresAt ? BigInt(Date.parse(o.expiresAt) / 1000) : 0n,
     idempotencyKey: storableKey(o.idempotencyKey),
   };
 }

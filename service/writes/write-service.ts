@@ -39,7 +39,16 @@ import {
   type ConfigAccount,
   type OfferAccount,
 } from "../../idl/client/offers";
-import { closeRefusal, contractRefusal, matchedForTake, oddsRefusal, takeRefusal, unmatchedStake, type OfferTerms } from "../../idl/client/offers-rules";
+import {
+  closeRefusal,
+  contractRefusal,
+  expiryRefusal,
+  matchedForTake,
+  oddsRefusal,
+  takeRefusal,
+  unmatchedStake,
+  type OfferTerms,
+} from "../../idl/client/offers-rules";
 import { ChainUnavailableError, type ChainGateway } from "../chain/gateway";
 import { Submitter, isSubmitFailure, type SubmitterOptions } from "../chain/submitter";
 import type { Custody, Principal } from "../custody/custody";
@@ -171,6 +180,8 @@ export class WriteService {
       creatorTotal: String(req.creatorTotal),
       takerTarget: String(req.takerTarget),
       minimumTake: String(req.minimumTake),
+      // Absent and none hash alike: the same offer.
+      expiresAt: req.expiresAt === 0n ? undefined : String(req.expiresAt),
       idempotencyKey: undefined,
     });
     return (await this.idem.run(p.user.id, req.idempotencyKey, "create", hash, async (record) => {
@@ -195,6 +206,15 @@ export class WriteService {
     const k = decodeContract(kd);
     const closed = contractRefusal(k, now);
     if (closed) throw refusalError(closed, { contract: k });
+    if (expiryRefusal(req.expiresAt, now, k.cutoffAt)) {
+      const [at, cutoff, clock] = [isoOf(req.expiresAt), isoOf(k.cutoffAt), isoOf(now)];
+      throw new ApiError(
+        400,
+        req.expiresAt > k.cutoffAt
+          ? `expiresAt ${at} is after the contract's cutoff ${cutoff}; it must be no later than the cutoff`
+          : `expiresAt ${at} is not in the future (chain time ${clock}); it must be after now`,
+      );
+    }
     const l = cfg.limits;
     const { creatorTotal: total, takerTarget: target, minimumTake: minTake } = req;
     if (total < l.minimumCreatorMicros) throw new ApiError(400, `creatorTotalMicros must be at least minimumCreatorMicros ${l.minimumCreatorMicros}`);
@@ -224,6 +244,7 @@ export class WriteService {
       takerTarget: target,
       minimumTake: minTake,
       expectedFeeBps: req.expectedFeeBps,
+      expiresAt: req.expiresAt,
     });
     return this.submitForUser(p, user, ix, () => this.guard.admitCreate(p.user), { offerAddress: offer.toBase58() }, record);
   }
@@ -384,6 +405,9 @@ export class WriteService {
 function offerTerms(o: OfferAccount): OfferTerms {
   return { ...o, creator: o.creator.toBase58() };
 }
+
+/** Unix seconds as ISO 8601 UTC, for messages. */
+const isoOf = (unix: bigint | number) => new Date(Number(unix) * 1000).toISOString();
 
 /** sha256 of the canonical request: operation, path address and normalized fields (sorted). */
 export function requestHash(op: string, address: string, fields: Record<string, unknown>): string {

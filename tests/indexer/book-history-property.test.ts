@@ -46,6 +46,8 @@ interface ChainOffer {
   status: string;
   createdAt: number;
   closedAt: number | null;
+  /** Unix seconds; 0: none. */
+  expiresAt: bigint;
 }
 
 async function chainOffers(w: OffersWorld, contract: PublicKey, offers: PublicKey[]): Promise<ChainOffer[]> {
@@ -63,6 +65,7 @@ async function chainOffers(w: OffersWorld, contract: PublicKey, offers: PublicKe
       status: o.status,
       createdAt: Number(o.createdAt),
       closedAt: o.closedAt === 0n ? null : Number(o.closedAt),
+      expiresAt: o.expiresAt,
     });
   }
   return out;
@@ -76,8 +79,9 @@ const reduce = (n: bigint, d: bigint) => {
 const better = (a: { s: bigint; t: bigint }, b: { s: bigint; t: bigint }) => a.s * b.t > b.s * a.t;
 
 /** The book from the chain's accounts: levels keyed by the reduced ratio, sorted best first. */
-function bookReference(offers: ChainOffer[], takeable: boolean) {
-  const open = takeable ? offers.filter((o) => o.status === "Open" && o.filled < o.t) : [];
+function bookReference(offers: ChainOffer[], takeable: boolean, now: number) {
+  // An offer leaves the book at its expiry second.
+  const open = takeable ? offers.filter((o) => o.status === "Open" && o.filled < o.t && (o.expiresAt === 0n || BigInt(now) < o.expiresAt)) : [];
   return SIDES.map((side) => {
     const mine = open.filter((o) => o.side !== side);
     const levels = new Map<string, { o: ChainOffer; available: bigint; offers: ChainOffer[] }>();
@@ -235,7 +239,7 @@ describe.each(ENGINES)("book and history on %s", (engine) => {
         const acc = await w.contractAccount(c);
         const onChain = await chainOffers(w, c, offers);
         const book = await contractBook(read, c.toBase58(), 100, null);
-        expect(bookShape(book), `book of ${c.toBase58()}`).toEqual(bookReference(onChain, acc.status === "Open" && BigInt(now) < acc.cutoffAt));
+        expect(bookShape(book), `book of ${c.toBase58()}`).toEqual(bookReference(onChain, acc.status === "Open" && BigInt(now) < acc.cutoffAt, now));
         seen.books++;
         seen.levels += book.sides.reduce((n, s) => n + s.levels.length, 0);
 

@@ -38,12 +38,15 @@ interface RefOffer {
  */
 async function reference(w: OffersWorld, contract: PublicKey, offers: PublicKey[], excluded: (o: RefOffer) => boolean) {
   const c = await w.contractAccount(contract);
-  const takeable = c.status === "Open" && (await w.chain.now()) < c.cutoffAt;
+  const now = await w.chain.now();
+  const takeable = c.status === "Open" && now < c.cutoffAt;
   const open: RefOffer[] = [];
   for (const a of offers) {
     if (!(await w.chain.account(a))) continue;
     const o = await w.offer(a);
     if (!o.contract.equals(contract) || o.status !== "Open" || o.takerFilled >= o.takerTarget) continue;
+    // An offer leaves the book at its expiry second.
+    if (o.expiresAt !== 0n && now >= o.expiresAt) continue;
     const r = {
       address: a.toBase58(),
       creator: o.creator.toBase58(),

@@ -89,6 +89,7 @@ export async function compareWithChain(
       revision: o.revision.toString(),
       createdAt: iso(o.createdAt),
       closedAt: iso(o.closedAt),
+      expiresAt: iso(o.expiresAt),
     });
     expect([row.nonce, row.creator_refunded_micros, row.rent_payer, row.creator_token]).toEqual([
       o.nonce.toString(),

@@ -44,7 +44,16 @@ describe("offers Codama client", () => {
     // create_offer from Codama's builder, given no PDA: it derives config, offer and vault.
     const nonce = 0x1122_3344_5566_7788n;
     const [offer, bump] = pda.offer(contract, a.key.publicKey, nonce);
-    const args = { nonce, bump, side: 2, creatorTotal: 8n * UNIT, takerTarget: 10n * UNIT, minimumTake: UNIT, expectedFeeBps: (await w.config()).feeBps };
+    const args = {
+      nonce,
+      bump,
+      side: 2,
+      creatorTotal: 8n * UNIT,
+      takerTarget: 10n * UNIT,
+      minimumTake: UNIT,
+      expectedFeeBps: (await w.config()).feeBps,
+      expiresAt: 0n,
+    };
     const kitIx = web3Instruction(
       await codama.getCreateOfferInstructionAsync({
         payer: createNoopSigner(addr(w.chain.payer.publicKey)),

@@ -54,7 +54,7 @@ describe("offers IDL: Anchor resolves the PDA accounts", () => {
     const nonce = 0x0102_0304_0506_0708n;
     const [offer, offerBump] = pda.offer(contract, a.key.publicKey, nonce);
     const post = program.methods
-      .createOffer(bn(nonce), offerBump, Side.sideA, bn(8n * UNIT), bn(10n * UNIT), bn(UNIT), LAUNCH_FEE_BPS)
+      .createOffer(bn(nonce), offerBump, Side.sideA, bn(8n * UNIT), bn(10n * UNIT), bn(UNIT), LAUNCH_FEE_BPS, bn(0n))
       .accountsPartial({ payer, creator: a.key.publicKey, creatorToken: a.token, contract });
     expect(b58(await post.pubkeys())).toMatchObject({ config, vault, offer: offer.toBase58() });
     expectOk(await w.send([await post.instruction()], [a.key]));

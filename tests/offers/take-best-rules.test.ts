@@ -117,4 +117,20 @@ describe("take_best plan: the rules around the sweep", () => {
     expect(planTakeBest([offer("a"), offer("b")], { ...req, mode: "fill-or-kill", amount: 25n * unit }).error).toBe("NotFilled");
     expect(planTakeBest([offer("a"), offer("b")], { ...req, mode: "fill-or-kill", amount: 20n * unit }).error).toBe(null);
   });
+
+  it("passes over an offer from its expiry second (Offer::accepts_takes: as not open), takes it one second before", () => {
+    const k = { address: "K", status: "Open", cutoffAt: 1_000n };
+    const expiring = offer("a", { expiresAt: 500n });
+    expect(planTakeBest([expiring, offer("b")], { ...req, contract: k, now: 499n }).fills).toEqual([
+      { offer: "a", take: 10n * unit, matched: 8n * unit },
+      { offer: "b", take: 5n * unit, matched: 4n * unit },
+    ]);
+    expect(planTakeBest([expiring, offer("b")], { ...req, contract: k, now: 500n }).fills).toEqual([
+      { offer: "a", skip: "OfferNotOpen" },
+      { offer: "b", take: 10n * unit, matched: 8n * unit },
+    ]);
+    expect(planTakeBest([expiring], { ...req, contract: k, now: 500n }).error).toBe("NothingTaken");
+    // No expiry (0) never expires.
+    expect(planTakeBest([offer("c", { expiresAt: 0n })], { ...req, contract: k, now: 999n }).error).toBe(null);
+  });
 });

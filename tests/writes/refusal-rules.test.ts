@@ -55,6 +55,7 @@ describe("takeRefusal", () => {
       ["CutoffPassed", (t) => (t.now = 1_000n)],
       ["OfferNotOpen", (t) => (t.offer.status = "Closed")],
       ["OfferNotOpen", (t) => (t.offer.takerFilled = t.offer.takerTarget)],
+      ["OfferExpired", (t) => (t.offer.expiresAt = 999n)],
       ["SelfTake", (t) => (t.taker.wallet = "C")],
       ["RevisionMismatch", (t) => (t.expectedRevision = 2n)],
       ["ZeroAmount", (t) => (t.amount = 0n)],
@@ -74,15 +75,24 @@ describe("takeRefusal", () => {
     expect(take((t) => ((t.taker.wallet = "C"), (t.expectedRevision = 1n)))).toBe("SelfTake");
     expect(take((t) => ((t.config!.offersEnabled = false), (t.contract.status = "Voided")))).toBe("OffersDisabled");
     expect(take((t) => ((t.creatorBlocked = true), (t.taker.blocked = true), (t.offer.status = "Settled")))).toBe("CallerBlocked");
+    // Offer::accepts_takes: not Open before expired; the expiry second itself is past, one before is not; 0 is none.
+    expect(take((t) => ((t.offer.status = "Closed"), (t.offer.expiresAt = 10n)))).toBe("OfferNotOpen");
+    expect(take((t) => (t.offer.expiresAt = 1_000n))).toBeNull();
+    expect(take((t) => (t.offer.expiresAt = 0n))).toBeNull();
+    expect(take((t) => ((t.offer.expiresAt = 999n), (t.expectedRevision = 1n)))).toBe("OfferExpired");
     // Every u64 amount survives the matched-stake arithmetic (no number rounding).
     expect(take((t) => ((t.amount = 18_446_744_073_709_551_615n), (t.config = null)))).toBe("AmountExceedsRemaining");
   });
 });
 
 describe("closeRefusal", () => {
-  const close = (caller: string | null, now: bigint, o: Partial<{ status: string; revision: bigint; expected: bigint; contract: string }> = {}) =>
+  const close = (
+    caller: string | null,
+    now: bigint,
+    o: Partial<{ status: string; revision: bigint; expected: bigint; contract: string; expiresAt: bigint }> = {},
+  ) =>
     closeRefusal({
-      offer: { status: o.status ?? "Open", creator: "C", revision: o.revision ?? 3n },
+      offer: { status: o.status ?? "Open", creator: "C", revision: o.revision ?? 3n, expiresAt: o.expiresAt },
       contract: { status: o.contract ?? "Open", cutoffAt: 1_000n },
       caller,
       expectedRevision: o.expected,
@@ -100,6 +110,12 @@ describe("closeRefusal", () => {
     expect(close("S", 999n, { status: "Closed", expected: 2n })).toBe("OfferNotOpen");
     expect(close("S", 999n, { expected: 2n })).toBe("RevisionMismatch");
   });
+  it("anyone once the offer expired (the expiry second itself), not one second before", () => {
+    expect(close("S", 499n, { expiresAt: 500n })).toBe("CloseNotAllowed");
+    expect(close("S", 500n, { expiresAt: 500n })).toBeNull();
+    expect(close(null, 501n, { expiresAt: 500n })).toBeNull();
+    expect(close("S", 999n, { expiresAt: 0n })).toBe("CloseNotAllowed");
+  });
 });
 
 describe("the write path's answer to each refusal", () => {
@@ -112,6 +128,7 @@ describe("the write path's answer to each refusal", () => {
       ContractNotOpen: 409,
       CutoffPassed: 409,
       OfferNotOpen: 409,
+      OfferExpired: 409,
       SelfTake: 400,
       RevisionMismatch: 409,
       ZeroAmount: 400,
@@ -131,6 +148,11 @@ describe("the write path's answer to each refusal", () => {
     expect(refusalError("CloseNotAllowed", FACTS).message).toBe(
       "only the creator may close this offer before the contract's cutoff at 1970-01-01T00:16:40.000Z",
     );
+    const expiring = { ...FACTS, offer: { expiresAt: 900n } as never };
+    expect(refusalError("OfferExpired", expiring).message).toBe("the offer expired at 1970-01-01T00:15:00.000Z: it takes no more takes");
+    expect(refusalError("CloseNotAllowed", expiring).message).toBe(
+      "only the creator may close this offer before the contract's cutoff at 1970-01-01T00:16:40.000Z and its expiry at 1970-01-01T00:15:00.000Z",
+    );
   });
 
   it("every program error a take or close names is one of the IDL's", () => {
@@ -140,7 +162,7 @@ describe("the write path's answer to each refusal", () => {
 });
 
 const FACTS = {
-  offer: { status: "Filled", revision: 3n, takerTarget: 20n * U, takerFilled: 5n * U, minimumTake: 2n * U } as never,
+  offer: { status: "Filled", revision: 3n, takerTarget: 20n * U, takerFilled: 5n * U, minimumTake: 2n * U, expiresAt: 0n } as never,
   contract: { status: "Voided", cutoffAt: 1_000n } as never,
   amount: 12n * U,
   held: 40n * U,
@@ -197,6 +219,7 @@ describe("the viewer's takeRefusal", () => {
       ContractNotOpen: "contractClosed",
       CutoffPassed: "contractClosed",
       OfferNotOpen: "offerNotOpen",
+      OfferExpired: "offerExpired",
       SelfTake: "ownOffer",
       RevisionMismatch: "offerNotOpen",
       ZeroAmount: "maximumWager",

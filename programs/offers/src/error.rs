@@ -88,6 +88,10 @@ pub enum OfferError {
     NothingTaken = 6050,
     /// Fill-or-kill: the offers cannot fill the whole amount within the limit
     NotFilled = 6051,
+    /// Expiry must be after now and no later than the contract's cutoff (0: none)
+    InvalidExpiry = 6052,
+    /// The offer has expired
+    OfferExpired = 6053,
 }
 
 kit::program_error!(OfferError);

@@ -59,7 +59,7 @@ pub fn odds_at_least(creator_total: u64, taker_target: u64, numerator: u64, deno
 pub enum Skip {
     /// The offer's creator backs the side the taker backs.
     WrongSide = 1,
-    /// Filled, closed or settled (nothing left to take).
+    /// Filled, closed, settled or expired (nothing to take).
     OfferNotOpen = 2,
     /// The taker created it.
     SelfTake = 3,

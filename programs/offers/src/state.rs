@@ -103,6 +103,9 @@ pub struct Offer {
     pub settled_position_count: PodU32,
     pub created_at: PodI64,
     pub closed_at: PodI64,
+    /// 0: no expiry; else the second from which the offer takes no more takes and anyone may
+    /// close it (as at the contract's cutoff). Set at creation, at most the contract's cutoff.
+    pub expires_at: PodI64,
 }
 
 /// One taker's matched amount on one offer; PDA ["position", offer, taker].
@@ -144,6 +147,37 @@ impl Contract {
     }
 }
 
+impl Offer {
+    /// Whether the offer's expiry has come at `now` (the `expires_at` second itself is past, as
+    /// for the cutoff); an offer without expiry (0) never expires.
+    #[inline(always)]
+    pub fn expired(&self, now: i64) -> bool {
+        let at = self.expires_at.get();
+        at != 0 && now >= at
+    }
+
+    /// Whether the offer takes takes at `now`: Open, then not expired. take_offer refuses with
+    /// this error, take_best passes the offer over (as not open), close_offer lets anyone close
+    /// an expired offer. One rule, mirrored by `offerRefusal` in idl/client/offers-rules.ts.
+    #[inline(always)]
+    pub fn accepts_takes(&self, now: i64) -> Result<(), OfferError> {
+        if self.status != OFFER_OPEN {
+            return Err(OfferError::OfferNotOpen);
+        }
+        if self.expired(now) {
+            return Err(OfferError::OfferExpired);
+        }
+        Ok(())
+    }
+}
+
+/// create_offer's expiry: 0 (none), or after `now` and no later than the contract's cutoff.
+/// Mirrored by `expiryRefusal` in idl/client/offers-rules.ts.
+#[inline(always)]
+pub fn valid_expiry(expires_at: i64, now: i64, cutoff_at: i64) -> bool {
+    expires_at == 0 || (expires_at > now && expires_at <= cutoff_at)
+}
+
 kit::account!(Contract = disc::ACCOUNT_CONTRACT, Offer = disc::ACCOUNT_OFFER, Position = disc::ACCOUNT_POSITION,);
 
 #[cfg(test)]
@@ -173,5 +207,33 @@ mod tests {
         // Not Open is named first, whatever the time.
         assert_eq!(contract(CONTRACT_RESOLVED, 1_000).accepts_offers(5_000), Err(OfferError::ContractNotOpen));
         assert_eq!(contract(CONTRACT_VOIDED, 1_000).accepts_offers(0), Err(OfferError::ContractNotOpen));
+    }
+
+    fn offer(status: u8, expires_at: i64) -> Offer {
+        let mut o: Offer = unsafe { core::mem::zeroed() };
+        o.status = status;
+        o.expires_at = PodI64::new(expires_at);
+        o
+    }
+
+    #[test]
+    fn accepts_takes_checks_status_then_expiry() {
+        assert_eq!(offer(OFFER_OPEN, 1_000).accepts_takes(999), Ok(()));
+        // The expiry second itself is past.
+        assert_eq!(offer(OFFER_OPEN, 1_000).accepts_takes(1_000), Err(OfferError::OfferExpired));
+        // No expiry: open for ever (the contract's cutoff still applies).
+        assert_eq!(offer(OFFER_OPEN, 0).accepts_takes(i64::MAX), Ok(()));
+        assert_eq!(offer(OFFER_FILLED, 1_000).accepts_takes(0), Err(OfferError::OfferNotOpen));
+        assert_eq!(offer(OFFER_CLOSED, 1_000).accepts_takes(5_000), Err(OfferError::OfferNotOpen));
+    }
+
+    #[test]
+    fn valid_expiry_is_none_or_after_now_up_to_the_cutoff() {
+        assert!(valid_expiry(0, 500, 1_000));
+        assert!(valid_expiry(501, 500, 1_000));
+        assert!(valid_expiry(1_000, 500, 1_000));
+        assert!(!valid_expiry(500, 500, 1_000));
+        assert!(!valid_expiry(-1, 500, 1_000));
+        assert!(!valid_expiry(1_001, 500, 1_000));
     }
 }

@@ -22,6 +22,10 @@
  * and non-canonical positions, the worst offers first, limits at an offer's exact odds and one
  * unit past them, fill-or-kill beyond the book. Every take_best's outcome and each offer's fill
  * must be exactly what the rules' plan (idl/client/take-best-rules.ts) says from the model.
+ * Expiry (#26): honest users and the attacker create offers with an expiry (up to the cutoff),
+ * the clock is warped to a second before and to an expiry; the attacker creates with expiries
+ * out of bounds, takes (and sweeps) offers at and after their expiry, and closes honest offers
+ * once they expired (anyone may), the creator owed exactly the unmatched stake.
  *
  * The model holds what the rules owe everyone. Each successful transaction's effect on the
  * accounts it touched is checked against the rules (who signed, the clock, contract and offer
@@ -89,6 +93,8 @@ interface MOffer {
   total: bigint;
   target: bigint;
   minTake: bigint;
+  /** 0: none. */
+  expiresAt: bigint;
   filled: bigint;
   allocated: bigint;
   refunded: bigint;
@@ -140,6 +146,8 @@ function payouts(creatorWins: boolean | null, bps: number, matched: bigint, amou
 const oddsOk = (total: bigint, target: bigint) =>
   LIM.minimumOddsNumerator * target <= total * LIM.minimumOddsDenominator && total * LIM.maximumOddsDenominator <= LIM.maximumOddsNumerator * target;
 const b58 = (k: PublicKey) => k.toBase58();
+/** Offer::expired: the expiry second itself is past; 0 never expires. */
+const expired = (o: { expiresAt: bigint }, now: bigint) => o.expiresAt !== 0n && now >= o.expiresAt;
 const OFFER_STATUS = ["Open", "Filled", "Closed", "Settled"];
 const CONTRACT_STATUS = ["Open", "Resolved", "Voided"];
 /** take_best's arguments as the fuzzer draws them (side and mode as their codes). */
@@ -211,6 +219,7 @@ describe(fuzzTitle("offers"), () => {
           contract: b58(o.contract.addr),
           fee: o.feeBps,
           side: o.side,
+          expiresAt: o.expiresAt,
         };
         const got = {
           status: c.status,
@@ -228,6 +237,7 @@ describe(fuzzTitle("offers"), () => {
           contract: b58(c.contract),
           fee: c.feeBps,
           side: c.side,
+          expiresAt: c.expiresAt,
         };
         for (const k of Object.keys(want) as (keyof typeof want)[])
           ctx.check(want[k] === got[k], () => `offer ${b58(o.addr)} ${k}: chain ${got[k]}, model ${want[k]}`);
@@ -310,6 +320,11 @@ describe(fuzzTitle("offers"), () => {
             ctx.check(signed(c.rentPayer), `offer ${k} records rent payer ${b58(c.rentPayer)} who did not sign`);
             ctx.check(offerPda(c.contract, c.creator, c.nonce).equals(new PublicKey(k)), `offer ${k} is not the canonical PDA of (contract, creator, nonce)`);
             ctx.check(contract.status === C_OPEN && now < contract.cutoffAt, `offer ${k} created on a contract that takes no offers`);
+            ctx.check(
+              c.expiresAt === 0n || (c.expiresAt > now && c.expiresAt <= contract.cutoffAt),
+              `offer ${k} created with expiry ${c.expiresAt} (now ${now}, cutoff ${contract.cutoffAt})`,
+              s.r.logs,
+            );
             const t = c.creatorTotal,
               g = c.takerTarget;
             ctx.check(
@@ -341,6 +356,7 @@ describe(fuzzTitle("offers"), () => {
               total: t,
               target: g,
               minTake: c.minimumTake,
+              expiresAt: c.expiresAt,
               filled: 0n,
               allocated: 0n,
               refunded: 0n,
@@ -390,8 +406,8 @@ describe(fuzzTitle("offers"), () => {
             const remaining = o.target - o.filled;
             const matched = matchedForTake(amount, o.total, o.target, o.filled, o.allocated);
             ctx.check(
-              o.status === O_OPEN && o.contract.status === C_OPEN && now < o.contract.cutoffAt,
-              `take on offer ${k} that is not takeable (status ${o.status}, contract ${o.contract.status}, now ${now}, cutoff ${o.contract.cutoffAt})`,
+              o.status === O_OPEN && o.contract.status === C_OPEN && now < o.contract.cutoffAt && !expired(o, now),
+              `take on offer ${k} that is not takeable (status ${o.status}, contract ${o.contract.status}, now ${now}, cutoff ${o.contract.cutoffAt}, expiry ${o.expiresAt})`,
               s.r.logs,
             );
             ctx.check(signed(pc.taker) && !pc.taker.equals(o.creatorKey), `take on offer ${k} by ${b58(pc.taker)}: not signed, or the creator`, s.r.logs);
@@ -436,8 +452,8 @@ describe(fuzzTitle("offers"), () => {
           }
           if (c.status === O_CLOSED && o.status === O_OPEN) {
             ctx.check(
-              signed(o.creatorKey) || now >= o.contract.cutoffAt || o.contract.status !== C_OPEN,
-              `offer ${k} closed by someone else before the cutoff`,
+              signed(o.creatorKey) || now >= o.contract.cutoffAt || o.contract.status !== C_OPEN || expired(o, now),
+              `offer ${k} closed by someone else before the cutoff and its expiry`,
               s.r.logs,
             );
             const refund = o.total - o.allocated;
@@ -506,13 +522,22 @@ describe(fuzzTitle("offers"), () => {
         creatorToken: PublicKey,
         contract: PublicKey,
         nonce: bigint,
-        p: { side: number; total: bigint; target: bigint; minTake: bigint },
+        p: { side: number; total: bigint; target: bigint; minTake: bigint; expiresAt: bigint },
       ) => {
         const offer = offerPda(contract, creator, nonce);
         return buildIx(
           program,
           "createOffer",
-          { nonce, bump: w.bumpOf(offer), side: p.side, creatorTotal: p.total, takerTarget: p.target, minimumTake: p.minTake, expectedFeeBps: FEE_BPS },
+          {
+            nonce,
+            bump: w.bumpOf(offer),
+            side: p.side,
+            creatorTotal: p.total,
+            takerTarget: p.target,
+            minimumTake: p.minTake,
+            expectedFeeBps: FEE_BPS,
+            expiresAt: p.expiresAt,
+          },
           { payer, creator, creatorToken, config: CONFIG, contract, offer, vault: VAULT, tokenProgram: TOKEN_PROGRAM, systemProgram: SYSTEM_PROGRAM },
         );
       };
@@ -602,7 +627,10 @@ describe(fuzzTitle("offers"), () => {
 
       // ---------------------------------------------------------------- the rules, for honest moves
       const openContracts = () => contracts.filter((c) => c.status === C_OPEN && w.now < c.cutoffAt);
-      const takeable = (o: MOffer) => !o.gone && o.status === O_OPEN && o.contract.status === C_OPEN && w.now < o.contract.cutoffAt;
+      const takeable = (o: MOffer) => !o.gone && o.status === O_OPEN && o.contract.status === C_OPEN && w.now < o.contract.cutoffAt && !expired(o, w.now);
+      /** Anyone may close it: Open, and expired or its contract takes no more offers. */
+      const closableByAnyone = (o: MOffer) =>
+        !o.gone && o.status === O_OPEN && (w.now >= o.contract.cutoffAt || o.contract.status !== C_OPEN || expired(o, w.now));
       /** A take amount the rules accept for `takerKey` on `o`, or null. */
       const takeAmount = (o: MOffer, takerKey: PublicKey, balance: bigint): bigint | null => {
         if (!takeable(o) || takerKey.equals(o.creatorKey)) return null;
@@ -617,12 +645,22 @@ describe(fuzzTitle("offers"), () => {
         }
         return null;
       };
-      const offerParams = () => {
+      /** An expiry the rules accept on `c` (open at w.now): none half the time, else up to the cutoff (sometimes exactly it, sometimes one second ahead). */
+      const expiryFor = (c: MContract): bigint => {
+        if (!c || w.now >= c.cutoffAt || rng.chance(0.5)) return 0n;
+        if (rng.chance(0.15)) return c.cutoffAt;
+        if (rng.chance(0.15)) return w.now + 1n;
+        return rng.big(w.now + 1n, c.cutoffAt);
+      };
+      /** An expiry the rules refuse on `c`: now, the past, one second past the cutoff, far out, negative. */
+      const badExpiryFor = (c: MContract): bigint =>
+        rng.pick([w.now, w.now - rng.big(1n, 1_000n), c.cutoffAt + 1n, c.cutoffAt + rng.big(2n, 1n << 40n), (1n << 63n) - 1n, -1n]);
+      const offerParams = (c?: MContract) => {
         const total = rng.big(1n, 60n) * UNIT + rng.big(0n, UNIT - 1n);
         let target = rng.big((total + 9n) / 10n, total * 10n);
         if (target < LIM.minimumTakeMicros) target = LIM.minimumTakeMicros;
         const minTake = rng.big(LIM.minimumTakeMicros, target < 5n * UNIT ? target : 5n * UNIT);
-        return { total, target, minTake, side: rng.int(1, 2) };
+        return { total, target, minTake, side: rng.int(1, 2), expiresAt: c ? expiryFor(c) : 0n };
       };
 
       // ---------------------------------------------------------------- honest steps
@@ -647,7 +685,7 @@ describe(fuzzTitle("offers"), () => {
         if (!open.length) return newContract();
         const h = rng.pick(honest);
         const c = rng.pick(open);
-        const p = offerParams();
+        const p = offerParams(c);
         if ((await w.realBalance(h.current.address)) < p.total) return void tally.add("honest:create_offer", "skip:balance");
         const key = h.keys[0];
         const payer = rng.chance(0.5) ? crank : key;
@@ -680,6 +718,7 @@ describe(fuzzTitle("offers"), () => {
           creatorAllocated: o.allocated,
           minimumTake: o.minTake,
           revision: o.revision,
+          expiresAt: o.expiresAt,
           contract: b58(o.contract.addr),
           held: o.positions.find((p) => p.takerKey.equals(takerKey))?.amount ?? 0n,
         }));
@@ -783,7 +822,7 @@ describe(fuzzTitle("offers"), () => {
         let bent: Pair[] | undefined;
         if (abuse) {
           const others = offers.filter((o) => o.contract === c && !o.gone);
-          const variant = rng.pick(["dup", "foreign", "mixed", "gone", "position", "boundary", "worst_first", "fok"] as const);
+          const variant = rng.pick(["dup", "foreign", "mixed", "gone", "position", "boundary", "worst_first", "fok", "expired"] as const);
           kind = `take_best:${variant}`;
           const insert = (o: MOffer) => {
             const l = [...list];
@@ -826,6 +865,11 @@ describe(fuzzTitle("offers"), () => {
             const k = rng.big(1n, 1_000n);
             a.num = (o.target + o.total) * k + (rng.chance(0.5) ? 1n : 0n);
             a.den = o.target * k;
+          } else if (variant === "expired") {
+            // Offers of this contract past their expiry (still Open), in among the book.
+            const stale = others.filter((o) => o.status === O_OPEN && expired(o, w.now));
+            for (let i = 0; i < 3 && stale.length; i++) list = insert(rng.pick(stale));
+            list = list.filter((o, i) => list.indexOf(o) === i);
           } else if (variant === "worst_first") list = [...list].reverse();
           else if (variant === "fok") {
             a.mode = 1;
@@ -858,17 +902,14 @@ describe(fuzzTitle("offers"), () => {
       };
       /** The service's crank on one offer: close after the cutoff, settle every position, reclaim rent. */
       const crankOffer = async (o: MOffer, all = false) => {
-        if (!o.gone && o.status === O_OPEN && (w.now >= o.contract.cutoffAt || o.contract.status !== C_OPEN))
-          await w.honestSend("crank:close_offer", [ixClose(crank.publicKey, crank.publicKey, o)], []);
+        if (closableByAnyone(o)) await w.honestSend("crank:close_offer", [ixClose(crank.publicKey, crank.publicKey, o)], []);
         if (o.contract.status === C_OPEN || o.status === O_OPEN) return;
         for (const p of o.positions) if (p.status === P_OPEN) await w.honestSend("crank:settle_position", [ixSettle(crank.publicKey, p)], []);
         for (const p of o.positions) if (!p.gone && (all || rng.chance(0.7))) await w.honestSend("crank:close_position", [ixClosePosition(p)], []);
         if (!o.gone && (all || rng.chance(0.6))) await w.honestSend("crank:close_offer_account", [ixCloseOfferAccount(o)], []);
       };
       const crankSome = async () => {
-        const due = offers.filter(
-          (o) => !o.gone && (o.status === O_OPEN ? w.now >= o.contract.cutoffAt || o.contract.status !== C_OPEN : o.contract.status !== C_OPEN),
-        );
+        const due = offers.filter((o) => closableByAnyone(o) || (!o.gone && o.status !== O_OPEN && o.contract.status !== C_OPEN));
         if (due.length) await crankOffer(rng.pick(due));
         else tally.add("honest:crank", "skip:nothing-due");
         for (const c of contracts)
@@ -877,7 +918,7 @@ describe(fuzzTitle("offers"), () => {
 
       // ---------------------------------------------------------------- the attacker playing by the rules
       const attackerNonces: { contract: MContract; nonce: bigint }[] = [];
-      const aCreate = async (kind = "play:create_offer", reuse = false) => {
+      const aCreate = async (kind = "play:create_offer", reuse = false, badExpiry = false) => {
         const open = openContracts();
         let c = open.length ? rng.pick(open) : rng.pick(contracts);
         let nonce = nextNonce(A.publicKey);
@@ -886,10 +927,42 @@ describe(fuzzTitle("offers"), () => {
           nonce = u.nonce;
           if (rng.chance(0.7)) c = u.contract;
         }
-        const p = offerParams();
+        const p = offerParams(c);
+        if (badExpiry) p.expiresAt = badExpiryFor(c);
         const tok = (await w.attackerToken(p.total)) ?? aMain;
-        const s = await w.attackSend(kind, [ixCreateOffer(rng.pick([A, A2]).publicKey, A.publicKey, tok.address, c.addr, nonce, p)], [A2]);
+        const s = await w.attackSend(kind, [ixCreateOffer(rng.pick([A, A2]).publicKey, A.publicKey, tok.address, c.addr, nonce, p)], [A2], {
+          mustFail: badExpiry,
+        });
         if (s.r.ok) attackerNonces.push({ contract: c, nonce });
+      };
+      /** Honest offers still Open whose expiry has come (their contract still open): nobody may take them, anyone may close them. */
+      const expiredHonest = () => offers.filter((o) => !o.gone && o.status === O_OPEN && o.creator.honest && expired(o, w.now) && o.contract.status === C_OPEN);
+      /** The attacker takes an honest offer at or after its expiry: refused. */
+      const aTakeExpired = async () => {
+        const stale = expiredHonest();
+        if (!stale.length) return void tally.add("attack:take_expired", "skip:none-expired");
+        const o = rng.pick(stale);
+        const tok = (await w.attackerToken(1n)) ?? aMain;
+        const amount = rng.chance(0.5) ? o.target - o.filled : o.minTake;
+        await w.attackSend("take_expired", [ixTake(rng.pick([A, A2]).publicKey, A.publicKey, tok.address, o, amount)], [A2], { mustFail: true });
+      };
+      /** The attacker closes an honest offer: before its expiry (and the cutoff) refused; after it allowed, the refund the creator's. */
+      const aCloseHonest = async () => {
+        const live = offers.filter((o) => !o.gone && o.status === O_OPEN && o.creator.honest && !closableByAnyone(o));
+        const stale = expiredHonest();
+        if (stale.length && (rng.chance(0.7) || !live.length))
+          return void (await w.attackSend("close_expired", [ixClose(A.publicKey, A.publicKey, rng.pick(stale))]));
+        if (!live.length) return void tally.add("attack:close_early", "skip:none-live");
+        await w.attackSend("close_early", [ixClose(A.publicKey, A.publicKey, rng.pick(live))], [], { mustFail: true });
+      };
+      /** The clock to one second before an open offer's expiry, or to the expiry itself. */
+      const expiryClock = async () => {
+        const ahead = offers.filter((o) => !o.gone && o.status === O_OPEN && o.expiresAt > w.now);
+        if (!ahead.length) return void tally.add("honest:expiry_clock", "skip:none-ahead");
+        const before = rng.chance(0.5);
+        const at = rng.pick(ahead).expiresAt - (before ? 1n : 0n);
+        if (at > w.now) await w.advance(at - w.now);
+        tally.add("honest:expiry_clock", before ? "one_second_before" : "at_expiry");
       };
       const aTake = async (late: boolean) => {
         const cands = offers.filter((o) => takeable(o) && o.creator.honest);
@@ -911,7 +984,7 @@ describe(fuzzTitle("offers"), () => {
       };
       /** The attacker cranks (anyone may), paying any claim rent itself. */
       const aCrank = async () => {
-        const cands = offers.filter((o) => !o.gone && (o.status === O_OPEN ? w.now >= o.contract.cutoffAt : o.contract.status !== C_OPEN));
+        const cands = offers.filter((o) => closableByAnyone(o) || (!o.gone && o.status !== O_OPEN && o.contract.status !== C_OPEN));
         if (!cands.length) return void tally.add("attack:play:crank", "skip:nothing");
         const o = rng.pick(cands);
         if (o.status === O_OPEN) return void (await w.attackSend("play:crank_close", [ixClose(A.publicKey, A.publicKey, o)]));
@@ -989,7 +1062,8 @@ describe(fuzzTitle("offers"), () => {
             if (!c) return { accounts: common, args: {} };
             const nonce = rng.chance(0.5) ? nextNonce(A.publicKey) : BigInt(rng.int(0, 5));
             const offer = offerPda(c.addr, A.publicKey, nonce);
-            const p = offerParams();
+            const p = offerParams(c);
+            if (rng.chance(0.3)) p.expiresAt = badExpiryFor(c);
             return {
               accounts: { ...common, creator: A.publicKey, creatorToken: aMain.address, contract: c.addr, offer },
               args: {
@@ -1000,6 +1074,7 @@ describe(fuzzTitle("offers"), () => {
                 takerTarget: p.target,
                 minimumTake: p.minTake,
                 expectedFeeBps: FEE_BPS,
+                expiresAt: p.expiresAt,
               },
             };
           }
@@ -1080,8 +1155,7 @@ describe(fuzzTitle("offers"), () => {
           if (!(await receives(p.takerToken, p.takerKey))) settle.push({ p, slot: "takerClaim" });
         }
         const close: MOffer[] = [];
-        for (const o of offers.filter((x) => !x.gone && x.status === O_OPEN && (w.now >= x.contract.cutoffAt || x.contract.status !== C_OPEN)))
-          if (!(await receives(o.creatorToken, o.creatorKey))) close.push(o);
+        for (const o of offers.filter(closableByAnyone)) if (!(await receives(o.creatorToken, o.creatorKey))) close.push(o);
         if (close.length && (!settle.length || rng.chance(0.3))) {
           const o = rng.pick(close);
           return w.signerAsPda(
@@ -1112,6 +1186,7 @@ describe(fuzzTitle("offers"), () => {
         [90, "crank", crankSome],
         ...w.honestTokenSteps(20),
         [70, "clock", () => w.advance(rng.chance(0.1) ? rng.big(3_600n, 10_000n) : rng.big(20n, 900n))],
+        [25, "expiry_clock", expiryClock],
         // the attacker playing by the rules
         [25, "a_create", () => aCreate()],
         [30, "a_take", () => aTake(false)],
@@ -1125,6 +1200,9 @@ describe(fuzzTitle("offers"), () => {
         [25, "reclaim", reclaimAttack],
         [40, "take_best_abuse", () => attackerTakeBest(true)],
         [15, "recreate_offer", () => aCreate("recreate_offer", true)],
+        [10, "bad_expiry", () => aCreate("bad_expiry", false, true)],
+        [20, "take_expired", aTakeExpired],
+        [20, "close_honest", aCloseHonest],
         ...w.accountAttacks(
           targets,
           [

@@ -74,6 +74,7 @@ export function helpers(w: AttackerWorld) {
         takerTarget: target,
         minimumTake: UNIT,
         expectedFeeBps: LAUNCH_FEE_BPS,
+        expiresAt: 0n,
       },
       {
         payer: creator,

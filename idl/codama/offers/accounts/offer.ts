@@ -76,6 +76,7 @@ export type Offer = {
   settledPositionCount: number;
   createdAt: bigint;
   closedAt: bigint;
+  expiresAt: bigint;
 };
 
 export type OfferArgs = {
@@ -100,6 +101,7 @@ export type OfferArgs = {
   settledPositionCount: number;
   createdAt: number | bigint;
   closedAt: number | bigint;
+  expiresAt: number | bigint;
 };
 
 /** Gets the encoder for {@link OfferArgs} account data. */
@@ -128,6 +130,7 @@ export function getOfferEncoder(): FixedSizeEncoder<OfferArgs> {
       ["settledPositionCount", getU32Encoder()],
       ["createdAt", getI64Encoder()],
       ["closedAt", getI64Encoder()],
+      ["expiresAt", getI64Encoder()],
     ]),
     (value) => ({ ...value, discriminator: OFFER_DISCRIMINATOR }),
   );
@@ -158,6 +161,7 @@ export function getOfferDecoder(): FixedSizeDecoder<Offer> {
     ["settledPositionCount", getU32Decoder()],
     ["createdAt", getI64Decoder()],
     ["closedAt", getI64Decoder()],
+    ["expiresAt", getI64Decoder()],
   ]);
 }
 
@@ -220,5 +224,5 @@ export async function fetchAllMaybeOffer(
 }
 
 export function getOfferSize(): number {
-  return 233;
+  return 241;
 }

@@ -118,6 +118,10 @@ export const OFFERS_ERROR__DUPLICATE_OFFER = 0x17a1; // 6049
 export const OFFERS_ERROR__NOTHING_TAKEN = 0x17a2; // 6050
 /** NotFilled: Fill-or-kill: the offers cannot fill the whole amount within the limit */
 export const OFFERS_ERROR__NOT_FILLED = 0x17a3; // 6051
+/** InvalidExpiry: Expiry must be after now and no later than the contract's cutoff (0: none) */
+export const OFFERS_ERROR__INVALID_EXPIRY = 0x17a4; // 6052
+/** OfferExpired: The offer has expired */
+export const OFFERS_ERROR__OFFER_EXPIRED = 0x17a5; // 6053
 
 export type OffersError =
   | typeof OFFERS_ERROR__ACCOUNT_MISMATCH
@@ -135,6 +139,7 @@ export type OffersError =
   | typeof OFFERS_ERROR__FEE_CHANGED
   | typeof OFFERS_ERROR__INSUFFICIENT_BALANCE
   | typeof OFFERS_ERROR__INVALID_CONFIG
+  | typeof OFFERS_ERROR__INVALID_EXPIRY
   | typeof OFFERS_ERROR__INVALID_INSTRUCTION_DATA
   | typeof OFFERS_ERROR__INVALID_ODDS_LIMIT
   | typeof OFFERS_ERROR__INVALID_OFFER_LIST
@@ -152,6 +157,7 @@ export type OffersError =
   | typeof OFFERS_ERROR__NOT_TOKEN_OWNER
   | typeof OFFERS_ERROR__ODDS_ABOVE_MAXIMUM
   | typeof OFFERS_ERROR__ODDS_BELOW_MINIMUM
+  | typeof OFFERS_ERROR__OFFER_EXPIRED
   | typeof OFFERS_ERROR__OFFER_NOT_FINISHED
   | typeof OFFERS_ERROR__OFFER_NOT_OPEN
   | typeof OFFERS_ERROR__OFFERS_DISABLED
@@ -191,6 +197,7 @@ if (process.env.NODE_ENV !== "production") {
     [OFFERS_ERROR__FEE_CHANGED]: `The fee differs from expected_fee_bps`,
     [OFFERS_ERROR__INSUFFICIENT_BALANCE]: `The token balance does not cover the amount`,
     [OFFERS_ERROR__INVALID_CONFIG]: `Settings are inconsistent (fee above 100%, zero denominator, min above max)`,
+    [OFFERS_ERROR__INVALID_EXPIRY]: `Expiry must be after now and no later than the contract's cutoff (0: none)`,
     [OFFERS_ERROR__INVALID_INSTRUCTION_DATA]: `Instruction data is malformed or has the wrong length`,
     [OFFERS_ERROR__INVALID_ODDS_LIMIT]: `The worst odds need a positive denominator`,
     [OFFERS_ERROR__INVALID_OFFER_LIST]: `The list must hold 1 to 16 (offer, position) pairs`,
@@ -208,6 +215,7 @@ if (process.env.NODE_ENV !== "production") {
     [OFFERS_ERROR__NOT_TOKEN_OWNER]: `The token account is not owned by the signer`,
     [OFFERS_ERROR__ODDS_ABOVE_MAXIMUM]: `Ratio of creator stake to taker target is above the maximum odds`,
     [OFFERS_ERROR__ODDS_BELOW_MINIMUM]: `Ratio of creator stake to taker target is below the minimum odds`,
+    [OFFERS_ERROR__OFFER_EXPIRED]: `The offer has expired`,
     [OFFERS_ERROR__OFFER_NOT_FINISHED]: `The offer still has unsettled positions or is open`,
     [OFFERS_ERROR__OFFER_NOT_OPEN]: `The offer is not open`,
     [OFFERS_ERROR__OFFERS_DISABLED]: `Offers are switched off`,

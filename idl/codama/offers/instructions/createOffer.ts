@@ -12,6 +12,8 @@ import {
   fixEncoderSize,
   getBytesDecoder,
   getBytesEncoder,
+  getI64Decoder,
+  getI64Encoder,
   getStructDecoder,
   getStructEncoder,
   getU16Decoder,
@@ -116,6 +118,7 @@ export type CreateOfferInstructionData = {
   takerTarget: bigint;
   minimumTake: bigint;
   expectedFeeBps: number;
+  expiresAt: bigint;
 };
 
 export type CreateOfferInstructionDataArgs = {
@@ -126,6 +129,7 @@ export type CreateOfferInstructionDataArgs = {
   takerTarget: number | bigint;
   minimumTake: number | bigint;
   expectedFeeBps: number;
+  expiresAt: number | bigint;
 };
 
 export function getCreateOfferInstructionDataEncoder(): FixedSizeEncoder<CreateOfferInstructionDataArgs> {
@@ -139,6 +143,7 @@ export function getCreateOfferInstructionDataEncoder(): FixedSizeEncoder<CreateO
       ["takerTarget", getU64Encoder()],
       ["minimumTake", getU64Encoder()],
       ["expectedFeeBps", getU16Encoder()],
+      ["expiresAt", getI64Encoder()],
     ]),
     (value) => ({ ...value, discriminator: CREATE_OFFER_DISCRIMINATOR }),
   );
@@ -154,6 +159,7 @@ export function getCreateOfferInstructionDataDecoder(): FixedSizeDecoder<CreateO
     ["takerTarget", getU64Decoder()],
     ["minimumTake", getU64Decoder()],
     ["expectedFeeBps", getU16Decoder()],
+    ["expiresAt", getI64Decoder()],
   ]);
 }
 
@@ -194,6 +200,7 @@ export type CreateOfferAsyncInput<
   takerTarget: CreateOfferInstructionDataArgs["takerTarget"];
   minimumTake: CreateOfferInstructionDataArgs["minimumTake"];
   expectedFeeBps: CreateOfferInstructionDataArgs["expectedFeeBps"];
+  expiresAt: CreateOfferInstructionDataArgs["expiresAt"];
 };
 
 export async function getCreateOfferInstructionAsync<
@@ -338,6 +345,7 @@ export type CreateOfferInput<
   takerTarget: CreateOfferInstructionDataArgs["takerTarget"];
   minimumTake: CreateOfferInstructionDataArgs["minimumTake"];
   expectedFeeBps: CreateOfferInstructionDataArgs["expectedFeeBps"];
+  expiresAt: CreateOfferInstructionDataArgs["expiresAt"];
 };
 
 export function getCreateOfferInstruction<

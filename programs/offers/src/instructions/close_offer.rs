@@ -31,8 +31,9 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CloseOffer
         return Err(OfferError::RevisionMismatch.into());
     }
     let now = time::now();
-    // The creator may withdraw at any time; anyone once the contract no longer takes offers.
-    if k.accepts_offers(now).is_ok() && caller.address() != &o.creator {
+    // The creator may withdraw at any time; anyone once the offer has expired or the contract no
+    // longer takes offers.
+    if !o.expired(now) && k.accepts_offers(now).is_ok() && caller.address() != &o.creator {
         return Err(OfferError::CloseNotAllowed.into());
     }
     let refund = o.creator_total.get() - o.creator_allocated.get();

@@ -29,6 +29,9 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOffe
     }
     let now = time::now();
     k.accepts_offers(now)?;
+    if !valid_expiry(args.expires_at.get(), now, k.cutoff_at.get()) {
+        return Err(OfferError::InvalidExpiry.into());
+    }
     if args.side != SIDE_A && args.side != SIDE_B {
         return Err(OfferError::InvalidSide.into());
     }
@@ -89,5 +92,6 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &CreateOffe
     o.minimum_take = args.minimum_take;
     o.revision = PodU64::new(1);
     o.created_at = PodI64::new(now);
+    o.expires_at = args.expires_at;
     Ok(())
 }

@@ -74,7 +74,9 @@ pub struct ResolveContractArgs {
 pub struct VoidExpiredContractArgs {}
 
 /// Posts an offer and locks the creator's stake in the vault. The offer's PDA is
-/// `["offer", contract, creator, nonce]` with the canonical `bump`.
+/// `["offer", contract, creator, nonce]` with the canonical `bump`. `expires_at` (unix seconds)
+/// is 0 for none, else after now and no later than the contract's cutoff: from that second the
+/// offer takes no takes and anyone may close it.
 /// @instruction create_offer
 /// @accounts payer:mut,signer creator:signer creator_token:mut config contract offer:mut vault:mut token_program system_program
 /// @pda offer: "offer" contract creator args.nonce
@@ -87,9 +89,11 @@ pub struct CreateOfferArgs {
     pub taker_target: PodU64,
     pub minimum_take: PodU64,
     pub expected_fee_bps: PodU16,
+    pub expires_at: PodI64,
 }
 
-/// Takes part or all of an offer; creates (canonical PDA) or increases the taker's open position.
+/// Takes part or all of an offer (Open and not expired); creates (canonical PDA) or increases the
+/// taker's open position.
 /// @instruction take_offer
 /// @accounts payer:mut,signer taker:signer taker_token:mut config contract offer:mut position:mut vault:mut token_program system_program
 /// @pda position: "position" offer taker
@@ -106,7 +110,7 @@ pub struct TakeOfferArgs {
 /// outcome the taker backs (1 sideA, 2 sideB): offers whose creator backs it are passed over.
 /// `mode` 0 fill-and-kill takes what qualifies and leaves the rest; 1 fill-or-kill fails unless
 /// the whole amount is taken. Each offer is taken by take_offer's rules; one that no longer
-/// qualifies or has less left is passed over or taken in part. The remaining accounts are up to
+/// qualifies (an expired offer among them) or has less left is passed over or taken in part. The remaining accounts are up to
 /// 16 (offer mut, position mut) pairs, the position being `["position", offer, taker]`;
 /// `position_bumps[i]` is the canonical bump of pair i's position, used only when it is created.
 /// One OfferTaken per offer taken; nothing taken fails.
@@ -122,8 +126,8 @@ pub struct TakeBestArgs {
     pub position_bumps: [u8; 16],
 }
 
-/// Withdraws the unmatched creator stake: the creator any time; anyone once the contract takes no
-/// more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded
+/// Withdraws the unmatched creator stake: the creator any time; anyone once the offer has expired
+/// or the contract takes no more offers (its cutoff passed, or it is resolved or voided). When the creator's recorded
 /// token account cannot receive, the refund is credited to the creator's Claim (`["claim",
 /// creator]`, canonical `creator_claim_bump`, created on demand, rent paid by `payer`).
 /// @instruction close_offer

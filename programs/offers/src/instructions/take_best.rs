@@ -70,7 +70,8 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeBestAr
         let step = SweepStep {
             taker_side: side,
             offer_side: o.side,
-            offer_open: o.status == OFFER_OPEN,
+            // Filled, closed, settled or expired: passed over alike.
+            offer_open: o.accepts_takes(now).is_ok(),
             self_take: taker.address() == &o.creator,
             odds_numerator: numerator,
             odds_denominator: denominator,

@@ -20,9 +20,7 @@ pub fn process(program_id: &Address, accounts: &[AccountView], args: &TakeOfferA
     open_for_takes(cfg, k, now)?;
     let t = Taker { program_id, payer, taker, taker_token, cfg, now };
 
-    if o.status != OFFER_OPEN {
-        return Err(OfferError::OfferNotOpen.into());
-    }
+    o.accepts_takes(now)?;
     if taker.address() == &o.creator {
         return Err(OfferError::SelfTake.into());
     }
