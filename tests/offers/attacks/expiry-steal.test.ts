@@ -7,6 +7,7 @@
  * token, claim or watched account moved; every success checks each balance to the micro-unit.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { UNIT, type User } from "../../../harness/offers-world";
 import { expectError, expectOk } from "../../support/expect";
@@ -80,7 +81,10 @@ describe("offers: expiry attacked for value", () => {
     await w.chain.setTime(expiresAt - 1n);
     const take = await w.takeIx(taker, offer, 10n * UNIT);
     // The close names the revision the bundled take leaves (2), so only the expiry rule can refuse it.
-    await attempt([take, closeIx(stranger.key.publicKey, offer, { revision: 2n })], [taker.key, stranger.key], "CloseNotAllowed", [offer, w.positionOf(offer, taker)]);
+    await attempt([take, closeIx(stranger.key.publicKey, offer, { revision: 2n })], [taker.key, stranger.key], "CloseNotAllowed", [
+      offer,
+      w.positionOf(offer, taker),
+    ]);
     // The same second, alone: the take goes through, twice (same slot, same second), the close still does not.
     expectOk(await w.take(taker, offer, 10n * UNIT));
     expectOk(await w.take(taker, offer, 10n * UNIT));
@@ -131,7 +135,10 @@ describe("offers: expiry attacked for value", () => {
     const [stranger] = await users(1);
     const { contract, now } = await fresh();
     const expiresAt = now + 100n;
-    const made = [await w.createOffer(creator, contract, { total: 40n * UNIT, target: 40n * UNIT, expiresAt }), await w.createOffer(other, contract, { total: 7n * UNIT, target: 7n * UNIT, expiresAt })];
+    const made = [
+      await w.createOffer(creator, contract, { total: 40n * UNIT, target: 40n * UNIT, expiresAt }),
+      await w.createOffer(other, contract, { total: 7n * UNIT, target: 7n * UNIT, expiresAt }),
+    ];
     for (const m of made) expectOk(m.r);
     const [offer, otherOffer] = made.map((m) => m.offer);
     await closeTokenAccount(creator);
@@ -146,7 +153,11 @@ describe("offers: expiry attacked for value", () => {
     // The other creator's claim, existing: its owner is not this offer's creator.
     expectOk(await w.send([await closeIx(s, otherOffer, { payer: s })], [stranger.key]));
     expect((await w.claim(other.key.publicKey))!.amount).toBe(7n * UNIT);
-    await attempt(closeIx(s, offer, { payer: s, overrides: { creatorClaim: otherClaim } }), [stranger.key], "AccountMismatch", [offer, otherClaim, creatorClaim]);
+    await attempt(closeIx(s, offer, { payer: s, overrides: { creatorClaim: otherClaim } }), [stranger.key], "AccountMismatch", [
+      offer,
+      otherClaim,
+      creatorClaim,
+    ]);
     const vaultBefore = (await ledger()).vault;
     expectOk(await w.send([await closeIx(s, offer, { payer: s })], [stranger.key]));
     const claim = (await w.claim(creator.key.publicKey))!;
@@ -185,7 +196,12 @@ describe("offers: expiry attacked for value", () => {
     const ix = await w.createOfferIx(creator, contract, { nonce, total: 5n * UNIT, target: 5n * UNIT, expiresAt: now + 10n });
     const address = w.client.pda.offer(contract, creator.key.publicKey, nonce)[0];
     const data = Buffer.from(ix.data);
-    for (const bent of [data.subarray(0, data.length - 8), data.subarray(0, data.length - 1), Buffer.concat([data, Buffer.alloc(1)]), Buffer.concat([data, Buffer.alloc(8, 0xff)])]) {
+    for (const bent of [
+      data.subarray(0, data.length - 8),
+      data.subarray(0, data.length - 1),
+      Buffer.concat([data, Buffer.alloc(1)]),
+      Buffer.concat([data, Buffer.alloc(8, 0xff)]),
+    ]) {
       await attempt(withData(ix, bent), [creator.key], "InvalidInstructionData", [address]);
     }
     expect(await w.chain.account(address)).toBeNull();
@@ -248,7 +264,14 @@ describe("offers: expiry attacked for value", () => {
     const { offer } = await w.createOffer(creator, contract, { total: 1_000_001n, target: 3n * UNIT, expiresAt: now + 100n });
     const before = [await bal(creator), await bal(taker), (await ledger()).vault];
     const take = await w.takeIx(taker, offer, UNIT, { contract, expectedRevision: 1n });
-    const close = await w.client.closeOffer({ caller: creator.key.publicKey, contract, offer, creatorToken: creator.token, creator: creator.key.publicKey, expectedRevision: 2n });
+    const close = await w.client.closeOffer({
+      caller: creator.key.publicKey,
+      contract,
+      offer,
+      creatorToken: creator.token,
+      creator: creator.key.publicKey,
+      expectedRevision: 2n,
+    });
     expectOk(await w.send([take, close], [taker.key, creator.key]));
     // floor(1_000_000 * 1_000_001 / 3_000_000) = 333_333 matched; the rest back to the creator.
     expect(await bal(creator)).toBe(before[0] + 1_000_001n - 333_333n);
@@ -304,6 +327,47 @@ describe("offers: expiry attacked for value", () => {
     });
   }
 
+  it("an expired offer nobody closed, its contract then decided: settle waits for the close (OfferStillOpen); a filled offer at its expiry cannot be closed by a stranger; payouts exact", async () => {
+    const [creator, taker, stranger] = await users(3);
+    const { contract, now, cutoff } = await fresh(300n);
+    const expiresAt = now + 100n;
+    const start = [await bal(creator), await bal(taker), (await ledger()).vault, (await ledger()).treasury];
+    const { offer } = await w.createOffer(creator, contract, { total: 12n * UNIT, target: 20n * UNIT, expiresAt });
+    const { offer: filled } = await w.createOffer(creator, contract, { total: 3n * UNIT, target: 3n * UNIT, expiresAt });
+    expectOk(await w.take(taker, offer, 5n * UNIT));
+    expectOk(await w.take(taker, filled, 3n * UNIT));
+    await w.chain.setTime(expiresAt);
+    await attempt(closeIx(stranger.key.publicKey, filled), [stranger.key], "OfferNotOpen", [filled]);
+    await w.chain.setTime(cutoff);
+    expectOk(await w.resolve(contract, "sideB"));
+    await attempt(w.settleIx(w.positionOf(offer, taker)), [], "OfferStillOpen", [offer, w.positionOf(offer, taker)]);
+    expectOk(await w.settle(w.positionOf(filled, taker)));
+    expectOk(await w.send([await closeIx(stranger.key.publicKey, offer)], [stranger.key]));
+    expectOk(await w.settle(w.positionOf(offer, taker)));
+    // 5 of 20 taken: 3 of 12 matched, 9 refunded; the taker wins 5 + 3 - 10% of 3, and 3 + 3 - 10% of 3.
+    expect(await bal(creator)).toBe(start[0] - 12n * UNIT - 3n * UNIT + 9n * UNIT);
+    expect(await bal(taker)).toBe(start[1] - 5n * UNIT - 3n * UNIT + (8n * UNIT - 300_000n) + (6n * UNIT - 300_000n));
+    const end = await ledger();
+    expect(end.vault).toBe(start[2]);
+    expect(end.treasury).toBe(start[3] + 600_000n);
+    await w.chain.setTime(cutoff + 1n);
+  });
+
+  it("the cutoff cannot move after an offer's expiry was checked against it: the contract re-created at its address with a later cutoff is AlreadyInitialized", async () => {
+    const [creator] = await users(1);
+    const [templateId, eventId] = [randomUUID(), randomUUID()];
+    const now = await w.chain.now();
+    expectOk(await w.send([await w.contractIx(now, { templateId, eventId, cutoffIn: 100n })], [w.authority]));
+    const contract = w.client.pda.contract(templateId, eventId)[0];
+    const { r, offer } = await w.createOffer(creator, contract, { total: 5n * UNIT, target: 5n * UNIT, expiresAt: now + 100n });
+    expectOk(r);
+    await attempt(w.contractIx(now, { templateId, eventId, cutoffIn: 1_000n }), [w.authority], "AlreadyInitialized", [contract, offer]);
+    expect((await w.contractAccount(contract)).cutoffAt).toBe(now + 100n);
+    // An expiry past the cutoff is still refused on this contract.
+    const late = await w.createOffer(creator, contract, { total: 5n * UNIT, target: 5n * UNIT, expiresAt: now + 101n });
+    expectError(late.r, "InvalidExpiry");
+  });
+
   it("Offer accounts of the old size (without expires_at) or longer are refused by take, take_best, close and settle (WrongAccountType)", async () => {
     const [creator, taker] = await users(2);
     const { contract, now } = await fresh();
@@ -318,7 +382,14 @@ describe("offers: expiry attacked for value", () => {
       const watch = [fake, offer];
       await attempt(w.takeIx(taker, fake, UNIT, { contract, expectedRevision: o.revision }), [taker.key], "WrongAccountType", watch);
       await attempt(w.takeBestIx(taker, contract, [fake], UNIT), [taker.key], "WrongAccountType", watch);
-      const close = await w.client.closeOffer({ caller: creator.key.publicKey, contract, offer: fake, creatorToken: creator.token, creator: creator.key.publicKey, expectedRevision: o.revision });
+      const close = await w.client.closeOffer({
+        caller: creator.key.publicKey,
+        contract,
+        offer: fake,
+        creatorToken: creator.token,
+        creator: creator.key.publicKey,
+        expectedRevision: o.revision,
+      });
       await attempt(close, [creator.key], "WrongAccountType", watch);
       await attempt(w.settleIx(w.positionOf(offer, taker), { offer: fake }), [], "WrongAccountType", watch);
       // An old-size account in place of the real offer (as one made before the upgrade would be).
