@@ -318,6 +318,8 @@ describe("offers: expiry attacked for value", () => {
       expect(end.treasury).toBe(treasuryStart + 2n * perFee);
       expect(end.vault).toBe(vaultStart);
       expect((await w.offer(offer)).status).toBe("Settled");
+      // The rent goes to its recorded payer only, not to the stranger who closed it.
+      await attempt(w.client.closeOfferAccount({ offer, rentPayer: stranger.key.publicKey, contract }), [], "AccountMismatch", [offer, stranger.key.publicKey]);
       // Rent back to its payer, once; the address is gone for good.
       const closeAcc = await w.client.closeOfferAccount({ offer, rentPayer: w.chain.payer.publicKey, contract });
       expectOk(await w.send([closeAcc]));
