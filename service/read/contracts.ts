@@ -73,7 +73,11 @@ export function offersWithContract(db: Kysely<Database>) {
     .selectFrom("offers")
     .innerJoin("contracts", "contracts.address", "offers.contract")
     .innerJoin("contract_catalog", "contract_catalog.contract", "offers.contract")
-    .select([...OFFER_COLUMNS.map((c) => `offers.${c}` as const), ...CONTRACT_COLUMNS.map((c) => `contracts.${c} as k_${c}` as const), ...CATALOG_COLUMNS.map((c) => `contract_catalog.${c} as k_${c}` as const)])
+    .select([
+      ...OFFER_COLUMNS.map((c) => `offers.${c}` as const),
+      ...CONTRACT_COLUMNS.map((c) => `contracts.${c} as k_${c}` as const),
+      ...CATALOG_COLUMNS.map((c) => `contract_catalog.${c} as k_${c}` as const),
+    ])
     .$castTo<OfferRow>();
 }
 

@@ -213,12 +213,16 @@ export class OfferQueries {
   }
 
   /** A numbered page of a list: its addresses in list order (index order, no joins), then their rows with contracts. */
-  private async pageRows(base: ReturnType<OfferQueries["offerFilter"]>, p: PageParams, shape: string | null = null, values: unknown[] = []): Promise<OfferRow[]> {
+  private async pageRows(
+    base: ReturnType<OfferQueries["offerFilter"]>,
+    p: PageParams,
+    shape: string | null = null,
+    values: unknown[] = [],
+  ): Promise<OfferRow[]> {
     const page = () => base.select("offers.address").orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p));
     // `shape` names everything the list's filter puts in the query but `values` (its last values
     // before the page's); the page is its last two values.
-    const keys =
-      shape === null ? await page().execute() : await this.o.compiled.rows(`page-keys:${shape}`, [...values, p.pageSize, offsetOf(p)], page);
+    const keys = shape === null ? await page().execute() : await this.o.compiled.rows(`page-keys:${shape}`, [...values, p.pageSize, offsetOf(p)], page);
     return this.rowsOf(keys);
   }
 
