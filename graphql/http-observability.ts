@@ -11,7 +11,7 @@ import { RETRY_AFTER_SECONDS } from "../service/api-error";
 import type { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { routePath } from "hono/route";
-import { inRequest } from "../service/observability/log";
+import { inRequest, type Logger } from "../service/observability/log";
 import type { Observability } from "../service/observability/observability";
 
 const QUIET = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -24,9 +24,17 @@ export function observeRequests(app: Hono, obs: Observability): void {
   app.use(requestId());
   app.use(async (c, next) => {
     const id = c.get("requestId" as never) as string;
-    const log = obs.log.child({ requestId: id });
+    // The request's child logger is made when something logs through it, not for every request:
+    // making one per request was a measurable part of a small read's cost (BENCHMARKS.md, issue 21).
+    let child: Logger | undefined;
+    const scope = {
+      requestId: id,
+      get log() {
+        return (child ??= obs.log.child({ requestId: id }));
+      },
+    };
     const start = performance.now();
-    await inRequest({ requestId: id, log }, next);
+    await inRequest(scope, next);
     // Handlers that build their own Response (GraphQL) drop headers set before them. Set it on
     // that response's headers: c.header would rebuild the response around its body as a stream.
     if (c.res.headers.get("x-request-id") !== id) {
@@ -37,10 +45,10 @@ export function observeRequests(app: Hono, obs: Observability): void {
       }
     }
     const status = c.res.status;
+    const level = QUIET.has(c.req.path) ? "debug" : status >= 500 ? "warn" : "info";
+    if (!obs.log.isLevelEnabled(level)) return;
     const line = { method: c.req.method, route: routePath(c), path: c.req.path, status, durationMs: Math.round((performance.now() - start) * 10) / 10 };
-    if (QUIET.has(c.req.path)) log.debug(line, "request");
-    else if (status >= 500) log.warn(line, "request");
-    else log.info(line, "request");
+    scope.log[level](line, "request");
   });
   app.use(obs.metrics.httpMiddleware);
 }

@@ -47,7 +47,10 @@ export interface DerivedOffer {
 }
 
 /** `config` null (not indexed yet): the launch warning ratio. */
-export function deriveOffer(o: OffersTable, config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator"> | null): DerivedOffer {
+/** The offer's columns deriveOffer reads (a read may select no more than these). */
+export type DerivableOffer = Omit<OffersTable, "creator_token" | "rent_payer" | "nonce" | "slot" | "write_version" | "deleted" | "creator_refunded_micros">;
+
+export function deriveOffer(o: DerivableOffer, config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator"> | null): DerivedOffer {
   const target = BigInt(o.taker_target_micros);
   const filled = BigInt(o.taker_filled_micros);
   // "Amount still open to takers": nothing once the offer is no longer Open.

@@ -71,7 +71,11 @@ export class OfferQueries {
   /** A page of the offers `wallet` created or took (`role` narrows it to one), and their total. */
   async mine(p: BrowseParams & { role?: MineRole }, wallet: string): Promise<{ rows: OfferRow[]; total: number }> {
     const base = this.mineScope(await this.listFilter(p), wallet, p.role);
-    const [total, rows] = await Promise.all([this.total(`mine:${wallet}:${filterKey(p)}:${p.role ?? ""}`, base), this.pageRows(base, p)]);
+    // SQLite: the query's text depends on the filter and the role only, the wallet and the page are
+    // its last values (mineScope). On PostgreSQL the listed contracts are a value before them (listFilter).
+    const shape = this.o.engine === "sqlite" ? `mine:${p.role ?? ""}:${filterKey(p)}` : null;
+    const tail = p.role === undefined ? [wallet, wallet] : [wallet];
+    const [total, rows] = await Promise.all([this.total(`mine:${wallet}:${filterKey(p)}:${p.role ?? ""}`, base), this.pageRows(base, p, shape, tail)]);
     return { rows, total };
   }
 
@@ -213,10 +217,16 @@ export class OfferQueries {
   }
 
   /** A numbered page of a list: its addresses in list order (index order, no joins), then their rows with contracts. */
-  private async pageRows(base: ReturnType<OfferQueries["offerFilter"]>, p: PageParams, shape: string | null = null): Promise<OfferRow[]> {
+  private async pageRows(
+    base: ReturnType<OfferQueries["offerFilter"]>,
+    p: PageParams,
+    shape: string | null = null,
+    values: unknown[] = [],
+  ): Promise<OfferRow[]> {
     const page = () => base.select("offers.address").orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p));
-    // `shape` names everything the list's filter puts in the query; the page is its last two values.
-    const keys = shape === null ? await page().execute() : await this.o.compiled.rows(`page-keys:${shape}`, [p.pageSize, offsetOf(p)], page);
+    // `shape` names everything the list's filter puts in the query but `values` (its last values
+    // before the page's); the page is its last two values.
+    const keys = shape === null ? await page().execute() : await this.o.compiled.rows(`page-keys:${shape}`, [...values, p.pageSize, offsetOf(p)], page);
     return this.rowsOf(keys);
   }
 

@@ -4,7 +4,8 @@
  * and the compliance flags of the caller and the creator. Decisions in docs/service-guide.md
  * ("Read API").
  */
-import type { ConfigTable, OffersTable, PositionsTable } from "../../indexer";
+import type { ConfigTable, PositionsTable } from "../../indexer";
+import type { OfferFields } from "./contracts";
 import { iso } from "../../indexer";
 import { SETTLEMENT_STATUSES, type SettlementStatusName } from "../../idl/client/offers";
 import {
@@ -88,7 +89,7 @@ export interface Viewer {
 }
 
 export interface ViewerInput {
-  offer: OffersTable;
+  offer: OfferFields;
   wallet: string | null;
   position: PositionsTable | null;
   /** Every position of the offer when the caller is its creator, else empty. */
@@ -110,7 +111,7 @@ function positionPayouts(p: PositionsTable, result: ContractResult, creatorSide:
   return [c, t];
 }
 
-export function creatorSettlement(o: OffersTable, positions: PositionsTable[]): CreatorSettlement {
+export function creatorSettlement(o: OfferFields, positions: PositionsTable[]): CreatorSettlement {
   const settled = positions.filter((p) => p.status !== "Open");
   const outcomes = SETTLEMENT_STATUSES.map((status) => {
     const ps = settled.filter((p) => p.status === status);
@@ -161,7 +162,7 @@ export const TAKE_REFUSAL_OF: Record<TakeRefusalName, TakeRefusal> = {
 };
 
 /** An indexed offer as the take and close rules read it. */
-function offerTerms(o: OffersTable): OfferTerms {
+function offerTerms(o: OfferFields): OfferTerms {
   return {
     status: o.status,
     creator: o.creator,
