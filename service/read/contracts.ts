@@ -38,6 +38,7 @@ const OFFER_COLUMNS = [
   "settled_position_count",
   "created_at",
   "closed_at",
+  "expires_at",
 ] as const satisfies readonly (keyof OffersTable)[];
 
 /** An offer as the read path reads it (OFFER_COLUMNS). */

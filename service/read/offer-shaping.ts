@@ -60,6 +60,7 @@ export function offerOf(r: OfferRow, config: ConfigTable | null, contract: Contr
     revision: d.revision,
     createdAt: d.createdAt,
     closedAt: d.closedAt,
+    expiresAt: d.expiresAt,
     contract,
     creator,
     creatorSideLabel: labels.creatorSideLabel,

@@ -55,6 +55,7 @@ function cases(seed: number) {
     settled_position_count: int(50),
     created_at: 1_700_000_000 + int(100_000_000),
     closed_at: r() < 0.5 ? null : 1_700_000_000 + int(100_000_000),
+    expires_at: r() < 0.5 ? null : 1_700_000_000 + int(100_000_000),
     slot: int(1_000_000),
     write_version: int(1_000_000),
     deleted: 0,
