@@ -61,7 +61,9 @@ const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
 
 /** The load process: `addresses` closed loops until `durationS` passes; reports its answers by status. */
 async function loadProcess(url: URL, addresses: number, durationS: number) {
-  await new Promise<void>((r) => process.once("message", () => r()));
+  const go = new Promise<void>((r) => process.once("message", () => r()));
+  process.send!("ready");
+  await go;
   const end = Date.now() + durationS * 1000;
   const statuses: Record<number, number> = {};
   const ms: number[] = [];
@@ -164,8 +166,7 @@ async function main() {
     const child = fork(fileURLToPath(import.meta.url), ["--load", url.href, "--addresses", String(addresses), "--duration", String(duration)], {
       execArgv: ["--import", "tsx"],
     });
-    await new Promise((r) => child.once("spawn", r));
-    await sleep(1000); // its modules loaded
+    await new Promise((r) => child.once("message", r)); // its modules loaded
     const loadStart = load();
     const report = new Promise<{ statuses: Record<string, number>; p50: number; p99: number }>((r) => child.once("message", (m) => r(m as never)));
     const cpu1 = cpuSeconds(pid);
