@@ -11,7 +11,9 @@
  *
  * Prints, in one run: the normal callers' p50/p99 with no load (the bare baseline) and during the
  * load; the server's CPU time per request in both windows (/proc/<pid>/stat: user + system over
- * the requests answered); the server's RSS (/proc/<pid>/status, no forced GC) at the start, at the
+ * the requests answered), and the CPU time the server's event loop spent while each normal request
+ * waited (/proc/<pid>/schedstat: what it would have waited with a core to itself, on a machine
+ * shared with other work); the server's RSS (/proc/<pid>/status, no forced GC) at the start, at the
  * load's end and `--settle` s after; the load's answers by status; the load average.
  *
  *   npx tsx scripts/bench-distinct-queries.ts [--duration 30] [--settle 30] [--addresses 100] [--baseline 10]
@@ -57,7 +59,10 @@ function post(url: URL, body: string, agent: Agent): Promise<{ ms: number; statu
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)] ?? NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 /** The load process: `addresses` closed loops until `durationS` passes; reports its answers by status. */
 async function loadProcess(url: URL, addresses: number, durationS: number) {
@@ -103,32 +108,52 @@ function rssMiB(pid: number): number {
   return Math.round(Number(m?.[1] ?? NaN) / 1024);
 }
 
+/**
+ * The server's event-loop thread's time on a CPU so far, in ms (/proc/<pid>/schedstat, ns). On a
+ * machine shared with other work the server runs only part of the wall time; the loop's CPU time
+ * spent while a request waits is what the request would have waited with a core of its own.
+ */
+function loopCpuMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+}
+
+interface Normal {
+  ms: number[];
+  /** The server loop's CPU ms during each answered request. */
+  cpuMs: number[];
+  refused: number;
+}
+
 /** One normal caller every 100 ms until `until()` is false; latencies and statuses. */
-async function normalCaller(url: URL, address: string, distinct: boolean, until: () => boolean) {
+async function normalCaller(url: URL, pid: number, address: string, distinct: boolean, until: () => boolean): Promise<Normal> {
   const agent = new Agent({ keepAlive: true, localAddress: address });
-  const ms: number[] = [];
-  const refused: number[] = [];
+  const r: Normal = { ms: [], cpuMs: [], refused: 0 };
   let n = 0;
   while (until()) {
     const body = distinct ? { query: SMALL, variables: { n: `${address}-${n++}` } } : { query: SMALL };
-    const r = await post(url, JSON.stringify(body), agent);
-    (r.status === 200 ? ms : refused).push(r.ms);
+    const cpu0 = loopCpuMs(pid);
+    const a = await post(url, JSON.stringify(body), agent);
+    const cpu = loopCpuMs(pid) - cpu0;
+    if (a.status === 200) {
+      r.ms.push(a.ms);
+      r.cpuMs.push(cpu);
+    } else r.refused++;
     await sleep(100);
   }
   agent.destroy();
-  return { ms, refused: refused.length };
+  return r;
 }
 
 /** Both normal callers over one window. */
-async function normals(url: URL, seconds: number) {
+async function normals(url: URL, pid: number, seconds: number) {
   const end = Date.now() + seconds * 1000;
   const until = () => Date.now() < end;
-  const [cached, distinct] = await Promise.all([normalCaller(url, "127.0.0.250", false, until), normalCaller(url, "127.0.0.251", true, until)]);
+  const [cached, distinct] = await Promise.all([normalCaller(url, pid, "127.0.0.250", false, until), normalCaller(url, pid, "127.0.0.251", true, until)]);
   return { cached, distinct };
 }
 
-const line = (name: string, r: { ms: number[]; refused: number }) =>
-  `${name}: p50 ${pct(r.ms, 50).toFixed(1)} ms, p99 ${pct(r.ms, 99).toFixed(1)} ms, max ${pct(r.ms, 100).toFixed(1)} ms (${r.ms.length} answered${r.refused ? `, ${r.refused} refused` : ""})`;
+const line = (name: string, r: Normal) =>
+  `${name}: p50 ${pct(r.ms, 50).toFixed(1)} ms, p99 ${pct(r.ms, 99).toFixed(1)} ms, max ${pct(r.ms, 100).toFixed(1)} ms; server loop CPU while it waited p50 ${pct(r.cpuMs, 50).toFixed(1)} ms, p99 ${pct(r.cpuMs, 99).toFixed(1)} ms (${r.ms.length} answered${r.refused ? `, ${r.refused} refused` : ""})`;
 
 async function main() {
   const duration = Number(opts.duration);
@@ -142,7 +167,18 @@ async function main() {
   const out = openSync(logFile, "w");
   const server = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(new URL("./start.ts", import.meta.url)), "--port", String(port), "--admin-port", String(adminPort), "--data", join(dir, "data"), ...serverArgs],
+    [
+      "--import",
+      "tsx",
+      fileURLToPath(new URL("./start.ts", import.meta.url)),
+      "--port",
+      String(port),
+      "--admin-port",
+      String(adminPort),
+      "--data",
+      join(dir, "data"),
+      ...serverArgs,
+    ],
     { stdio: ["ignore", out, out] },
   );
   const pid = server.pid!;
@@ -156,10 +192,10 @@ async function main() {
     const url = new URL(`http://127.0.0.1:${port}`);
     console.log(`server: scripts/start.ts ${serverArgs.join(" ")} (pid ${pid}), up in ${((Date.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`);
     // Warm-up (JIT, the compiled queries, first pages), then the baseline with no load.
-    await Promise.all([normals(url, 3), post(url, JSON.stringify({ query: PAGE, variables: { n: -1 } }), new Agent())]);
+    await Promise.all([normals(url, pid, 3), post(url, JSON.stringify({ query: PAGE, variables: { n: -1 } }), new Agent())]);
     const rssStart = rssMiB(pid);
     const cpu0 = cpuSeconds(pid);
-    const baseline = await normals(url, Number(opts.baseline));
+    const baseline = await normals(url, pid, Number(opts.baseline));
     const cpuBase = cpuSeconds(pid) - cpu0;
     const baseCount = baseline.cached.ms.length + baseline.distinct.ms.length;
 
@@ -171,7 +207,7 @@ async function main() {
     const report = new Promise<{ statuses: Record<string, number>; p50: number; p99: number }>((r) => child.once("message", (m) => r(m as never)));
     const cpu1 = cpuSeconds(pid);
     child.send("go");
-    const during = await normals(url, duration);
+    const during = await normals(url, pid, duration);
     const result = await report;
     const cpuLoad = cpuSeconds(pid) - cpu1;
     const rssEnd = rssMiB(pid);
@@ -182,7 +218,9 @@ async function main() {
     const loadAnswered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
     const duringCount = during.cached.ms.length + during.distinct.ms.length + during.cached.refused + during.distinct.refused;
 
-    console.log(`load: ${addresses} addresses, distinct 50-offer pages for ${duration} s: ${JSON.stringify(result.statuses)} (${loadAnswered} answers; p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms)`);
+    console.log(
+      `load: ${addresses} addresses, distinct 50-offer pages for ${duration} s: ${JSON.stringify(result.statuses)} (${loadAnswered} answers; p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms)`,
+    );
     console.log(line("normal (cached page) with no load  ", baseline.cached));
     console.log(line("normal (cached page) during load   ", during.cached));
     console.log(line("normal (distinct page) with no load", baseline.distinct));
@@ -190,7 +228,9 @@ async function main() {
     console.log(
       `server CPU per request: no load ${((cpuBase / baseCount) * 1e3).toFixed(2)} ms (${baseCount} requests), during load ${((cpuLoad / (loadAnswered + duringCount)) * 1e3).toFixed(2)} ms (${loadAnswered + duringCount} requests, ${cpuLoad.toFixed(1)} s of CPU in ${duration} s)`,
     );
-    console.log(`server RSS: start ${rssStart} MiB, end of load ${rssEnd} MiB, ${settle} s after ${rssSettled} MiB (${rssSettled - rssStart >= 0 ? "+" : ""}${rssSettled - rssStart} MiB)`);
+    console.log(
+      `server RSS: start ${rssStart} MiB, end of load ${rssEnd} MiB, ${settle} s after ${rssSettled} MiB (${rssSettled - rssStart >= 0 ? "+" : ""}${rssSettled - rssStart} MiB)`,
+    );
     console.log(`load average: at the load's start ${loadStart}, at its end ${loadEnd}, at the end ${load()}`);
     console.log(
       metrics

@@ -99,7 +99,9 @@ export class ReadAdmission {
 
   private refuse(why: string): Promise<never> {
     this.refused++;
-    return Promise.reject(new AdmissionRefused(429, `too many reads waiting: ${why}; retry in ${this.limits.retryAfterSeconds} s`, this.limits.retryAfterSeconds));
+    return Promise.reject(
+      new AdmissionRefused(429, `too many reads waiting: ${why}; retry in ${this.limits.retryAfterSeconds} s`, this.limits.retryAfterSeconds),
+    );
   }
 
   private take(c: Caller): void {
@@ -129,7 +131,11 @@ export class ReadAdmission {
       let bestCost = 0;
       for (const c of this.queued) {
         const cost = this.costAt(c, now);
-        if (!best || c.running < best.running || (c.running === best.running && (cost < bestCost || (cost === bestCost && c.waiting[0].seq < best.waiting[0].seq)))) {
+        if (
+          !best ||
+          c.running < best.running ||
+          (c.running === best.running && (cost < bestCost || (cost === bestCost && c.waiting[0].seq < best.waiting[0].seq)))
+        ) {
           best = c;
           bestCost = cost;
         }

@@ -95,9 +95,13 @@ export const SETTINGS = {
       DEFAULT_ADMISSION_LIMITS.concurrency,
     ),
   readQueuePerCaller: () =>
-    count("--read-queue-per-caller", "expensive reads one caller may have waiting (one more: 429)", "READ_QUEUE_PER_CALLER", DEFAULT_ADMISSION_LIMITS.queuePerCaller),
-  readQueueTotal: () =>
-    count("--read-queue-total", "expensive reads waiting in all (one more: 429)", "READ_QUEUE_TOTAL", DEFAULT_ADMISSION_LIMITS.queueTotal),
+    count(
+      "--read-queue-per-caller",
+      "expensive reads one caller may have waiting (one more: 429)",
+      "READ_QUEUE_PER_CALLER",
+      DEFAULT_ADMISSION_LIMITS.queuePerCaller,
+    ),
+  readQueueTotal: () => count("--read-queue-total", "expensive reads waiting in all (one more: 429)", "READ_QUEUE_TOTAL", DEFAULT_ADMISSION_LIMITS.queueTotal),
   readRetryAfterSeconds: () =>
     positive(
       "--read-retry-after-seconds",
@@ -255,7 +259,12 @@ export function liveLimitsOf(v: Pick<SettingValues, LiveSettingName>): LiveLimit
 }
 
 /** The settings of read admission (service/rate/admission.ts). */
-export const ADMISSION_SETTINGS = ["readConcurrency", "readQueuePerCaller", "readQueueTotal", "readRetryAfterSeconds"] as const satisfies readonly SettingName[];
+export const ADMISSION_SETTINGS = [
+  "readConcurrency",
+  "readQueuePerCaller",
+  "readQueueTotal",
+  "readRetryAfterSeconds",
+] as const satisfies readonly SettingName[];
 
 /** Read admission's limits (stack/app.ts `admission`) from the parsed settings. */
 export function admissionLimitsOf(v: Pick<SettingValues, (typeof ADMISSION_SETTINGS)[number]>): AdmissionLimits {
