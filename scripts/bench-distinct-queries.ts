@@ -17,7 +17,7 @@
  * load's end and `--settle` s after; the load's answers by status; the load average.
  *
  *   npx tsx scripts/bench-distinct-queries.ts [--duration 30] [--settle 30] [--addresses 100] [--baseline 10]
- *     [-- <more scripts/start.ts flags, e.g. --read-concurrency 1>]
+ *     [--profile <dir>] [-- <more scripts/start.ts flags, e.g. --read-concurrency 1>]
  */
 import { Command } from "commander";
 import { fork, spawn } from "node:child_process";
@@ -33,10 +33,11 @@ const o = new Command()
   .option("--settle <s>", "idle seconds after", "30")
   .option("--addresses <n>", "client addresses of the load", "100")
   .option("--baseline <s>", "seconds of normal requests with no load, after a warm-up", "10")
+  .option("--profile <dir>", "write the server's CPU profile (.cpuprofile, from its start to its stop) into this directory")
   .option("--load <url>", "(internal) run as the load process against this server")
   .allowExcessArguments()
   .parse();
-const opts = o.opts<{ duration: string; settle: string; addresses: string; baseline: string; load?: string }>();
+const opts = o.opts<{ duration: string; settle: string; addresses: string; baseline: string; profile?: string; load?: string }>();
 
 /** The variables carry a counter the document does not use: graphql-js ignores it, the cache key does not. */
 const PAGE = `{ offers(first: 50) { edges { node { address status creatorTotalMicros contract { title } viewer { canTake } } } } }`;
@@ -124,6 +125,19 @@ interface Normal {
   refused: number;
 }
 
+/** The V8 heap, used / total, in MiB, from the server's /metrics (prom-client's process metrics). */
+async function heapMiB(url: URL): Promise<string> {
+  const text = await (await fetch(`${url.href}metrics`)).text();
+  const sum = (name: string) =>
+    Math.round(
+      text
+        .split("\n")
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .reduce((a, l) => a + Number(l.split(" ").pop()), 0) / 1048576,
+    );
+  return `${sum("nodejs_heap_size_used_bytes")} / ${sum("nodejs_heap_size_total_bytes")}`;
+}
+
 /** One normal caller every 100 ms until `until()` is false; latencies and statuses. */
 async function normalCaller(url: URL, pid: number, address: string, distinct: boolean, until: () => boolean): Promise<Normal> {
   const agent = new Agent({ keepAlive: true, localAddress: address });
@@ -168,6 +182,7 @@ async function main() {
   const server = spawn(
     process.execPath,
     [
+      ...(opts.profile ? ["--cpu-prof", "--cpu-prof-dir", opts.profile] : []),
       "--import",
       "tsx",
       fileURLToPath(new URL("./start.ts", import.meta.url)),
@@ -194,6 +209,7 @@ async function main() {
     // Warm-up (JIT, the compiled queries, first pages), then the baseline with no load.
     await Promise.all([normals(url, pid, 3), post(url, JSON.stringify({ query: PAGE, variables: { n: -1 } }), new Agent())]);
     const rssStart = rssMiB(pid);
+    const heapStart = await heapMiB(url);
     const cpu0 = cpuSeconds(pid);
     const baseline = await normals(url, pid, Number(opts.baseline));
     const cpuBase = cpuSeconds(pid) - cpu0;
@@ -211,9 +227,11 @@ async function main() {
     const result = await report;
     const cpuLoad = cpuSeconds(pid) - cpu1;
     const rssEnd = rssMiB(pid);
+    const heapEnd = await heapMiB(url);
     const loadEnd = load();
     await sleep(settle * 1000);
     const rssSettled = rssMiB(pid);
+    const heapSettled = await heapMiB(url);
     const metrics = await (await fetch(`${url.href}metrics`)).text();
     const loadAnswered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
     const duringCount = during.cached.ms.length + during.distinct.ms.length + during.cached.refused + during.distinct.refused;
@@ -231,6 +249,7 @@ async function main() {
     console.log(
       `server RSS: start ${rssStart} MiB, end of load ${rssEnd} MiB, ${settle} s after ${rssSettled} MiB (${rssSettled - rssStart >= 0 ? "+" : ""}${rssSettled - rssStart} MiB)`,
     );
+    console.log(`server V8 heap used / total: start ${heapStart} MiB, end of load ${heapEnd} MiB, ${settle} s after ${heapSettled} MiB`);
     console.log(`load average: at the load's start ${loadStart}, at its end ${loadEnd}, at the end ${load()}`);
     console.log(
       metrics
