@@ -5,9 +5,11 @@
  * settlement worker every 2 s); 100 client addresses (127.0.1.X) in a second process (this file
  * forked with --load) ask GraphQL pages of 50 offers in a closed loop, each query distinct (a fresh
  * variable value, so every answer is a cache miss and a new cache entry), for `--duration`
- * seconds. This process is the normal callers, each asking every 100 ms from an address of its
- * own: `cached`, the small page every browser asks (the same document each time, mostly served
- * from the response cache), and `distinct`, a small page with a fresh variable (always executed).
+ * seconds. This process is the normal callers, each from an address of its own: `cached`, the
+ * small page every browser asks (the same document each time, mostly served from the response
+ * cache) every 100 ms, and `distinct`, a small page with a fresh variable (always executed) every
+ * second, a person paging: at 10 a second it would be a heavier caller than each of the load's
+ * addresses (2-5 pages a second each here), and read admission serves the lighter callers first.
  *
  * Prints, in one run: the normal callers' p50/p99 with no load (the bare baseline) and during the
  * load; the server's CPU time per request in both windows (/proc/<pid>/stat: user + system over
@@ -138,7 +140,7 @@ async function heapMiB(url: URL): Promise<string> {
   return `${sum("nodejs_heap_size_used_bytes")} / ${sum("nodejs_heap_size_total_bytes")}`;
 }
 
-/** One normal caller every 100 ms until `until()` is false; latencies and statuses. */
+/** One normal caller (every 100 ms, or every second when `distinct`) until `until()` is false; latencies and statuses. */
 async function normalCaller(url: URL, pid: number, address: string, distinct: boolean, until: () => boolean): Promise<Normal> {
   const agent = new Agent({ keepAlive: true, localAddress: address });
   const r: Normal = { ms: [], cpuMs: [], refused: 0 };
@@ -152,7 +154,7 @@ async function normalCaller(url: URL, pid: number, address: string, distinct: bo
       r.ms.push(a.ms);
       r.cpuMs.push(cpu);
     } else r.refused++;
-    await sleep(100);
+    await sleep(distinct ? 1000 : 100);
   }
   agent.destroy();
   return r;

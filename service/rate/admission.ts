@@ -63,6 +63,7 @@ export class ReadAdmission {
   private admitted = 0;
   private refused = 0;
   private swept = 0;
+  private scheduled = false;
 
   constructor(
     readonly limits: AdmissionLimits,
@@ -120,8 +121,24 @@ export class ReadAdmission {
       c.running--;
       this.running--;
       this.admitted++;
-      this.next(now);
+      this.scheduleNext();
     }
+  }
+
+  /**
+   * The next reads start from the event loop's check phase, never from the finished read's own
+   * continuation: a read against SQLite completes within microtasks, so starting the next one there
+   * ran the whole queue in one go, and requests that had arrived meanwhile (a first request, an
+   * answer from the cache) were read from their sockets only once it was empty. From setImmediate,
+   * what arrived is read first (the poll phase) and takes its turn by the rule.
+   */
+  private scheduleNext(): void {
+    if (this.scheduled || this.waiting === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.next(this.clock());
+    });
   }
 
   /** Fills the free slots with the waiting reads the rule puts first. */
