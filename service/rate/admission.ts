@@ -6,7 +6,8 @@
  * to run is the head of the queue of the caller with
  *
  *   1. the fewest reads running now, then
- *   2. the least recent cost: the milliseconds its reads ran, halved every COST_HALF_LIFE_MS, then
+ *   2. the least recent cost: the milliseconds its reads ran (each at most READ_COST_CAP_MS),
+ *      halved every COST_HALF_LIFE_MS, then
  *   3. the earliest arrival.
  *
  * So a caller with nothing in flight and little recent use goes first, and one address that keeps
@@ -28,6 +29,14 @@ export { DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from "./admission-limi
 
 /** A caller's recent cost halves every 10 s: a burst a minute ago hardly counts, one this second does. */
 export const COST_HALF_LIFE_MS = 10_000;
+
+/**
+ * The most one read is charged (ms). A read's cost is its wall time, and on a loaded process or
+ * machine (a GC pause, the process off its core) one read can take seconds it did not use: charged
+ * in full, that made a light caller the heaviest of all for a minute, and its reads waited behind
+ * everyone's (measured: a first page after 4.9 s, BENCHMARKS.md).
+ */
+export const READ_COST_CAP_MS = 50;
 
 /** A read refused by admission (a 429 the GraphQL layer turns into its own error shape). */
 export class AdmissionRefused extends ApiError {}
@@ -116,7 +125,7 @@ export class ReadAdmission {
       return await this.scope.run({ key, admitted: true }, read);
     } finally {
       const now = this.clock();
-      c.cost = this.costAt(c, now) + (now - t0);
+      c.cost = this.costAt(c, now) + Math.min(now - t0, READ_COST_CAP_MS);
       c.at = now;
       c.running--;
       this.running--;
