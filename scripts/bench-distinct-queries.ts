@@ -19,11 +19,11 @@
  * load's end and `--settle` s after; the load's answers by status; the load average.
  *
  *   npx tsx scripts/bench-distinct-queries.ts [--duration 30] [--settle 30] [--addresses 100] [--baseline 10]
- *     [--profile <dir>] [-- <more scripts/start.ts flags, e.g. --read-concurrency 1>]
+ *     [--profile <dir>] [--server-log <file>] [--server-node-option --trace-gc] [-- <more scripts/start.ts flags, e.g. --read-concurrency 1>]
  */
 import { Command } from "commander";
 import { fork, spawn } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
@@ -36,10 +36,21 @@ const o = new Command()
   .option("--addresses <n>", "client addresses of the load", "100")
   .option("--baseline <s>", "seconds of normal requests with no load, after a warm-up", "10")
   .option("--profile <dir>", "write the server's CPU profile (.cpuprofile, from its start to its stop) into this directory")
+  .option("--server-log <file>", "keep the server's output (its log) in this file")
+  .option("--server-node-option <option...>", "node options for the server process (e.g. --trace-gc)")
   .option("--load <url>", "(internal) run as the load process against this server")
   .allowExcessArguments()
   .parse();
-const opts = o.opts<{ duration: string; settle: string; addresses: string; baseline: string; profile?: string; load?: string }>();
+const opts = o.opts<{
+  duration: string;
+  settle: string;
+  addresses: string;
+  baseline: string;
+  profile?: string;
+  serverLog?: string;
+  serverNodeOption?: string[];
+  load?: string;
+}>();
 
 /** The variables carry a counter the document does not use: graphql-js ignores it, the cache key does not. */
 const PAGE = `{ offers(first: 50) { edges { node { address status creatorTotalMicros contract { title } viewer { canTake } } } } }`;
@@ -185,6 +196,7 @@ async function main() {
     process.execPath,
     [
       ...(opts.profile ? ["--cpu-prof", "--cpu-prof-dir", opts.profile] : []),
+      ...(opts.serverNodeOption ?? []),
       "--import",
       "tsx",
       fileURLToPath(new URL("./start.ts", import.meta.url)),
@@ -263,6 +275,7 @@ async function main() {
     server.kill("SIGTERM");
     await Promise.race([exited, sleep(10_000)]);
     if (server.exitCode === null) server.kill("SIGKILL");
+    if (opts.serverLog) copyFileSync(logFile, opts.serverLog);
     rmSync(dir, { recursive: true, force: true });
   }
   process.exit(0);
