@@ -45,6 +45,8 @@ import { registerLive, serveLive } from "./live-ws";
 import { useSharedSubscriptionEvents } from "./shared-subscription-events";
 import { useSseEvents } from "./sse-events";
 import { useVariablesDepthLimit } from "./variables-depth";
+import { admitAsCaller, registerAdmissionMetrics, useReadAdmission } from "./read-admission";
+import type { ReadAdmission } from "../service/rate/admission";
 
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
 
@@ -74,6 +76,11 @@ export interface AppDeps {
   requestLimiter?: RequestLimiter | null;
   /** Where the client address comes from (`trustProxy`: X-Forwarded-For). */
   rateLimit?: RateLimitOptions;
+  /**
+   * Turns for expensive reads, fair per caller (service/rate/admission.ts): GraphQL query executions
+   * wait here, REST requests run as their caller (the read service built with its `admit`). None without it.
+   */
+  admission?: ReadAdmission | null;
   /** Largest request body in bytes on every route (default 64 KiB); larger is 413 before it is read. */
   maxBodyBytes?: number;
   /** Browser origins (`https://app.example`) allowed to call the offers API and /graphql; none (same-origin only) by default. */
@@ -183,6 +190,10 @@ export function createApp(deps: AppDeps): Hono {
     if (c.req.header("transfer-encoding") === undefined) return length !== undefined && !(Number(length) <= maxBody) ? tooLarge(c) : next();
     return c.req.method === "GET" || c.req.method === "HEAD" ? tooLarge(c) : limitBody(c, next);
   });
+  if (d.admission) {
+    for (const path of [`${OFFERS_BASE}/*`, OFFERS_BASE, `${EMBED_BASE}/*`]) app.use(path, admitAsCaller(d.admission, d.rateLimit));
+    registerAdmissionMetrics(obs.metrics.registry, d.admission);
+  }
   app.route("/", restApi(d));
   if (d.actions)
     app.route("/", actionRoutes({ read: d.read, writes: new SelfCustodyWrites(d.actions), log: d.log, limiter: d.requestLimiter, rateLimit: d.rateLimit }));
@@ -220,6 +231,9 @@ export function createApp(deps: AppDeps): Hono {
       }),
       // Before the response cache, which runs (and keeps) what the compiled query answers.
       useCompiledQueries(),
+      // After the compiled queries (it wraps their execution); a response cache hit never executes,
+      // and the cache wraps this (a refused query counts as executed, its answer not kept).
+      ...(d.admission ? [useReadAdmission(d.admission)] : []),
       responseCache.plugin,
       // Subscribers of one offer share each event's execution and JSON (last: it sets the subscribe function yoga runs).
       ...(live ? [useSharedSubscriptionEvents(live.events), useSseEvents()] : []),

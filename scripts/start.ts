@@ -43,6 +43,10 @@
  * ACTION_ACCOUNT_BURST (10), --action-account-per-minute / ACTION_ACCOUNT_PER_MINUTE (30);
  * --trust-proxy / TRUST_PROXY (true/false, yes/no, on/off, 1/0) takes the address from X-Forwarded-For.
  *
+ * Read admission (service/rate/admission.ts; 429 with Retry-After over a queue's bound): --read-concurrency /
+ * READ_CONCURRENCY (2; 0 turns it off), --read-queue-per-caller / READ_QUEUE_PER_CALLER (8),
+ * --read-queue-total / READ_QUEUE_TOTAL (256), --read-retry-after-seconds / READ_RETRY_AFTER_SECONDS (1).
+ *
  * Observability (README "Observability"): JSON logs on stdout at LOG_LEVEL (info), GET /metrics,
  * GET /readyz failing above --max-lag-slots / MAX_LAG_SLOTS (150) of indexer lag.
  */
@@ -53,7 +57,17 @@ import { join, resolve } from "node:path";
 import type { adminApp } from "../graphql/admin-http";
 import type { AdminOps } from "../service/custody/admin";
 import type { AppParts, ServiceParts } from "../stack/service-parts";
-import { LIVE_SETTINGS, REQUEST_SETTINGS, addSettings, liveLimitsOf, requestLimitsOf, settingsOf, type SettingName } from "../stack/config/settings";
+import {
+  ADMISSION_SETTINGS,
+  LIVE_SETTINGS,
+  REQUEST_SETTINGS,
+  addSettings,
+  admissionLimitsOf,
+  liveLimitsOf,
+  requestLimitsOf,
+  settingsOf,
+  type SettingName,
+} from "../stack/config/settings";
 import { ConfigError, assertPortFree, exitOnError, portRefusal, strictExit } from "../stack/config/cli";
 import type { WalletLimits } from "../service/writes/wallet-limits";
 import type { RequestLimiter, RequestLimits } from "../service/rate/request-limiter";
@@ -81,6 +95,7 @@ const SETTINGS_TAKEN = [
   "logLevel",
   "maxLagSlots",
   ...LIVE_SETTINGS,
+  ...ADMISSION_SETTINGS,
 ] as const satisfies readonly SettingName[];
 
 const program = addSettings(strictExit(new Command().name("start").description("the offers service: the local stack, or against a Solana RPC")), SETTINGS_TAKEN)
@@ -182,6 +197,7 @@ function serverApp(cors: string[]) {
       corsOrigins: cors,
       actionsBlockchainId: opts.actionsCluster,
       live: liveLimitsOf(opts),
+      admission: admissionLimitsOf(opts),
     });
     limiter = built.requestLimiter;
     return built.app;

@@ -8,6 +8,7 @@ import type { Hono } from "hono";
 import { createApp } from "../graphql/server";
 import { ReadService, type ReadServiceOptions } from "../service/read/read-service";
 import { RequestLimiter, type RequestLimits } from "../service/rate/request-limiter";
+import { ReadAdmission, type AdmissionLimits } from "../service/rate/admission";
 import type { LiveLimits } from "../service/read/live-updates";
 import type { AppParts } from "./service-parts";
 import { SOLANA_CLUSTERS } from "../service/actions/blockchain-id";
@@ -19,6 +20,8 @@ export interface AppSettings {
   graphiql?: boolean;
   /** Per-address and per-token request limits; none without them. */
   requestLimits?: RequestLimits;
+  /** Turns for expensive reads, fair per caller (service/rate/admission.ts); none without them. */
+  admission?: AdmissionLimits;
   /** Take the client address from X-Forwarded-For. */
   trustProxy?: boolean;
   corsOrigins?: readonly string[];
@@ -36,11 +39,14 @@ export interface ServiceApp {
   app: Hono;
   read: ReadService;
   requestLimiter: RequestLimiter | null;
+  /** Read admission, when its limits were given. */
+  admission: ReadAdmission | null;
 }
 
 export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
   const custody = parts.custody;
   // The feed is this process's indexer or, on PostgreSQL, any process's: the read caches drop on it.
+  const admission = s.admission ? new ReadAdmission(s.admission) : null;
   const read = new ReadService({
     ...s.readCaches,
     db: parts.db,
@@ -49,6 +55,7 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
     changes: parts.changes,
     blockedWallets: (wallets) => custody.blockedWallets(wallets),
     blockedVersion: () => custody.readAuth.version,
+    admit: admission ? (r) => admission.run(r) : undefined,
   });
   const requestLimiter = s.requestLimits ? new RequestLimiter(parts.db, s.requestLimits) : null;
   const app = createApp({
@@ -60,6 +67,7 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
     changes: parts.changes,
     graphiql: s.graphiql,
     requestLimiter,
+    admission,
     rateLimit: { trustProxy: s.trustProxy ?? false },
     corsOrigins: s.corsOrigins,
     live: s.live,
@@ -72,7 +80,7 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
         (await parts.db.selectFrom("offers").select("status").where("address", "=", address).executeTakeFirst())?.status ?? null,
     },
   });
-  return { app, read, requestLimiter };
+  return { app, read, requestLimiter, admission };
 }
 
 /** The whole server for tests: no GraphiQL, settings read fresh on every request. */

@@ -35,3 +35,11 @@ export function addressGroup(address: string): string {
     .map((g) => (parseInt(g, 16) || 0).toString(16))
     .join(":")}::/64`;
 }
+
+/**
+ * The one caller a request counts as for its share of the server's reads (./admission.ts): its
+ * token when it carries one (a bad token is refused 401 before any read), else its address group.
+ */
+export function callerKey(authorization: string | null | undefined, addressGroup: string): string {
+  return authorization ? `token:${tokenBucketKey(authorization)}` : `address:${addressGroup}`;
+}

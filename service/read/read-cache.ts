@@ -145,6 +145,13 @@ export class ReadCache {
     return this.generation;
   }
 
+  /** Whether `get(key, ttlMs, …)` would answer from what is held now, without a load. */
+  holds(key: string, ttlMs: number): boolean {
+    if (ttlMs <= 0) return false;
+    const hit = this.entries.get(key);
+    return !!hit && Date.now() - hit.at <= ttlMs;
+  }
+
   /**
    * The value under `key` if younger than ttlMs and of this generation, else `load`'s (kept unless
    * a write came in meanwhile). Callers that miss the same key in the same generation share one

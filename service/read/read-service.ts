@@ -68,6 +68,11 @@ export interface ReadServiceOptions {
   blockedWallets?: (wallets: string[]) => Promise<Set<string>>;
   /** Moves when blockedWallets' answers may have changed (custody's read cache version); without it, never. */
   blockedVersion?: () => number;
+  /**
+   * Runs a read the caches cannot answer when the caller's turn comes (service/rate/admission.ts,
+   * the caller set by the HTTP layer); without it, at once. Answers held in the cache never wait.
+   */
+  admit?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 /** A page as shared between callers: its rows (for viewer blocks), its anonymous offers, its pagination. */
@@ -148,9 +153,20 @@ export class ReadService {
    */
   async anonymous<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
     const ttl = this.anonymousTtl();
-    if (ttl <= 0) return load();
+    if (ttl <= 0) return this.o.admit ? this.o.admit(load) : load();
     // Derived fields (canTake, open contracts) depend on chain time, a second-resolution clock.
-    return this.cache.get(`a:${await this.now()}:${key}`, ttl, load, keep);
+    return this.cached(`a:${await this.now()}:${key}`, ttl, load, keep);
+  }
+
+  /**
+   * The cache's answer, or its load when the caller's turn comes (`admit`): the turn is taken
+   * before the cache's shared load, never inside it, so a read let through never waits on one
+   * that is still queued.
+   */
+  private cached<T>(key: string, ttl: number, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
+    const admit = this.o.admit;
+    if (!admit || this.cache.holds(key, ttl)) return this.cache.get(key, ttl, load, keep);
+    return admit(() => this.cache.get(key, ttl, load, keep));
   }
 
   /**
@@ -159,8 +175,8 @@ export class ReadService {
    */
   forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
     const ttl = this.viewerTtl();
-    if (ttl <= 0) return load();
-    return this.now().then((now) => this.cache.get(`v:${wallet}:${now}:${key}`, ttl, load));
+    if (ttl <= 0) return this.o.admit ? this.o.admit(load) : load();
+    return this.now().then((now) => this.cached(`v:${wallet}:${now}:${key}`, ttl, load));
   }
 
   private anonymousTtl(): number {

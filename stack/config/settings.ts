@@ -11,6 +11,7 @@ import { z } from "zod";
 // command line before it loads the engines, the store or the server (tests/stack/cli-refusals.test.ts).
 import { DEFAULT_WALLET_LIMITS } from "../../service/writes/wallet-limits";
 import { DEFAULT_ACTION_LIMITS, DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../../service/rate/request-limits";
+import { DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from "../../service/rate/admission-limits";
 import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/lag";
 import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-limits";
 import { LIVE_SHARES } from "../../service/read/live-shares";
@@ -114,6 +115,28 @@ export const SETTINGS = {
       "ACTION_ACCOUNT_PER_MINUTE",
       DEFAULT_ACTION_LIMITS.actionAccountPerMinute,
     ),
+  readConcurrency: () =>
+    count(
+      "--read-concurrency",
+      "expensive reads (GraphQL queries, REST reads not cached) running at once; the others wait, least recent cost per caller first (0: no admission)",
+      "READ_CONCURRENCY",
+      DEFAULT_ADMISSION_LIMITS.concurrency,
+    ),
+  readQueuePerCaller: () =>
+    count(
+      "--read-queue-per-caller",
+      "expensive reads one caller may have waiting (one more: 429)",
+      "READ_QUEUE_PER_CALLER",
+      DEFAULT_ADMISSION_LIMITS.queuePerCaller,
+    ),
+  readQueueTotal: () => count("--read-queue-total", "expensive reads waiting in all (one more: 429)", "READ_QUEUE_TOTAL", DEFAULT_ADMISSION_LIMITS.queueTotal),
+  readRetryAfterSeconds: () =>
+    positive(
+      "--read-retry-after-seconds",
+      "the Retry-After (s) told to a caller refused for too many reads waiting",
+      "READ_RETRY_AFTER_SECONDS",
+      DEFAULT_ADMISSION_LIMITS.retryAfterSeconds,
+    ),
   liveMaxPerConnection: () =>
     positive("--live-max-per-connection", "subscriptions one connection may hold", "LIVE_MAX_PER_CONNECTION", LIVE_LIMITS.maxPerConnection),
   liveMaxSubscriptions: () =>
@@ -216,6 +239,10 @@ export interface SettingValues {
   actionIpPerMinute: number;
   actionAccountBurst: number;
   actionAccountPerMinute: number;
+  readConcurrency: number;
+  readQueuePerCaller: number;
+  readQueueTotal: number;
+  readRetryAfterSeconds: number;
   liveMaxPerConnection: number;
   liveMaxSubscriptions: number;
   liveQueueLimit: number;
@@ -285,6 +312,19 @@ export function liveLimitsOf(v: Pick<SettingValues, LiveSettingName>): LiveLimit
   const limits = { ...LIVE_LIMITS };
   for (const limit of Object.keys(LIVE_LIMIT_SETTINGS) as (keyof LiveLimits)[]) limits[limit] = v[LIVE_LIMIT_SETTINGS[limit]];
   return limits;
+}
+
+/** The settings of read admission (service/rate/admission.ts). */
+export const ADMISSION_SETTINGS = [
+  "readConcurrency",
+  "readQueuePerCaller",
+  "readQueueTotal",
+  "readRetryAfterSeconds",
+] as const satisfies readonly SettingName[];
+
+/** Read admission's limits (stack/app.ts `admission`) from the parsed settings. */
+export function admissionLimitsOf(v: Pick<SettingValues, (typeof ADMISSION_SETTINGS)[number]>): AdmissionLimits {
+  return { concurrency: v.readConcurrency, queuePerCaller: v.readQueuePerCaller, queueTotal: v.readQueueTotal, retryAfterSeconds: v.readRetryAfterSeconds };
 }
 
 /** Adds the named settings to `cmd` as options; read them back with `settingsOf`. */

@@ -1,0 +1,195 @@
+/**
+ * Read admission: the rule for who runs next when expensive reads (GraphQL query executions, REST
+ * reads that miss the read cache) outnumber the process's thread. At most `concurrency` run at
+ * once; the others wait, each in its caller's queue (service/rate/caller-key.ts callerKey: the
+ * token when signed in, else the address group, IPv6 by /64), and when a read finishes the next
+ * to run is the head of the queue of the caller with
+ *
+ *   1. the fewest reads running now, then
+ *   2. the least recent cost: the milliseconds its reads ran (each at most READ_COST_CAP_MS),
+ *      halved every COST_HALF_LIFE_MS, then
+ *   3. the earliest arrival.
+ *
+ * So a caller with nothing in flight and little recent use goes first, and one address that keeps
+ * requests queued waits behind everyone else's first instead of starving them. Beyond
+ * `queuePerCaller` waiting for one caller, or `queueTotal` in all, a read is refused at once:
+ * ApiError 429 with Retry-After (REST `{error, code}`; GraphQL an error coded TOO_MANY_REQUESTS
+ * with HTTP 429). A read inside an admitted one (a resolver's reads during its execution) runs at
+ * once, and so does a read outside any caller (the worker, live updates).
+ *
+ * Written here rather than taken from p-queue: p-queue fixes a task's priority when it is added,
+ * where this rule is decided when a slot frees (the costs move while reads wait), and the bounds
+ * and refusals per caller would be ours either way.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ApiError } from "../api-error";
+import type { AdmissionLimits } from "./admission-limits";
+
+export { DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from "./admission-limits";
+
+/** A caller's recent cost halves every 10 s: a burst a minute ago hardly counts, one this second does. */
+export const COST_HALF_LIFE_MS = 10_000;
+
+/**
+ * The most one read is charged (ms). A read's cost is its wall time, and on a loaded process or
+ * machine (a GC pause, the process off its core) one read can take seconds it did not use: charged
+ * in full, that made a light caller the heaviest of all for a minute, and its reads waited behind
+ * everyone's (measured: a first page after 4.9 s, BENCHMARKS.md).
+ */
+export const READ_COST_CAP_MS = 50;
+
+/** A read refused by admission (a 429 the GraphQL layer turns into its own error shape). */
+export class AdmissionRefused extends ApiError {}
+
+interface Caller {
+  /** Milliseconds run, decayed to `at`. */
+  cost: number;
+  at: number;
+  running: number;
+  waiting: { seq: number; go: () => void }[];
+}
+
+interface Scope {
+  key: string;
+  admitted: boolean;
+}
+
+export interface AdmissionStats {
+  running: number;
+  waiting: number;
+  admitted: number;
+  refused: number;
+}
+
+export class ReadAdmission {
+  private readonly callers = new Map<string, Caller>();
+  /** Callers with a read waiting. */
+  private readonly queued = new Set<Caller>();
+  private readonly scope = new AsyncLocalStorage<Scope>();
+  private running = 0;
+  private waiting = 0;
+  private seq = 0;
+  private admitted = 0;
+  private refused = 0;
+  private swept = 0;
+  private scheduled = false;
+
+  constructor(
+    readonly limits: AdmissionLimits,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /** Runs `next` as `key`'s request: the reads it makes through `run` without a key count against `key`. */
+  as<T>(key: string, next: () => T): T {
+    return this.scope.run({ key, admitted: false }, next);
+  }
+
+  /** An expensive read of `key` (default: the caller `as` set): runs when admitted; AdmissionRefused (429) over a bound. */
+  run<T>(read: () => Promise<T>, key?: string): Promise<T> {
+    const scope = this.scope.getStore();
+    const k = key ?? scope?.key;
+    if (this.limits.concurrency <= 0 || k === undefined || scope?.admitted) return read();
+    const c = this.caller(k);
+    if (this.running < this.limits.concurrency && this.waiting === 0) {
+      this.take(c);
+      return this.execute(c, k, read);
+    }
+    if (c.waiting.length >= this.limits.queuePerCaller) return this.refuse(`at most ${this.limits.queuePerCaller} reads of one caller wait at once`);
+    if (this.waiting >= this.limits.queueTotal) return this.refuse(`the server has ${this.limits.queueTotal} reads waiting`);
+    return new Promise<void>((go) => {
+      c.waiting.push({ seq: this.seq++, go });
+      this.waiting++;
+      this.queued.add(c);
+    }).then(() => this.execute(c, k, read));
+  }
+
+  stats(): AdmissionStats {
+    return { running: this.running, waiting: this.waiting, admitted: this.admitted, refused: this.refused };
+  }
+
+  private refuse(why: string): Promise<never> {
+    this.refused++;
+    return Promise.reject(
+      new AdmissionRefused(429, `too many reads waiting: ${why}; retry in ${this.limits.retryAfterSeconds} s`, this.limits.retryAfterSeconds),
+    );
+  }
+
+  private take(c: Caller): void {
+    this.running++;
+    c.running++;
+  }
+
+  private async execute<T>(c: Caller, key: string, read: () => Promise<T>): Promise<T> {
+    const t0 = this.clock();
+    try {
+      return await this.scope.run({ key, admitted: true }, read);
+    } finally {
+      const now = this.clock();
+      c.cost = this.costAt(c, now) + Math.min(now - t0, READ_COST_CAP_MS);
+      c.at = now;
+      c.running--;
+      this.running--;
+      this.admitted++;
+      this.scheduleNext();
+    }
+  }
+
+  /**
+   * The next reads start from the event loop's check phase, never from the finished read's own
+   * continuation: a read against SQLite completes within microtasks, so starting the next one there
+   * ran the whole queue in one go, and requests that had arrived meanwhile (a first request, an
+   * answer from the cache) were read from their sockets only once it was empty. From setImmediate,
+   * what arrived is read first (the poll phase) and takes its turn by the rule.
+   */
+  private scheduleNext(): void {
+    if (this.scheduled || this.waiting === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.next(this.clock());
+    });
+  }
+
+  /** Fills the free slots with the waiting reads the rule puts first. */
+  private next(now: number): void {
+    while (this.running < this.limits.concurrency && this.waiting > 0) {
+      let best: Caller | null = null;
+      let bestCost = 0;
+      for (const c of this.queued) {
+        const cost = this.costAt(c, now);
+        if (
+          !best ||
+          c.running < best.running ||
+          (c.running === best.running && (cost < bestCost || (cost === bestCost && c.waiting[0].seq < best.waiting[0].seq)))
+        ) {
+          best = c;
+          bestCost = cost;
+        }
+      }
+      const w = best!.waiting.shift()!;
+      if (best!.waiting.length === 0) this.queued.delete(best!);
+      this.waiting--;
+      this.take(best!);
+      w.go();
+    }
+  }
+
+  private costAt(c: Caller, now: number): number {
+    return c.cost * Math.pow(2, -(now - c.at) / COST_HALF_LIFE_MS);
+  }
+
+  /** The caller's record; idle callers whose cost has faded are forgotten once per half-life. */
+  private caller(key: string): Caller {
+    let c = this.callers.get(key);
+    if (!c) {
+      const now = this.clock();
+      if (now - this.swept > COST_HALF_LIFE_MS) {
+        this.swept = now;
+        for (const [k, x] of this.callers) if (x.running === 0 && x.waiting.length === 0 && this.costAt(x, now) < 1) this.callers.delete(k);
+      }
+      c = { cost: 0, at: now, running: 0, waiting: [] };
+      this.callers.set(key, c);
+    }
+    return c;
+  }
+}
