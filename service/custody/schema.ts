@@ -191,8 +191,8 @@ export interface DeadManSwitchesTable {
 /**
  * A user's webhook endpoint (service/webhooks/endpoints.ts). `events` is space-separated event
  * types; `secret_enc` the signing secret (whsec_...) sealed under the service key (AAD the
- * endpoint id); `from_slot` the indexed slot at creation: only events of later slots are sent to
- * it. Times in unix milliseconds.
+ * endpoint id); `from_slot` the indexed slot at creation: events of that slot on are sent to it
+ * (a slot is the finest order events carry). Times in unix milliseconds.
  */
 export interface WebhookEndpointsTable {
   id: string;

@@ -120,7 +120,8 @@ export class WebhookDispatcher {
       .execute();
     let inserted = 0;
     if (endpoints.length > 0) {
-      const minFrom = Math.min(...endpoints.map((e) => Number(e.from_slot)));
+      // An endpoint gets the events of its registration's slot on (deriveEvents reads slots above `lo`).
+      const minFrom = Math.min(...endpoints.map((e) => Number(e.from_slot))) - 1;
       const lo = Math.max(minFrom, cursor ? Number(cursor.slot) - RESCAN_SLOTS : minFrom);
       const events = await deriveEvents(this.db as unknown as Kysely<Database>, lo, final);
       const byWallet = new Map<string, typeof endpoints>();
@@ -128,7 +129,7 @@ export class WebhookDispatcher {
       const now = this.now();
       for (const ev of events)
         for (const ep of byWallet.get(ev.wallet) ?? []) {
-          if (ev.slot <= Number(ep.from_slot) || !ep.events.split(" ").includes(ev.type)) continue;
+          if (ev.slot < Number(ep.from_slot) || !ep.events.split(" ").includes(ev.type)) continue;
           inserted += await this.enqueue(ep.id, ep.user_id, ev, now);
         }
     }
