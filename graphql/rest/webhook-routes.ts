@@ -13,12 +13,17 @@ import { ApiError, apiErrorResponse } from "../../service/api-error";
 import { bearerToken, type Custody, type Principal } from "../../service/custody/custody";
 import { CreateWebhookBody, DeliveriesQuery, UpdateWebhookBody, type Webhooks } from "../../service/webhooks/endpoints";
 import { validationHook } from "./validation-hook";
-import { ERRORS, ok } from "./schemas";
+import { documentedError, ERRORS, ok } from "./schemas";
 import { WebhookDeleted, WebhookDeliveryAnswer, WebhookDeliveryList, WebhookEndpointAnswer, WebhookEndpointList, WebhookEndpointWithSecret } from "./webhook-schemas";
 import { jsonBody } from "./write-routes";
 
 const FALLBACK = "temporarily unavailable; retry with backoff";
-const { 400: e400, 401: e401, 404: e404, 409: e409, 413: e413, 429: e429, 503: e503 } = ERRORS;
+const { 400: e400, 401: e401, 413: e413, 503: e503 } = ERRORS;
+const e404 = documentedError(404, "no webhook endpoint or delivery of the caller by that id");
+const e409 = documentedError(409, "the caller holds the most endpoints allowed, or the delivery was retracted by a fork");
+const e429 = documentedError(429, "too many requests from this address or token, or too many replays", {
+  "Retry-After": z.string().regex(/^[0-9]+$/).meta({ description: "seconds to wait before retrying" }),
+});
 const route = <R extends RouteConfig>(r: R) => createRoute({ tags: ["webhooks"], security: [{ bearer: [] }], ...r });
 const body = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema } } });
 const IdParam = z.object({ id: z.string().max(64).meta({ description: "the endpoint's id (whep_...)" }) });
