@@ -14,7 +14,14 @@ import { bearerToken, type Custody, type Principal } from "../../service/custody
 import { CreateWebhookBody, DeliveriesQuery, UpdateWebhookBody, type Webhooks } from "../../service/webhooks/endpoints";
 import { validationHook } from "./validation-hook";
 import { documentedError, ERRORS, ok } from "./schemas";
-import { WebhookDeleted, WebhookDeliveryAnswer, WebhookDeliveryList, WebhookEndpointAnswer, WebhookEndpointList, WebhookEndpointWithSecret } from "./webhook-schemas";
+import {
+  WebhookDeleted,
+  WebhookDeliveryAnswer,
+  WebhookDeliveryList,
+  WebhookEndpointAnswer,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret,
+} from "./webhook-schemas";
 import { jsonBody } from "./write-routes";
 
 const FALLBACK = "temporarily unavailable; retry with backoff";
@@ -22,7 +29,10 @@ const { 400: e400, 401: e401, 413: e413, 503: e503 } = ERRORS;
 const e404 = documentedError(404, "no webhook endpoint or delivery of the caller by that id");
 const e409 = documentedError(409, "the caller holds the most endpoints allowed, or the delivery was retracted by a fork");
 const e429 = documentedError(429, "too many requests from this address or token, or too many replays", {
-  "Retry-After": z.string().regex(/^[0-9]+$/).meta({ description: "seconds to wait before retrying" }),
+  "Retry-After": z
+    .string()
+    .regex(/^[0-9]+$/)
+    .meta({ description: "seconds to wait before retrying" }),
 });
 const route = <R extends RouteConfig>(r: R) => createRoute({ tags: ["webhooks"], security: [{ bearer: [] }], ...r });
 const body = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema } } });
@@ -104,16 +114,18 @@ export function webhookRoutes(d: WebhookRouteDeps): OpenAPIHono {
   const fail = (c: Context, e: unknown) => apiErrorResponse(c, e, FALLBACK, d.log);
   const principals = new WeakMap<Request, Principal>();
   /** `write`: the token must hold bet:write; `withBody`: the JSON body is read and checked first. */
-  const auth = (write: boolean, withBody = false) => async (c: Context, next: () => Promise<void>) => {
-    try {
-      if (!d.webhooks || !d.custody) throw new ApiError(503, "webhooks are not configured");
-      principals.set(c.req.raw, await authorize(d.custody, c.req.header("authorization"), write));
-      if (withBody) await jsonBody(c);
-    } catch (e) {
-      return fail(c, e);
-    }
-    await next();
-  };
+  const auth =
+    (write: boolean, withBody = false) =>
+    async (c: Context, next: () => Promise<void>) => {
+      try {
+        if (!d.webhooks || !d.custody) throw new ApiError(503, "webhooks are not configured");
+        principals.set(c.req.raw, await authorize(d.custody, c.req.header("authorization"), write));
+        if (withBody) await jsonBody(c);
+      } catch (e) {
+        return fail(c, e);
+      }
+      await next();
+    };
   const handle = (op: (c: Context, p: Principal, w: Webhooks) => Promise<unknown>) =>
     (async (c: Context) => {
       try {
@@ -123,15 +135,39 @@ export function webhookRoutes(d: WebhookRouteDeps): OpenAPIHono {
       }
     }) as never;
 
-  app.openapi({ ...createRouteDef, middleware: [auth(true, true)] }, handle(async (c, p, w) => w.create(p, await c.req.json<unknown>())));
-  app.openapi({ ...listRoute, middleware: [auth(false)] }, handle(async (_c, p, w) => ({ endpoints: await w.list(p) })));
+  app.openapi(
+    { ...createRouteDef, middleware: [auth(true, true)] },
+    handle(async (c, p, w) => w.create(p, await c.req.json<unknown>())),
+  );
+  app.openapi(
+    { ...listRoute, middleware: [auth(false)] },
+    handle(async (_c, p, w) => ({ endpoints: await w.list(p) })),
+  );
   // Before "/webhooks/{id}": the deliveries' paths are not endpoint ids.
-  app.openapi({ ...deliveriesRoute, middleware: [auth(false)] }, handle(async (c, p, w) => ({ deliveries: await w.deliveries(p, c.req.query()) })));
-  app.openapi({ ...deliveryRoute, middleware: [auth(false)] }, handle(async (c, p, w) => w.delivery(p, c.req.param("id")!)));
-  app.openapi({ ...replayRoute, middleware: [auth(true)] }, handle(async (c, p, w) => w.replay(p, c.req.param("id")!)));
-  app.openapi({ ...updateRoute, middleware: [auth(true, true)] }, handle(async (c, p, w) => w.update(p, c.req.param("id")!, await c.req.json<unknown>())));
-  app.openapi({ ...deleteRoute, middleware: [auth(true)] }, handle(async (c, p, w) => w.remove(p, c.req.param("id")!)));
-  app.openapi({ ...rotateRoute, middleware: [auth(true)] }, handle(async (c, p, w) => w.rotateSecret(p, c.req.param("id")!)));
+  app.openapi(
+    { ...deliveriesRoute, middleware: [auth(false)] },
+    handle(async (c, p, w) => ({ deliveries: await w.deliveries(p, c.req.query()) })),
+  );
+  app.openapi(
+    { ...deliveryRoute, middleware: [auth(false)] },
+    handle(async (c, p, w) => w.delivery(p, c.req.param("id")!)),
+  );
+  app.openapi(
+    { ...replayRoute, middleware: [auth(true)] },
+    handle(async (c, p, w) => w.replay(p, c.req.param("id")!)),
+  );
+  app.openapi(
+    { ...updateRoute, middleware: [auth(true, true)] },
+    handle(async (c, p, w) => w.update(p, c.req.param("id")!, await c.req.json<unknown>())),
+  );
+  app.openapi(
+    { ...deleteRoute, middleware: [auth(true)] },
+    handle(async (c, p, w) => w.remove(p, c.req.param("id")!)),
+  );
+  app.openapi(
+    { ...rotateRoute, middleware: [auth(true)] },
+    handle(async (c, p, w) => w.rotateSecret(p, c.req.param("id")!)),
+  );
   return app;
 }
 

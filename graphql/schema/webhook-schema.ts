@@ -48,7 +48,10 @@ export function addWebhookSchema(builder: ApiBuilder, d: WebhookSchemaDeps): voi
     values: Object.fromEntries(WEBHOOK_EVENTS.map((e) => [e.replace(".", "_").toUpperCase(), { value: e }])) as Record<string, { value: string }>,
     description: "An event a webhook endpoint may receive (docs/api-guide.md, Webhooks).",
   });
-  const State = builder.enumType("WebhookDeliveryState", { values: DELIVERY_STATES, description: "pending, delivered, failed (retries ran out) or retracted (a fork: never sent)." });
+  const State = builder.enumType("WebhookDeliveryState", {
+    values: DELIVERY_STATES,
+    description: "pending, delivered, failed (retries ran out) or retracted (a fork: never sent).",
+  });
   // The same fields on both endpoint types (Pothos types a field builder per parent type).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const endpointFields = (t: any) => ({

@@ -263,7 +263,8 @@ export class WebhookDispatcher {
         if (status < 200 || status > 299) error = `answered ${status}`;
       } catch (e) {
         const err = e as Error & { cause?: { code?: string; message?: string } };
-        error = err.name === "TimeoutError" ? `no answer within ${this.limits.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message).slice(0, 300);
+        error =
+          err.name === "TimeoutError" ? `no answer within ${this.limits.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message).slice(0, 300);
       }
     }
     const end = this.now();

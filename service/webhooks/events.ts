@@ -95,7 +95,19 @@ export async function deriveEvents(db: Kysely<Database>, lo: number, hi: number)
     .selectFrom("offer_closes as c")
     .innerJoin("offers as o", "o.address", "c.offer")
     .innerJoin("contracts as k", "k.address", "o.contract")
-    .select(["c.offer", "c.closed_by", "c.refund_micros", "c.revision", "c.closed_at", "c.signature", "c.slot", "o.creator", "o.contract", "k.cutoff_at", "k.status"])
+    .select([
+      "c.offer",
+      "c.closed_by",
+      "c.refund_micros",
+      "c.revision",
+      "c.closed_at",
+      "c.signature",
+      "c.slot",
+      "o.creator",
+      "o.contract",
+      "k.cutoff_at",
+      "k.status",
+    ])
     .where("c.slot", ">", lo)
     .where("c.slot", "<=", hi)
     .execute();

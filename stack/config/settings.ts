@@ -161,9 +161,15 @@ export const SETTINGS = {
       "let webhook endpoints be http:// and loopback, private or link-local targets (tests, a local stack; never in production: SSRF)",
       "WEBHOOK_ALLOW_LOCAL",
     ),
-  webhookTimeoutMs: () => positive("--webhook-timeout-ms", "how long a webhook receiver has to answer one delivery (ms)", "WEBHOOK_TIMEOUT_MS", WEBHOOK_LIMITS.timeoutMs),
+  webhookTimeoutMs: () =>
+    positive("--webhook-timeout-ms", "how long a webhook receiver has to answer one delivery (ms)", "WEBHOOK_TIMEOUT_MS", WEBHOOK_LIMITS.timeoutMs),
   webhookRetryForMs: () =>
-    positive("--webhook-retry-for-ms", "how long a webhook delivery is retried before it is recorded failed (ms)", "WEBHOOK_RETRY_FOR_MS", WEBHOOK_LIMITS.retryForMs),
+    positive(
+      "--webhook-retry-for-ms",
+      "how long a webhook delivery is retried before it is recorded failed (ms)",
+      "WEBHOOK_RETRY_FOR_MS",
+      WEBHOOK_LIMITS.retryForMs,
+    ),
   webhookFinalitySlots: () =>
     setting(
       "--webhook-finality-slots <n>",

@@ -91,7 +91,16 @@ describe("webhooks", () => {
   const deliveries = async (u: TestUser, q = "") => {
     const r = await get(s, `/webhooks/deliveries${q}`, u.token);
     expect(r.status, r.text).toBe(200);
-    return r.body.deliveries as { id: string; endpointId: string; eventId: string; eventType: string; state: string; attempts: number; attemptLog: { status: number | null; error: string | null }[]; payload: Record<string, unknown> }[];
+    return r.body.deliveries as {
+      id: string;
+      endpointId: string;
+      eventId: string;
+      eventType: string;
+      state: string;
+      attempts: number;
+      attemptLog: { status: number | null; error: string | null }[];
+      payload: Record<string, unknown>;
+    }[];
   };
   const take = async (u: TestUser, offer: string, amount: bigint, revision: string) => {
     const r = await post(s, `/${offer}/take`, { takeAmountMicros: String(amount), expectedRevision: revision, idempotencyKey: key() }, u.token);
@@ -131,10 +140,14 @@ describe("webhooks", () => {
     expect(first.enqueued).toBe(13);
     // At most 4 attempts in flight per endpoint: the first round tried 4 of each.
     expect(first).toMatchObject({ attempted: 8, delivered: 0 });
-    await until(async () => {
-      await s.webhookDispatcher.runOnce();
-      return [...(await deliveries(alice)), ...(await deliveries(bob))].every((d) => d.attempts >= 1) || null;
-    }, 5_000, 30);
+    await until(
+      async () => {
+        await s.webhookDispatcher.runOnce();
+        return [...(await deliveries(alice)), ...(await deliveries(bob))].every((d) => d.attempts >= 1) || null;
+      },
+      5_000,
+      30,
+    );
     const failed = rx.got.length;
     expect(failed).toBeGreaterThanOrEqual(13);
     // Then down: attempts find no one.
@@ -166,13 +179,24 @@ describe("webhooks", () => {
     const a = await deliveries(alice);
     const b = await deliveries(bob);
     const types = (ds: { eventType: string }[]) => ds.map((d) => d.eventType).sort();
-    expect(types(a)).toEqual(["offer.closed", "offer.closed", "offer.filled", "offer.taken", "offer.taken", "offer.taken", "position.refunded", "position.settled"]);
+    expect(types(a)).toEqual([
+      "offer.closed",
+      "offer.closed",
+      "offer.filled",
+      "offer.taken",
+      "offer.taken",
+      "offer.taken",
+      "position.refunded",
+      "position.settled",
+    ]);
     expect(types(b)).toEqual(["offer.taken", "offer.taken", "offer.taken", "position.refunded", "position.settled"]);
     expect(new Set(a.filter((d) => d.eventType === "offer.taken").map((d) => d.eventId))).toEqual(
       new Set(b.filter((d) => d.eventType === "offer.taken").map((d) => d.eventId)),
     );
     const closes = a.filter((d) => d.eventType === "offer.closed").map((d) => d.payload.data);
-    expect(closes).toEqual(expect.arrayContaining([expect.objectContaining({ offer: o2, reason: "closed" }), expect.objectContaining({ offer: o3, reason: "cutoff" })]));
+    expect(closes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ offer: o2, reason: "closed" }), expect.objectContaining({ offer: o3, reason: "cutoff" })]),
+    );
     expect(a.find((d) => d.eventType === "offer.filled")!.payload).toMatchObject({ data: { offer: o1, takerFilledMicros: String(10n * UNIT) } });
     // The attempts are recorded: a 500, a refused connection, then the 200.
     for (const d of [...a, ...b]) {
@@ -242,10 +266,22 @@ describe("webhooks", () => {
     expect((await get(s, `/webhooks/deliveries/${target.id}`, alice.token)).body).toMatchObject({ state: "delivered", replays: 1 });
 
     // A restart re-derives nothing new: the outbox is unique per endpoint and event.
-    const n = (await s.db.selectFrom("webhook_deliveries" as never).select((eb) => eb.fn.countAll().as("n")).executeTakeFirst()) as { n: number };
+    const n = (await s.db
+      .selectFrom("webhook_deliveries" as never)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirst()) as { n: number };
     await s.db.deleteFrom("webhook_scan" as never).execute();
     expect((await s.webhookDispatcher.runOnce()).enqueued).toBe(0);
-    expect(Number(((await s.db.selectFrom("webhook_deliveries" as never).select((eb) => eb.fn.countAll().as("n")).executeTakeFirst()) as { n: number }).n)).toBe(Number(n.n));
+    expect(
+      Number(
+        (
+          (await s.db
+            .selectFrom("webhook_deliveries" as never)
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirst()) as { n: number }
+        ).n,
+      ),
+    ).toBe(Number(n.n));
 
     // Per-user isolation: Bob sees only his deliveries and cannot touch Alice's.
     expect((await deliveries(bob)).every((d) => d.endpointId === bobHook)).toBe(true);

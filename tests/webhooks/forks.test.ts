@@ -84,7 +84,18 @@ describe("webhooks through a fork", () => {
     for (const b of batches) await w.apply({ ...b, transactions: b.transactions.filter((x) => x.signature !== take.signature) });
     await migrateCustody(store.db as Kysely<unknown>);
     const db = store.db as unknown as WebhookDb;
-    const user = { id: "u-creator", name: "creator", display_name: "Creator", wallet: creator, token_account: creator, wallet_secret_enc: "-", wallet_secret_enc_next: null, blocked: 0, blocked_reason: null, created_at: 0 };
+    const user = {
+      id: "u-creator",
+      name: "creator",
+      display_name: "Creator",
+      wallet: creator,
+      token_account: creator,
+      wallet_secret_enc: "-",
+      wallet_secret_enc_next: null,
+      blocked: 0,
+      blocked_reason: null,
+      created_at: 0,
+    };
     await db.insertInto("users").values(user).execute();
     const hooks = new Webhooks(db, ServiceKey.generate(), { ...WEBHOOK_LIMITS, allowLocalTargets: true, finalitySlots });
     const p = { user: { id: user.id }, tokenId: "t", scopes: new Set(["bet:write"]) } as unknown as Principal;
