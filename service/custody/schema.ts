@@ -2,8 +2,9 @@
  * The service's own tables (not chain data): users with their custodial wallets, Personal
  * Access Tokens, the idempotency records of writes, the per-user write rate buckets
  * (service/writes/wallet-guard.ts), the settlement worker's failing items
- * (service/worker/failures.ts) and the acting indexer's progress
- * (service/observability/indexer-progress.ts). They live in the same database as the
+ * (service/worker/failures.ts), the acting indexer's progress
+ * (service/observability/indexer-progress.ts), bulk closes and dead-man switches, and the users'
+ * webhook endpoints with their outbox (service/webhooks). They live in the same database as the
  * indexer's store, migrated by their own kysely Migrator (tables `custody_migration*`), so the
  * indexer's migrations and these never interleave.
  *
