@@ -6,7 +6,8 @@
  * - with a finality margin, the ghost is never derived (its slot is not final before the retraction);
  * - without one (a premature derivation), the check before the send finds its rows gone and
  *   records the delivery "retracted".
- * Either way the chain's transaction is delivered, with the id its signature gives.
+ * Either way the chain's transaction is delivered, with the id its signature gives. On SQLite and
+ * PostgreSQL (the webhook tables' migration and queries on both).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -27,7 +28,7 @@ import { WebhookDispatcher } from "../../service/webhooks/dispatcher";
 import { eventId } from "../../service/webhooks/events";
 import { WEBHOOK_LIMITS } from "../../service/webhooks/limits";
 import { recordBatches } from "../indexer/attach";
-import { freshStore, type StoreTarget } from "../indexer/stores";
+import { ENGINES, freshStore, type StoreTarget } from "../indexer/stores";
 
 let batches: Batch[] = [];
 let take: TxEvent;
@@ -66,7 +67,7 @@ const otherSignature = (sig: string) => (sig[0] === "1" ? "2" : "1") + sig.slice
 const batch = (t: TxEvent, slot = t.slot): Batch => ({ slot, writeVersion: 0, accounts: [], transactions: [t], cursor: "" });
 const retraction = (t: TxEvent): TxEvent => ({ signature: t.signature, slot: t.slot, writeVersion: 0, err: null, logs: [], retracted: true });
 
-describe("webhooks through a fork", () => {
+describe.each(ENGINES)("webhooks through a fork (%s)", (engine) => {
   const targets: StoreTarget[] = [];
   const stores: Store[] = [];
   afterAll(async () => {
@@ -76,7 +77,8 @@ describe("webhooks through a fork", () => {
 
   /** A store holding everything before the take, the creator as a user with an endpoint for offer.taken. */
   async function setup(finalitySlots: number) {
-    const t = freshStore("sqlite", "whfork");
+    got.length = 0;
+    const t = freshStore(engine, "whfork");
     targets.push(t);
     const store = await openStore(t.url);
     stores.push(store);
