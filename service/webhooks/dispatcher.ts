@@ -52,6 +52,9 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private tick: Promise<unknown> | null = null;
+  /** The round of sends under way, and whether another was asked for meanwhile (rounds never overlap). */
+  private pumping: Promise<void> | null = null;
+  private again = false;
   private report: DispatchReport = { enqueued: 0, attempted: 0, delivered: 0, failed: 0, retracted: 0 };
 
   constructor(
@@ -104,7 +107,29 @@ export class WebhookDispatcher {
 
   private async step(): Promise<void> {
     this.report.enqueued += await this.derive();
-    await this.sendDue();
+    await this.pump();
+  }
+
+  /**
+   * One round of sends at a time: a round asked for while one runs runs right after it. Each
+   * finished attempt asks for one while the loop runs, so an endpoint's backlog moves at the pace
+   * of its receiver, not of `pollMs`.
+   */
+  private pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return this.pumping;
+    }
+    this.pumping = this.sendDue()
+      .catch((e) => this.o.log?.("webhooks: sending failed", { error: String((e as Error)?.message ?? e) }))
+      .finally(() => {
+        this.pumping = null;
+        if (this.again) {
+          this.again = false;
+          void this.pump();
+        }
+      });
+    return this.pumping;
   }
 
   /** Derives the final events not derived yet into the outbox; the number of deliveries inserted. */
@@ -185,22 +210,21 @@ export class WebhookDispatcher {
     const room = this.limits.concurrencyTotal - this.inFlight.size;
     if (room <= 0) return;
     const now = this.now();
-    const due = await this.db
+    // Narrow rows first (which deliveries), endpoints already at their concurrency left out; the
+    // bodies only of those leased.
+    const full = [...this.perEndpoint].filter(([, n]) => n >= this.limits.concurrencyPerEndpoint).map(([id]) => id);
+    let q = this.db
       .selectFrom("webhook_deliveries as d")
       .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
-      .selectAll("d")
-      .select(["e.url", "e.secret_enc"])
+      .select(["d.id", "d.endpoint_id"])
       .where("d.state", "=", "pending")
       .where("d.next_attempt_ms", "<=", now)
       .where("d.lease_until_ms", "<=", now)
-      .where("e.disabled", "=", 0)
-      .orderBy("d.next_attempt_ms")
-      .orderBy("d.id")
-      .limit(room * 4)
-      .execute();
-    let started = 0;
+      .where("e.disabled", "=", 0);
+    if (full.length > 0) q = q.where("d.endpoint_id", "not in", full);
+    const due = await q.orderBy("d.next_attempt_ms").orderBy("d.id").limit(room).execute();
+    const leased: string[] = [];
     for (const d of due) {
-      if (started >= room) break;
       if (this.inFlight.has(d.id) || (this.perEndpoint.get(d.endpoint_id) ?? 0) >= this.limits.concurrencyPerEndpoint) continue;
       const lease = await this.db
         .updateTable("webhook_deliveries")
@@ -210,8 +234,24 @@ export class WebhookDispatcher {
         .where("lease_until_ms", "<=", now)
         .executeTakeFirst();
       if (Number(lease.numUpdatedRows) === 0) continue;
-      started++;
       this.perEndpoint.set(d.endpoint_id, (this.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
+      leased.push(d.id);
+    }
+    if (leased.length === 0) return;
+    const rows = await this.db
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
+      .selectAll("d")
+      .select(["e.url", "e.secret_enc"])
+      .where("d.id", "in", leased)
+      .execute();
+    // A delivery leased but gone meanwhile (its endpoint deleted) frees its place.
+    for (const d of due.filter((x) => leased.includes(x.id) && !rows.some((r) => r.id === x.id))) {
+      const n = (this.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
+      if (n <= 0) this.perEndpoint.delete(d.endpoint_id);
+      else this.perEndpoint.set(d.endpoint_id, n);
+    }
+    for (const d of rows) {
       const p = this.attempt(d, d.url, d.secret_enc)
         .catch((e) => this.o.log?.("webhooks: attempt failed", { delivery: d.id, error: String((e as Error)?.message ?? e) }))
         .finally(() => {
@@ -219,6 +259,7 @@ export class WebhookDispatcher {
           const n = (this.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
           if (n <= 0) this.perEndpoint.delete(d.endpoint_id);
           else this.perEndpoint.set(d.endpoint_id, n);
+          if (this.timer) void this.pump();
         });
       this.inFlight.set(d.id, p);
     }
