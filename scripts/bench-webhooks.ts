@@ -45,7 +45,11 @@ async function main() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const s = await startLocalStack({ webhookLimits: { allowLocalTargets: true, pollMs: 50 } });
+  // One user makes every offer: no holdings cap or write rate in the way of the measurement.
+  const s = await startLocalStack({
+    webhookLimits: { allowLocalTargets: true, pollMs: 50 },
+    walletLimits: { maxOpenOffers: 0, maxOpenPositions: 0, writeBurst: 0, writesPerHour: 0 },
+  });
   const post = (path: string, body: unknown, token: string) =>
     fetch(`${s.url}${OFFERS_BASE}${path}`, {
       method: "POST",
@@ -143,7 +147,20 @@ async function main() {
   const cpu0 = process.cpuUsage();
   const t2 = performance.now();
   s.webhookDispatcher.start(); // the loop: each finished attempt starts the next
-  while (count - before < o.n) await new Promise((r) => setTimeout(r, 2));
+  let last = [count, performance.now()];
+  while (count - before < o.n) {
+    await new Promise((r) => setTimeout(r, 2));
+    if (count !== last[0]) last = [count, performance.now()];
+    else if (performance.now() - last[1] > 15_000) {
+      const states = await db
+        .selectFrom("webhook_deliveries")
+        .select(["state", "last_error"])
+        .select((eb) => eb.fn.countAll().as("n"))
+        .groupBy(["state", "last_error"])
+        .execute();
+      throw new Error(`no delivery for 15 s after ${count - before} of ${o.n}: ${JSON.stringify(states)}`);
+    }
+  }
   const outboxS = (performance.now() - t2) / 1000;
   const cpu = process.cpuUsage(cpu0);
 
@@ -151,6 +168,7 @@ async function main() {
   const lat: number[] = [];
   for (let i = 0; i < o.takes; i++) {
     const c = await post("/", workedExampleCreate(contract, `bench-${randomUUID()}`), maker.token);
+    if (c.status !== 200) throw new Error(`create: ${JSON.stringify(c.body)}`);
     const a = c.body.offerAddress;
     while (!(await s.db.selectFrom("offers").select("revision").where("address", "=", a).executeTakeFirst())) await new Promise((r) => setTimeout(r, 2));
     await post(`/${a}/take`, { takeAmountMicros: String(UNIT), expectedRevision: "1", idempotencyKey: `bench-${randomUUID()}` }, taker.token);
@@ -159,8 +177,10 @@ async function main() {
     let row: { event_id: string } | undefined;
     while (
       !(row = await db.selectFrom("webhook_deliveries").select("event_id").where("signature", "=", fill).where("state", "=", "delivered").executeTakeFirst())
-    )
+    ) {
       await new Promise((r) => setTimeout(r, 1));
+      if (performance.now() - indexed > 15_000) throw new Error(`take ${i}: not delivered 15 s after it was indexed`);
+    }
     lat.push(arrivals.get(row.event_id)! - indexed);
   }
   await s.webhookDispatcher.stop();
