@@ -31,6 +31,8 @@ import { ApiError, errorJson } from "../service/api-error";
 import { addWriteMutations } from "./schema/write-schema";
 import type { DeadManSwitches } from "../service/writes/dead-man-switch";
 import { addPortfolioSchema } from "./schema/portfolio-schema";
+import { addWebhookSchema } from "./schema/webhook-schema";
+import type { Webhooks } from "../service/webhooks/endpoints";
 import { quoteTypeOf } from "./schema/quote-types";
 import { EMBED_BASE, OFFERS_BASE, restApi } from "./rest/rest-api";
 import { sharePages } from "./pages/share-pages";
@@ -58,6 +60,8 @@ export interface AppDeps {
   writes?: WriteService | null;
   /** The dead-man switches (issue #26); without it their routes answer 503. */
   deadMan?: DeadManSwitches | null;
+  /** The users' webhooks (issue #26); without it their routes and fields answer 503. */
+  webhooks?: Webhooks | null;
   graphiql?: boolean;
   /** Unexpected errors; default: logged by `obs` with the request id. */
   log?: (e: unknown) => void;
@@ -105,7 +109,7 @@ export const MAX_BODY_BYTES = 65_536;
  * on the same builder, with the read API's types (subscriptions return the same objects).
  */
 export function buildSchema(
-  d: Pick<AppDeps, "read" | "custody" | "writes" | "log">,
+  d: Pick<AppDeps, "read" | "custody" | "writes" | "log" | "webhooks">,
   live: LiveUpdates | null = null,
   extend?: (builder: ApiBuilder, types: ReadTypes) => void,
 ): GraphQLSchema {
@@ -127,6 +131,7 @@ export function buildSchema(
   );
   addSubscriptions(builder, types, live, d.custody, { log: d.log });
   addPortfolioSchema(builder, { db: () => d.read.db, custody: d.custody, writes: () => d.writes ?? null, log: d.log });
+  addWebhookSchema(builder, { custody: d.custody, webhooks: () => d.webhooks ?? null, log: d.log });
   extend?.(builder, types);
   return builder.toSchema();
 }

@@ -94,6 +94,10 @@ const SETTINGS_TAKEN = [
   "trustProxy",
   "logLevel",
   "maxLagSlots",
+  "webhookAllowLocal",
+  "webhookTimeoutMs",
+  "webhookRetryForMs",
+  "webhookFinalitySlots",
   ...LIVE_SETTINGS,
   ...ADMISSION_SETTINGS,
 ] as const satisfies readonly SettingName[];
@@ -143,6 +147,13 @@ const walletLimits: WalletLimits = {
 /** Per-address and per-token request limits of the HTTP API. */
 const requestLimits: RequestLimits = requestLimitsOf(opts);
 let limiter: RequestLimiter | null = null;
+/** The webhooks' settings; an unset finality leaves each stack its own (service/webhooks/limits.ts). */
+const webhookLimits = {
+  allowLocalTargets: opts.webhookAllowLocal,
+  timeoutMs: opts.webhookTimeoutMs,
+  retryForMs: opts.webhookRetryForMs,
+  ...(opts.webhookFinalitySlots !== undefined ? { finalitySlots: opts.webhookFinalitySlots } : {}),
+};
 /** Logs (LOG_LEVEL, stdout), metrics with the process's own, readiness threshold: one per process. */
 const obs = new Observability({ processMetrics: true, maxLagSlots: opts.maxLagSlots, level: opts.logLevel });
 const workerLog = { log: (msg: string, extra?: Record<string, unknown>) => obs.log.warn(extra ?? {}, msg) };
@@ -185,7 +196,7 @@ function operatorEndpoint(data: string, apiUrl: string, ops: AdminOps, extra: Pa
 /** The served app in both modes (stack/app.ts): REST, GraphQL with GraphiQL, links under --public-url, errors logged. */
 /** What either stack serves with: where it listens, the app, the per-user bounds, the worker's log, observability. */
 function servedBy(cors: string[]) {
-  return { host: opts.host, port: opts.port, app: serverApp(cors), walletLimits, worker: workerLog, observability: obs };
+  return { host: opts.host, port: opts.port, app: serverApp(cors), walletLimits, worker: workerLog, observability: obs, webhookLimits };
 }
 
 function serverApp(cors: string[]) {

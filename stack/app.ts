@@ -63,6 +63,7 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
     custody,
     writes: parts.writes,
     deadMan: parts.deadMan,
+    webhooks: parts.webhooks,
     obs: parts.obs,
     changes: parts.changes,
     graphiql: s.graphiql,

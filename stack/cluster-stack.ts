@@ -14,6 +14,7 @@
  */
 import type { Keypair } from "@solana/web3.js";
 import type { ServerType } from "@hono/node-server";
+import { RPC_FINALITY_SLOTS } from "../service/webhooks/limits";
 import { Hono } from "hono";
 import type { Kysely } from "kysely";
 import { openStore, type Store } from "../indexer/store/db";
@@ -137,6 +138,8 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     {
       ...opts,
       worker: workerOpts,
+      // A node's forks: events wait until no retraction can reach them (service/webhooks/limits.ts).
+      webhookLimits: { finalitySlots: RPC_FINALITY_SLOTS, ...opts.webhookLimits },
       obs,
       // A process serving the API without an acting indexer reads the lag of the indexer behind it
       // from the store (readiness): always in an `api` process, while it stands by in an `all` one.

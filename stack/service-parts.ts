@@ -22,6 +22,9 @@ import { AdminOps } from "../service/custody/admin";
 import { WriteService } from "../service/writes/write-service";
 import { BulkClose } from "../service/writes/bulk-close";
 import { DeadManSwitches } from "../service/writes/dead-man-switch";
+import { Webhooks, type WebhookDb } from "../service/webhooks/endpoints";
+import { WebhookDispatcher } from "../service/webhooks/dispatcher";
+import { WEBHOOK_LIMITS, type WebhookLimits } from "../service/webhooks/limits";
 import { indexedBookOrder } from "../service/read/book";
 import type { WalletLimits } from "../service/writes/wallet-guard";
 import { listen as listenHttp } from "../graphql/server";
@@ -38,6 +41,9 @@ export interface ServiceParts {
   worker: SettlementWorker;
   /** The dead-man switches (the worker carries them out; the routes arm them). */
   deadMan: DeadManSwitches;
+  /** The users' webhook endpoints (the routes) and their sender (the acting worker runs it). */
+  webhooks: Webhooks;
+  webhookDispatcher: WebhookDispatcher;
   /** Logger, metrics, lag and readiness of this instance (service/observability). */
   obs: Observability;
   /** What the indexer applied (this process's or, through PostgreSQL, another's): read caches and live updates follow it. */
@@ -62,6 +68,8 @@ export interface ServicePartsOptions {
   worker?: Partial<Pick<WorkerDeps, "batch" | "retryBatch" | "maxFailuresPerPass" | "backoff" | "clock" | "prepare" | "log" | "reclaim">>;
   /** Log level and destination, lag threshold, process metrics; or a ready instance. */
   observability?: ObservabilityOptions | Observability;
+  /** Webhook limits, retry schedule and finality (default WEBHOOK_LIMITS). */
+  webhookLimits?: Partial<WebhookLimits>;
 }
 
 export function observabilityOf(o: ServicePartsOptions): Observability {
@@ -98,6 +106,12 @@ export async function serviceParts(
   });
   const deadMan = new DeadManSwitches(new BulkClose(writes), custody, o.walletClockMs);
   const admin = new AdminOps(custody, o.store.db, o.gateway, o.service, o.client);
+  const webhooks = new Webhooks(o.store.db as unknown as WebhookDb, o.serviceKey, { ...WEBHOOK_LIMITS, ...o.webhookLimits }, o.walletClockMs);
+  const log = o.obs.log;
+  const webhookDispatcher = new WebhookDispatcher(webhooks, {
+    clockMs: o.walletClockMs,
+    log: (msg, extra) => log.warn(extra ?? {}, msg),
+  });
   const worker = new SettlementWorker({
     ...o.worker,
     db: o.store.db,
@@ -109,8 +123,9 @@ export async function serviceParts(
     obs,
     onSubmitResult: obs.txResults("worker"),
     deadMan,
+    webhooks: webhookDispatcher,
   });
-  return { custody, writes, admin, worker, obs, changes: o.changes, deadMan };
+  return { custody, writes, admin, worker, obs, changes: o.changes, deadMan, webhooks, webhookDispatcher };
 }
 
 /** What the stack's lag watch and stop need of its indexer (an RpcSource, a BankrunSource, or the role's runner). */
@@ -188,6 +203,7 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
       walletLimits: o.walletLimits,
       walletClockMs: o.walletClockMs,
       worker: o.worker,
+      webhookLimits: o.webhookLimits,
       obs: o.obs,
       changes: base.changes,
     })),
@@ -219,6 +235,7 @@ export async function assembleStack<C extends ServiceChain, S extends SourceLike
     url: http.url,
     async stop() {
       parts.worker.stop();
+      await parts.webhookDispatcher.stop();
       await http.close();
       await o.obs.close();
       await o.beforeStoreClose?.();

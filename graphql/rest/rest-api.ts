@@ -14,6 +14,8 @@ import { quoteRoutes } from "./quote-routes";
 import { writeRoutes } from "./write-routes";
 import { portfolioRoutes } from "./portfolio-routes";
 import type { DeadManSwitches } from "../../service/writes/dead-man-switch";
+import type { Webhooks } from "../../service/webhooks/endpoints";
+import { webhookRoutes } from "./webhook-routes";
 import { documentActions } from "./action-docs";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
@@ -27,13 +29,16 @@ export interface RestDeps {
   writes?: WriteService | null;
   /** The dead-man switches the routes arm (service/writes/dead-man-switch.ts); without it they answer 503. */
   deadMan?: DeadManSwitches | null;
+  /** The users' webhooks (service/webhooks/endpoints.ts); without it the routes answer 503. */
+  webhooks?: Webhooks | null;
   log?: (e: unknown) => void;
 }
 
-/** The issue-26 routes (portfolio, bulk close, dead-man switch) under OFFERS_BASE. */
+/** The issue-26 routes (portfolio, bulk close, dead-man switch, webhooks) under OFFERS_BASE. */
 function portfolioApp(d: RestDeps, writes: WriteService | null): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false });
   app.route(OFFERS_BASE, portfolioRoutes({ db: d.read?.db, custody: d.custody, writes, deadMan: d.deadMan ?? null, log: d.log }));
+  app.route(OFFERS_BASE, webhookRoutes({ custody: d.custody, webhooks: d.webhooks ?? null, log: d.log }));
   return app;
 }
 
@@ -71,6 +76,7 @@ export function openApiDocument(): object {
     tags: [
       { name: "offers", description: "fixed-odds offers (base path /api/bets-usdc/offers)" },
       { name: "embed", description: "pool market aggregates, server-to-server" },
+      { name: "webhooks", description: "signed HTTPS callbacks for the caller's offers and positions (docs/api-guide.md, Webhooks)" },
       { name: "actions", description: "Solana Actions (any origin): an offer or poll as a transaction for the visitor's own wallet" },
     ],
   });

@@ -12,7 +12,8 @@
  * 2. the sealed service wallet file re-sealed beside the old one (`<file>.next`, written to a
  *    temporary name and renamed, so it is whole or absent);
  * 3. one transaction, the switch: `wallet_secret_enc = wallet_secret_enc_next` for every user
- *    (one created since step 1 is re-sealed here), `fingerprint` = the new key's;
+ *    (one created since step 1 is re-sealed here), every webhook secret re-sealed,
+ *    `fingerprint` = the new key's;
  * 4. `<file>.next` renamed over the wallet file.
  * A crash before 3 leaves the store on the old key (start with it, or run the rotation again); a
  * crash after 3 leaves it on the new key, and `adoptServiceKey` / `loadServiceWallet` finish
@@ -119,6 +120,13 @@ export async function rotateServiceKey(db: Db, old: ServiceKey, next: ServiceKey
         .updateTable("users")
         .set((eb) => ({ wallet_secret_enc: eb.fn.coalesce("wallet_secret_enc_next", "wallet_secret_enc"), wallet_secret_enc_next: null }))
         .execute();
+      // Webhook secrets (service/webhooks/endpoints.ts) move to the new key in the same switch.
+      for (const e of await trx.selectFrom("webhook_endpoints").select(["id", "secret_enc"]).execute())
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({ secret_enc: next.seal(old.open(e.secret_enc, `webhook:${e.id}`), `webhook:${e.id}`) })
+          .where("id", "=", e.id)
+          .execute();
       await trx.updateTable("service_key").set({ fingerprint: next.fingerprint(), next_fingerprint: null }).where("id", "=", 1).execute();
     });
     await o.after?.("switched");

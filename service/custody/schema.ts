@@ -2,8 +2,9 @@
  * The service's own tables (not chain data): users with their custodial wallets, Personal
  * Access Tokens, the idempotency records of writes, the per-user write rate buckets
  * (service/writes/wallet-guard.ts), the settlement worker's failing items
- * (service/worker/failures.ts) and the acting indexer's progress
- * (service/observability/indexer-progress.ts). They live in the same database as the
+ * (service/worker/failures.ts), the acting indexer's progress
+ * (service/observability/indexer-progress.ts), bulk closes and dead-man switches, and the users'
+ * webhook endpoints with their outbox (service/webhooks). They live in the same database as the
  * indexer's store, migrated by their own kysely Migrator (tables `custody_migration*`), so the
  * indexer's migrations and these never interleave.
  *
@@ -188,6 +189,70 @@ export interface DeadManSwitchesTable {
   updated_at_ms: number;
 }
 
+/**
+ * A user's webhook endpoint (service/webhooks/endpoints.ts). `events` is space-separated event
+ * types; `secret_enc` the signing secret (whsec_...) sealed under the service key (AAD the
+ * endpoint id); `from_slot` the indexed slot at creation: events of that slot on are sent to it
+ * (a slot is the finest order events carry). Times in unix milliseconds.
+ */
+export interface WebhookEndpointsTable {
+  id: string;
+  user_id: string;
+  url: string;
+  events: string;
+  secret_enc: string;
+  /** 1: kept with its deliveries, nothing new is sent. */
+  disabled: number;
+  from_slot: number;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+/**
+ * One event for one endpoint (service/webhooks/delivery.ts), the outbox: state "pending" (due at
+ * `next_attempt_ms`), "delivered" (a 2xx answered) or "failed" (retries ran out at
+ * `give_up_at_ms`). Unique per (endpoint, event): a re-derivation of the same indexed event
+ * inserts nothing.
+ */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  user_id: string;
+  event_id: string;
+  event_type: string;
+  /** The slot and signature of the transaction the event comes from (re-checked before each send). */
+  slot: number;
+  signature: string;
+  payload_json: string;
+  state: string;
+  attempts: number;
+  next_attempt_ms: number;
+  give_up_at_ms: number;
+  last_status: number | null;
+  last_error: string | null;
+  /** Unix ms until which a worker holds the delivery in flight (another worker skips it). */
+  lease_until_ms: number;
+  replays: number;
+  created_at_ms: number;
+  delivered_at_ms: number | null;
+}
+
+/** One attempt of a delivery: the receiver's status (null: no answer) or what went wrong. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at_ms: number;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** How far the webhook events were derived from the indexed store (one row, source "webhooks"). */
+export interface WebhookScanTable {
+  source: string;
+  slot: number;
+}
+
 export interface CustodyDatabase {
   users: UsersTable;
   access_tokens: AccessTokensTable;
@@ -200,6 +265,10 @@ export interface CustodyDatabase {
   indexer_progress: IndexerProgressTable;
   bulk_closes: BulkClosesTable;
   dead_man_switches: DeadManSwitchesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_scan: WebhookScanTable;
 }
 
 const m0001: Migration = {
@@ -362,6 +431,65 @@ const mBulkCloseDeadMan: Migration = {
   },
 };
 
+/** Webhooks (issue #26): endpoints, the outbox of deliveries, their attempts, the derivation's cursor. */
+const mWebhooks: Migration = {
+  async up(db: Kysely<unknown>) {
+    const s = db.schema;
+    await s
+      .createTable("webhook_endpoints")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("url", "text", (c) => c.notNull())
+      .addColumn("events", "text", (c) => c.notNull())
+      .addColumn("secret_enc", "text", (c) => c.notNull())
+      .addColumn("disabled", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("from_slot", "bigint", (c) => c.notNull())
+      .addColumn("created_at_ms", "bigint", (c) => c.notNull())
+      .addColumn("updated_at_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await s.createIndex("webhook_endpoints_user").on("webhook_endpoints").column("user_id").execute();
+    await s
+      .createTable("webhook_deliveries")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("endpoint_id", "text", (c) => c.notNull())
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("event_id", "text", (c) => c.notNull())
+      .addColumn("event_type", "text", (c) => c.notNull())
+      .addColumn("slot", "bigint", (c) => c.notNull())
+      .addColumn("signature", "text", (c) => c.notNull())
+      .addColumn("payload_json", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("next_attempt_ms", "bigint", (c) => c.notNull())
+      .addColumn("give_up_at_ms", "bigint", (c) => c.notNull())
+      .addColumn("last_status", "integer")
+      .addColumn("last_error", "text")
+      .addColumn("lease_until_ms", "bigint", (c) => c.notNull().defaultTo(0))
+      .addColumn("replays", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("created_at_ms", "bigint", (c) => c.notNull())
+      .addColumn("delivered_at_ms", "bigint")
+      .addUniqueConstraint("webhook_deliveries_event", ["endpoint_id", "event_id"])
+      .execute();
+    await s.createIndex("webhook_deliveries_due").on("webhook_deliveries").columns(["state", "next_attempt_ms"]).execute();
+    await s.createIndex("webhook_deliveries_user").on("webhook_deliveries").columns(["user_id", "created_at_ms"]).execute();
+    await s
+      .createTable("webhook_attempts")
+      .addColumn("delivery_id", "text", (c) => c.notNull())
+      .addColumn("attempt", "integer", (c) => c.notNull())
+      .addColumn("at_ms", "bigint", (c) => c.notNull())
+      .addColumn("status", "integer")
+      .addColumn("error", "text")
+      .addColumn("duration_ms", "integer", (c) => c.notNull())
+      .addPrimaryKeyConstraint("webhook_attempts_pk", ["delivery_id", "attempt"])
+      .execute();
+    await s
+      .createTable("webhook_scan")
+      .addColumn("source", "text", (c) => c.primaryKey())
+      .addColumn("slot", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 class Provider implements MigrationProvider {
   async getMigrations() {
     return {
@@ -373,6 +501,7 @@ class Provider implements MigrationProvider {
       "0006_indexer_progress": m0006,
       "0007_idempotency_owner": m0007,
       "0008_bulk_close_dead_man_switch": mBulkCloseDeadMan,
+      "0009_webhooks": mWebhooks,
     };
   }
 }

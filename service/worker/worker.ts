@@ -48,6 +48,7 @@ import { reclaimPosition } from "./phases/reclaim-position";
 import { reclaimOffer } from "./phases/reclaim-offer";
 import { deadManSwitchPhase } from "./phases/dead-man-switch";
 import type { DeadManSwitches } from "../writes/dead-man-switch";
+import type { WebhookDispatcher } from "../webhooks/dispatcher";
 
 export { WorkerFailures, type WorkKind } from "./failures";
 export type { WorkItem, WorkerReport } from "./phase";
@@ -86,6 +87,11 @@ export interface WorkerDeps {
   onSubmitResult?: SubmitterOptions["onResult"];
   /** The dead-man switches (issue #26), run first in each pass; without it they are left alone. */
   deadMan?: DeadManSwitches;
+  /**
+   * The webhooks' sender (service/webhooks/dispatcher.ts): its own loop, started and stopped with
+   * the worker's timer, so only the acting worker sends, and a slow receiver never holds a pass.
+   */
+  webhooks?: WebhookDispatcher;
 }
 
 export class SettlementWorker {
@@ -145,11 +151,14 @@ export class SettlementWorker {
         });
     };
     this.timer = setTimeout(tick, 0);
+    this.deps.webhooks?.start();
   }
 
+  /** Stops the passes and the webhooks' loop (its attempts in flight finish and are recorded in the background). */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    void this.deps.webhooks?.stop();
   }
 
   /** This pass's phases, in the order they run. */

@@ -15,6 +15,7 @@ import { DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from "../../service/ra
 import { DEFAULT_MAX_LAG_SLOTS } from "../../service/observability/lag";
 import { LIVE_LIMITS, type LiveLimits } from "../../service/read/live-limits";
 import { LIVE_SHARES } from "../../service/read/live-shares";
+import { WEBHOOK_LIMITS } from "../../service/webhooks/limits";
 import { ROLES } from "./roles";
 import { SOLANA_CLUSTERS, blockchainId } from "../../service/actions/blockchain-id";
 import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
@@ -205,6 +206,28 @@ export const SETTINGS = {
       "LIVE_SHARE_RETRY_AFTER_SECONDS",
       LIVE_SHARES.shareRetryAfterSeconds,
     ),
+  webhookAllowLocal: () =>
+    switchSetting(
+      "--webhook-allow-local",
+      "let webhook endpoints be http:// and loopback, private or link-local targets (tests, a local stack; never in production: SSRF)",
+      "WEBHOOK_ALLOW_LOCAL",
+    ),
+  webhookTimeoutMs: () =>
+    positive("--webhook-timeout-ms", "how long a webhook receiver has to answer one delivery (ms)", "WEBHOOK_TIMEOUT_MS", WEBHOOK_LIMITS.timeoutMs),
+  webhookRetryForMs: () =>
+    positive(
+      "--webhook-retry-for-ms",
+      "how long a webhook delivery is retried before it is recorded failed (ms)",
+      "WEBHOOK_RETRY_FOR_MS",
+      WEBHOOK_LIMITS.retryForMs,
+    ),
+  webhookFinalitySlots: () =>
+    setting(
+      "--webhook-finality-slots <n>",
+      "slots an event's transaction must be behind the indexed head before its webhook is sent (default: 0 on the in-process chain, 224 with --rpc)",
+      countValue,
+      { env: "WEBHOOK_FINALITY_SLOTS" },
+    ),
 } satisfies Record<string, () => Option>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -257,6 +280,10 @@ export interface SettingValues {
   liveAnonymousConnectionsPerAddress: number;
   liveConnectionsPerToken: number;
   liveShareRetryAfterSeconds: number;
+  webhookAllowLocal: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryForMs: number;
+  webhookFinalitySlots?: number;
 }
 SETTINGS satisfies Record<keyof SettingValues, () => Option>;
 

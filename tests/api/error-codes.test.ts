@@ -59,6 +59,12 @@ describe("the same failure, the same code on REST and GraphQL", () => {
       () => gql(s, CREATE, { i: { ...createBody(c), idempotencyKey: key() } }, blocked.token),
     ],
     ["an unknown offer", 404, () => getJson(s, `${BASE}/${UNKNOWN}`), () => gql(s, `query($a: Address!) { offer(address: $a) { id } }`, { a: UNKNOWN })],
+    [
+      "an unknown webhook delivery",
+      404,
+      () => post(s, "/webhooks/deliveries/whd_none/replay", {}, creator.token),
+      () => gql(s, `mutation { replayWebhookDelivery(id: "whd_none") { id } }`, {}, creator.token),
+    ],
     ["an unknown pool", 404, () => getJson(s, "/api/embed/v1/polls/no-such-pool"), () => gql(s, `{ poll(identifier: "no-such-pool") { id } }`)],
     [
       "a take at a stale revision",

@@ -57,8 +57,8 @@ describe("docs/openapi.json", () => {
     expect([...documented].sort()).toEqual([...served].sort());
     // 11; the contract history and quote (issues 23, 24); portfolio, close-all and the dead-man switch
     // (6, issue 26); wallet positions, /actions.json, the eight action routes and the contract action
-    // (issue 25); take-best (issue 24).
-    expect(served.size).toBe(11 + 2 + 6 + 1 + 10 + 1);
+    // (issue 25); take-best (issue 24); webhooks (8, issue 26).
+    expect(served.size).toBe(11 + 2 + 6 + 1 + 10 + 1 + 8);
     for (const p of ["", "/{address}/take", "/{address}/close"]) {
       const op = doc.paths[`${OFFERS_BASE}${p}`].post;
       expect(op.security).toEqual([{ bearer: [] }]);
