@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../indexer/store/schema";
+import { offerExpired } from "../../idl/client/offers-rules";
 
 export const WEBHOOK_EVENTS = ["offer.taken", "offer.filled", "offer.closed", "position.settled", "position.refunded", "claim.credited"] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
@@ -105,8 +106,8 @@ export async function deriveEvents(db: Kysely<Database>, lo: number, hi: number)
       "c.slot",
       "o.creator",
       "o.contract",
+      "o.expires_at",
       "k.cutoff_at",
-      "k.status",
     ])
     .where("c.slot", ">", lo)
     .where("c.slot", "<=", hi)
@@ -123,7 +124,7 @@ export async function deriveEvents(db: Kysely<Database>, lo: number, hi: number)
       data: {
         offer: c.offer,
         contract: c.contract,
-        reason: closeReason(c.closed_by, c.creator, Number(c.closed_at), Number(c.cutoff_at), c.status),
+        reason: closeReason(c.closed_by, c.creator, Number(c.closed_at), Number(c.cutoff_at), c.expires_at === null ? null : Number(c.expires_at)),
         closedBy: c.closed_by,
         refundMicros: c.refund_micros,
         revision: Number(c.revision),
@@ -178,14 +179,15 @@ export async function deriveEvents(db: Kysely<Database>, lo: number, hi: number)
 }
 
 /**
- * An offer's close, named: its creator closed it ("closed"); the service closed it once the
- * contract reached cutoff or was no longer Open ("cutoff"); the service closed it before that, which
- * only an offer's expiry allows ("expired").
+ * An offer's close, named: its creator closed it ("closed"); someone else closed it once its expiry
+ * had come and before the contract's cutoff ("expired", the program's `Offer::expired`); else the
+ * contract had reached cutoff or ended ("cutoff"). Decided from the close's own time, not the
+ * contract's state when the event is read, which may have moved on since.
  */
-export function closeReason(closedBy: string, creator: string, closedAt: number, cutoffAt: number, contractStatus: string): (typeof CLOSE_REASONS)[number] {
+export function closeReason(closedBy: string, creator: string, closedAt: number, cutoffAt: number, expiresAt: number | null): (typeof CLOSE_REASONS)[number] {
   if (closedBy === creator) return "closed";
-  if (closedAt >= cutoffAt || contractStatus !== "Open") return "cutoff";
-  return "expired";
+  if (offerExpired({ expiresAt }, closedAt) && closedAt < cutoffAt) return "expired";
+  return "cutoff";
 }
 
 /** Whether the transaction an event came from is still in the store (a fork's retraction deletes its rows). */

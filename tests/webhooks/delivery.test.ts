@@ -299,6 +299,37 @@ describe("webhooks", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
   }, 120_000);
 
+  it("an offer the worker closes at its expiry, before the contract's cutoff, is offer.closed with reason expired", async () => {
+    rx.mode = "accept";
+    const carol = await makeUser(s, 100n * UNIT);
+    await register(carol, ["offer.closed"]);
+    const k = await contract(s, 3_600n);
+    const expiresAt = (await s.chain.gateway.now()) + 600n;
+    const r = await post(s, "/", createBody(k, { expiresAt: new Date(Number(expiresAt) * 1000).toISOString() }), carol.token);
+    expect(r.status, r.text).toBe(200);
+    const offer = r.body.offerAddress as string;
+    await eventually(async () => expect((await indexedRevision(offer))?.status).toBe("Open"));
+    await s.chain.gateway.advance(expiresAt - (await s.chain.gateway.now()));
+    await s.worker.drain();
+    await eventually(async () => expect((await indexedRevision(offer))?.status).toBe("Closed"));
+    // The contract then passes its cutoff and is voided before the event is read: the reason is the
+    // close's own (at its expiry), not the contract's state at reading.
+    await s.chain.gateway.advance(3_600n);
+    await s.admin.resolveContract(k, "void");
+    await eventually(async () =>
+      expect((await s.db.selectFrom("contracts").select("status").where("address", "=", k.toBase58()).executeTakeFirst())?.status).toBe("Voided"),
+    );
+    const closed = await until(
+      async () => {
+        await s.webhookDispatcher.runOnce();
+        return (await deliveries(carol)).find((d) => d.eventType === "offer.closed" && d.state === "delivered") ?? null;
+      },
+      10_000,
+      30,
+    );
+    expect(closed.payload.data).toMatchObject({ offer, reason: "expired" });
+  });
+
   it("refuses bad endpoints, other users and unscoped tokens; holds the endpoint limit; GraphQL serves the same", async () => {
     const u = await makeUser(s, 0n);
     const bad: unknown[] = [
