@@ -1,14 +1,18 @@
 /**
- * Claim credits in the store (indexer/decode.ts, table claim_credits), on both stores, from a real
- * program run (bankrun): the creator's token account is frozen, so closing its offer credits the
- * unmatched refund to its Claim. The credit is stored with the event's exact amounts, re-applying
+ * Claim credits in the store (indexer/decode.ts, table claim_credits), on both stores, from real
+ * program runs (bankrun): the offer creator's token account is frozen, so closing its offer credits
+ * the unmatched refund to its Claim; a pool participant's token account is closed, so its refund
+ * of the canceled pool goes to its Claim. Each credit is stored with the event's exact amounts, re-applying
  * the transaction (live again, or read back from history) adds no row, and a fork's retraction of
  * the transaction deletes it like the transaction's other rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestChain } from "../../harness/chain";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
-import { decodeEvents, OFFERS_PROGRAM } from "../../indexer/decode";
+import { PoolsWorld } from "../../harness/pools-world";
+import { OFFERS_PROGRAM_ID } from "../../idl/client/offers";
+import { POOLS_PROGRAM_ID } from "../../idl/client/pools";
+import { decodeEvents, OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
 import { openStore, type Store } from "../../indexer/store/db";
 import { StoreWriter } from "../../indexer/store/writer";
 import type { Batch, TxEvent } from "../../indexer/sources/types";
@@ -18,9 +22,13 @@ import { ENGINES, freshStore, type StoreTarget } from "./stores";
 let batches: Batch[] = [];
 let credit: TxEvent;
 let owner = "";
+let participant = "";
 beforeAll(async () => {
-  const chain = await TestChain.start();
-  const recorded = await recordBatches(chain);
+  const chain = await TestChain.start([
+    { name: "offers", programId: OFFERS_PROGRAM_ID },
+    { name: "pools", programId: POOLS_PROGRAM_ID },
+  ]);
+  const recorded = await recordBatches(chain, [OFFERS_PROGRAM, POOLS_PROGRAM]);
   batches = recorded.batches;
   const w = await OffersWorld.create({ chain, freezableMint: true });
   const [creator, taker] = [await w.user(), await w.user()];
@@ -30,8 +38,16 @@ beforeAll(async () => {
   expect((await w.take(taker, offer, 5n * UNIT)).error).toBeNull();
   await w.mint.freeze(creator.token);
   expect((await w.close(creator.key, offer)).error).toBeNull();
+  const p = await PoolsWorld.create({ chain });
+  const [poolCreator, a] = [await p.user(), await p.user(3n * UNIT)];
+  participant = a.key.publicKey.toBase58();
+  const { pool } = await p.createPool(poolCreator, { labels: ["Yes", "No"] });
+  expect((await p.pick(a, pool, 1, 3n * UNIT)).error).toBeNull();
+  expect((await p.cancel(poolCreator.key, pool)).error).toBeNull();
+  await p.closeTokenAccount(a);
+  expect((await p.refund(pool, a.key.publicKey)).error).toBeNull();
   await recorded.source.drain();
-  credit = batches.flatMap((b) => b.transactions).find((t) => decodeEvents([t]).claimCredits.length === 1)!;
+  credit = batches.flatMap((b) => b.transactions).find((t) => decodeEvents([t]).claimCredits.some((c) => c.program === OFFERS_PROGRAM))!;
   expect(credit).toBeDefined();
 });
 
@@ -43,14 +59,13 @@ describe.each(ENGINES)("claim credits on %s", (engine) => {
     for (const t of targets) await t.drop();
   });
 
-  it("a credit is stored once with the event's amounts; a retraction of its transaction deletes it", async () => {
+  it("credits of both programs are stored once with the events' amounts; a retraction of the transaction deletes its credit", async () => {
     const t = freshStore(engine, "claims");
     targets.push(t);
     const store = await openStore(t.url);
     stores.push(store);
     const w = await StoreWriter.open(store, "t");
     for (const b of batches) await w.apply(b);
-    const rows = () => store.db.selectFrom("claim_credits").selectAll().execute();
     // 8 staked, 5 of 10 taken matches 4: the unmatched 4 are refunded into the new claim.
     const expected = {
       signature: credit.signature,
@@ -61,10 +76,14 @@ describe.each(ENGINES)("claim credits on %s", (engine) => {
       amount_micros: String(4n * UNIT),
       total_micros: String(4n * UNIT),
     };
+    const rows = () => store.db.selectFrom("claim_credits").selectAll().where("program", "=", OFFERS_PROGRAM).execute();
     const stored = await rows();
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject(expected);
     expect(Number(stored[0].credited_at)).toBeGreaterThan(0);
+    // The pools program's credit: the participant's whole 3 units, refunded into its new claim.
+    const pools = await store.db.selectFrom("claim_credits").selectAll().where("program", "=", POOLS_PROGRAM).execute();
+    expect(pools).toMatchObject([{ owner: participant, amount_micros: String(3n * UNIT), total_micros: String(3n * UNIT) }]);
 
     const batch = (x: TxEvent): Batch => ({ slot: x.slot, writeVersion: 0, accounts: [], transactions: [x], cursor: "" });
     await w.apply(batch(credit));
