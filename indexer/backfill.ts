@@ -15,6 +15,7 @@ export const CHAIN_TABLES = [
   "offer_closes",
   "settlements",
   "pool_cancels",
+  "claim_credits",
   "contract_history",
   "pools",
   "pool_outcomes",

@@ -19,6 +19,7 @@ import { accountKind, compileAccountDecoders, type DecodableIdl } from "./idl-de
 import type { AccountChildren } from "./store/writer";
 import type {
   AccountTable,
+  ClaimCreditsTable,
   PoolsTable,
   PoolParticipantsTable,
   ConfigTable,
@@ -141,8 +142,8 @@ export function offersAccountRow(data: Buffer): DecodedAccount | null {
       };
       return { table: "positions", row };
     }
-    // Claims (payouts a user's token account could not receive, owed until withdrawn) are not part
-    // of the read model yet: not stored, and their events (claimCredited, claimWithdrawn) are skipped.
+    // Claim accounts (payouts a user's token account could not receive, owed until withdrawn) are
+    // not stored: their credits are, as events (claim_credits); the balance is read from the chain.
     case "claim":
     default:
       return null;
@@ -257,6 +258,7 @@ export interface DecodedEvents {
   closes: OfferClosesTable[];
   settlements: SettlementsTable[];
   poolCancels: PoolCancelsTable[];
+  claimCredits: ClaimCreditsTable[];
 }
 
 const pk = (v: unknown) => (v as { toBase58(): string }).toBase58();
@@ -265,9 +267,10 @@ const big = (v: unknown) => (v as bigint).toString();
 /** Event rows of the offers program in one successful transaction. */
 export function decodeOffersEvents(tx: TxEvent, out: DecodedEvents): void {
   if (tx.err) return;
-  for (const ev of parseOffersEvents(programDataLines(tx.logs, OFFERS_PROGRAM))) {
+  for (const [index, ev] of parseOffersEvents(programDataLines(tx.logs, OFFERS_PROGRAM)).entries()) {
     const d = ev.data;
-    if (ev.name === "offerTaken") {
+    if (ev.name === "claimCredited") out.claimCredits.push(claimCredit(tx, OFFERS_PROGRAM, index, d));
+    else if (ev.name === "offerTaken") {
       out.fills.push({
         offer: pk(d.offer),
         revision: Number(d.revision),
@@ -307,6 +310,20 @@ export function decodeOffersEvents(tx: TxEvent, out: DecodedEvents): void {
   }
 }
 
+/** A ClaimCredited event (the same in both programs, programs/kit/src/claim.rs) as a row; `index` is its position among the program's events in the transaction. */
+function claimCredit(tx: TxEvent, program: string, index: number, d: Record<string, unknown>): ClaimCreditsTable {
+  return {
+    signature: tx.signature,
+    program,
+    event_index: index,
+    slot: tx.slot,
+    owner: pk(d.owner),
+    amount_micros: big(d.amount),
+    total_micros: big(d.total),
+    credited_at: Number(d.timestamp),
+  };
+}
+
 /** The program's pool states (programs/pools/src/state.rs). */
 const POOL_CANCELED = 4;
 const POOL_REFUNDED = 5;
@@ -320,8 +337,9 @@ const POOL_REFUNDED = 5;
 export function decodePoolsEvents(tx: TxEvent, out: DecodedEvents): void {
   if (tx.err) return;
   const refunded = new Set<string>();
-  for (const ev of parsePoolsEvents(programDataLines(tx.logs, POOLS_PROGRAM))) {
+  for (const [index, ev] of parsePoolsEvents(programDataLines(tx.logs, POOLS_PROGRAM)).entries()) {
     const d = ev.data;
+    if (ev.name === "claimCredited") out.claimCredits.push(claimCredit(tx, POOLS_PROGRAM, index, d));
     // A refund's ParticipantSettled precedes the REFUNDED it completes; a retire has none.
     if (ev.name === "participantSettled") refunded.add(pk(d.pool));
     if (ev.name !== "poolStateChanged") continue;
@@ -338,7 +356,7 @@ export function registerEventDecoder(d: EventDecoder): void {
   eventDecoders.push(d);
 }
 export function decodeEvents(txs: TxEvent[]): DecodedEvents {
-  const out: DecodedEvents = { fills: [], closes: [], settlements: [], poolCancels: [] };
+  const out: DecodedEvents = { fills: [], closes: [], settlements: [], poolCancels: [], claimCredits: [] };
   for (const tx of txs) for (const d of eventDecoders) d(tx, out);
   return out;
 }

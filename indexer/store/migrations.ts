@@ -300,6 +300,24 @@ const m0006: Migration = {
   },
 };
 
+/** Claim credits (payouts a token account could not receive), for the `claim.credited` webhook. */
+const m0007: Migration = {
+  async up(db: Kysely<unknown>) {
+    let t = db.schema.createTable("claim_credits") as Tb;
+    t = txt(t, "signature", "program");
+    t = int(t, "event_index");
+    t = big(t, "slot");
+    t = txt(t, "owner", "amount_micros", "total_micros");
+    t = big(t, "credited_at");
+    await t.addPrimaryKeyConstraint("claim_credits_pk", ["signature", "program", "event_index"] as never).execute();
+    // The webhook scan reads credits by slot range.
+    await db.schema.createIndex("claim_credits_slot_idx").on("claim_credits").column("slot").execute();
+  },
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable("claim_credits").ifExists().execute();
+  },
+};
+
 export const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_pool_resolution": m0002,
@@ -307,6 +325,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0004_read_indexes_search": m0004,
   "0005_contract_history": m0005,
   "0006_offer_expiry": m0006,
+  "0007_claim_credits": m0007,
 };
 
 class InCodeProvider implements MigrationProvider {

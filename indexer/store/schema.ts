@@ -13,7 +13,7 @@
  *   wrote it; an update whose (slot, write_version) is not newer is ignored. `deleted` = 1 is a
  *   tombstone: the account was closed on chain at that (slot, write_version); the row keeps its
  *   last content so reads of settled history still work, and stale updates stay rejected.
- * - Rows from transaction events (fills, closes, settlements) carry the signature and slot of
+ * - Rows from transaction events (fills, closes, settlements, claim credits) carry the signature and slot of
  *   their transaction and are keyed so that replays insert nothing new.
  * - Off-chain catalog tables (contract_catalog, pool_catalog, profiles) are owned by the service
  *   and joined by address; the indexer never writes chain data into them, nor catalog data into
@@ -146,6 +146,25 @@ export interface PoolCancelsTable {
   canceled_at: number;
   signature: string;
   slot: number;
+}
+
+/**
+ * One ClaimCredited event of either program: a payout or refund the recorded token account could
+ * not receive (closed, frozen, re-owned), credited to the owner's Claim instead. Keyed by the
+ * transaction, the program and the event's position among that program's events in it: one
+ * transaction may credit several claims (a settlement paying both parties), and a re-read of the
+ * same transaction derives the same keys.
+ */
+export interface ClaimCreditsTable {
+  signature: string;
+  program: string;
+  event_index: number;
+  slot: number;
+  owner: string;
+  amount_micros: string;
+  /** The claim's balance after this credit. */
+  total_micros: string;
+  credited_at: number;
 }
 
 /** One PositionSettled event; key position (a position settles once). */
@@ -310,6 +329,7 @@ export interface Database {
   offer_closes: OfferClosesTable;
   settlements: SettlementsTable;
   pool_cancels: PoolCancelsTable;
+  claim_credits: ClaimCreditsTable;
   contract_history: ContractHistoryTable;
   pools: PoolsTable;
   pool_outcomes: PoolOutcomesTable;
@@ -335,6 +355,7 @@ export const TABLE_KEYS: Record<keyof Database, string[]> = {
   offer_closes: ["offer"],
   settlements: ["position"],
   pool_cancels: ["pool"],
+  claim_credits: ["signature", "program", "event_index"],
   contract_history: ["contract", "side", "interval", "bucket_at"],
   pools: ["address"],
   pool_outcomes: ["pool", "outcome_index"],

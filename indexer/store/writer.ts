@@ -6,8 +6,8 @@
  *   commit) rejects stale updates before any decoding or SQL; the upsert's WHERE clause repeats
  *   the rule in SQL, so the store never regresses even if the map were wrong.
  * - Idempotency: event rows are keyed (fills by offer+revision, closes by offer, settlements by
- *   position, pool cancels by pool) and inserted with ON CONFLICT DO NOTHING; a row read back from
- *   the node's history (TxEvent.fromHistory) replaces a row of the same signature, and a retracted
+ *   position, pool cancels by pool, claim credits by transaction + program + event index) and
+ *   inserted with ON CONFLICT DO NOTHING; a row read back from the node's history (TxEvent.fromHistory) replaces a row of the same signature, and a retracted
  *   transaction's rows are deleted (both for forks: indexer/sources/rpc/delivery-ledger.ts).
  * - Atomicity: rows of the batches and the checkpoint go in one database transaction.
  * - Single writer per store: run one Indexer per database.
@@ -212,6 +212,7 @@ export class StoreWriter {
           gone.positions.add(r.position);
         }
         for (const r of await trx.deleteFrom("pool_cancels").where("signature", "=", sig).returning("pool").execute()) gone.pools.add(r.pool);
+        await trx.deleteFrom("claim_credits").where("signature", "=", sig).execute();
       }
       // Live rows: the first row of a key stays. History rows: the first row of a key stays too,
       // but a row of the same transaction is replaced (its slot and time are the chain's).
@@ -223,6 +224,7 @@ export class StoreWriter {
         await insertEvents(trx, "offer_closes", rows.closes, fromHistory);
         await insertEvents(trx, "settlements", rows.settlements, fromHistory);
         await insertEvents(trx, "pool_cancels", rows.poolCancels, fromHistory);
+        await insertEvents(trx, "claim_credits", rows.claimCredits, fromHistory);
       }
       const touched = await touchedContracts(trx, upserts, tombstones, liveEvents, historyEvents, gone.offers, (a) => {
         const v = this.versions.get(a);
@@ -235,7 +237,7 @@ export class StoreWriter {
     for (const [k, v] of accepted) this.versions.set(k, v);
     this.stats.batches += list.length;
     this.stats.applied += accepted.length;
-    this.stats.events += events.fills.length + events.closes.length + events.settlements.length + events.poolCancels.length;
+    this.stats.events += events.fills.length + events.closes.length + events.settlements.length + events.poolCancels.length + events.claimCredits.length;
     if (this.listeners.size) {
       const change = changeSetOf(last, written, events, gone);
       for (const l of this.listeners) {
@@ -292,7 +294,7 @@ async function touchedContracts(
   return { contracts: [...whole, ...since.keys()], since };
 }
 
-type EventTable = "fills" | "offer_closes" | "settlements" | "pool_cancels";
+type EventTable = "fills" | "offer_closes" | "settlements" | "pool_cancels" | "claim_credits";
 
 /**
  * Inserts event rows under their table's key (TABLE_KEYS): a key already stored keeps its row,
@@ -324,6 +326,7 @@ function mergeEvents(a: DecodedEvents, b: DecodedEvents): DecodedEvents {
     closes: [...a.closes, ...b.closes],
     settlements: [...a.settlements, ...b.settlements],
     poolCancels: [...a.poolCancels, ...b.poolCancels],
+    claimCredits: [...a.claimCredits, ...b.claimCredits],
   };
 }
 

@@ -1,13 +1,14 @@
 /**
  * The webhook events and how they are derived from the indexed store, never from a guess: each
  * event is one row of a transaction-event table the indexer wrote (fills, offer_closes,
- * settlements), read only once its slot is final (./dispatcher.ts, "Finality"). Re-deriving the
+ * settlements, claim_credits), read only once its slot is final (./dispatcher.ts, "Finality"). Re-deriving the
  * same row (a rescan, a restart, another worker) gives the same event id, so the outbox's unique
  * (endpoint, event) inserts nothing new and a receiver deduplicates by `webhook-id`.
  *
  * Who receives an event: the custodial users whose wallet the event names (docs/api-guide.md,
  * "Webhooks"): the offer's creator for every offer event, the taker too for offer.taken, and both
- * the creator and the position's taker for position.settled / position.refunded.
+ * the creator and the position's taker for position.settled / position.refunded, the claim's owner
+ * for claim.credited.
  */
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
@@ -26,7 +27,7 @@ export interface DerivedEvent {
   type: WebhookEventType;
   wallet: string;
   /** The role of `wallet` in it. */
-  role: "creator" | "taker";
+  role: "creator" | "taker" | "owner";
   slot: number;
   signature: string;
   /** Chain time of the event, unix seconds. */
@@ -36,7 +37,8 @@ export interface DerivedEvent {
 
 /**
  * The event id: a digest of the transaction's signature, the event's key in its table (the
- * offer and revision of a fill, the offer of a close, the position of a settlement) and the kind.
+ * offer and revision of a fill, the offer of a close, the position of a settlement, the program and
+ * event index of a claim credit) and the kind.
  * Deterministic, so duplicates carry the same id; not the wallet's, so both parties of a fill see
  * one id for it.
  */
@@ -175,6 +177,25 @@ export async function deriveEvents(db: Kysely<Database>, lo: number, hi: number)
     out.push({ ...base, wallet: s.creator, role: "creator" });
     if (s.taker !== s.creator) out.push({ ...base, wallet: s.taker, role: "taker" });
   }
+
+  const credits = await db
+    .selectFrom("claim_credits")
+    .select(["signature", "program", "event_index", "slot", "owner", "amount_micros", "total_micros", "credited_at"])
+    .where("slot", ">", lo)
+    .where("slot", "<=", hi)
+    .execute();
+  for (const c of credits) {
+    out.push({
+      id: eventId("claim.credited", c.signature, `${c.program}:${c.event_index}`),
+      type: "claim.credited",
+      wallet: c.owner,
+      role: "owner",
+      slot: Number(c.slot),
+      signature: c.signature,
+      at: Number(c.credited_at),
+      data: { program: c.program, owner: c.owner, amountMicros: c.amount_micros, totalMicros: c.total_micros, signature: c.signature },
+    });
+  }
   return out;
 }
 
@@ -192,7 +213,14 @@ export function closeReason(closedBy: string, creator: string, closedAt: number,
 
 /** Whether the transaction an event came from is still in the store (a fork's retraction deletes its rows). */
 export async function stillIndexed(db: Kysely<Database>, type: string, signature: string): Promise<boolean> {
-  const table = type.startsWith("offer.taken") || type === "offer.filled" ? "fills" : type === "offer.closed" ? "offer_closes" : "settlements";
+  const table =
+    type === "offer.taken" || type === "offer.filled"
+      ? "fills"
+      : type === "offer.closed"
+        ? "offer_closes"
+        : type === "claim.credited"
+          ? "claim_credits"
+          : "settlements";
   const r = await db.selectFrom(table).select("signature").where("signature", "=", signature).limit(1).executeTakeFirst();
   return r !== undefined;
 }

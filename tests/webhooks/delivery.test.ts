@@ -3,8 +3,9 @@
  * answers 500 to the first deliveries, is then down (closed), then accepts. Every event of the
  * users' offers and positions arrives at least once, each signature verifies with the
  * `standardwebhooks` verifier (a timestamp outside its tolerance is refused), a replay re-sends with
- * the same id, one user can neither see nor replay another's deliveries, and bad input and the
- * limits are refused with their statuses.
+ * the same id, one user can neither see nor replay another's deliveries, a refund a closed token
+ * account could not receive arrives as claim.credited to its owner, and bad input and the limits
+ * are refused with their statuses.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +17,9 @@ import { get, getJson, gql, post } from "../support/http";
 import { eventually, until } from "../support/wait";
 import { checkWebhookUrl } from "../../service/webhooks/url-policy";
 import { WEBHOOK_LIMITS } from "../../service/webhooks/limits";
+import { createCloseAccountInstruction } from "@solana/spl-token";
+import { sendAndConfirm } from "../../service/chain/submitter";
+import { OFFERS_PROGRAM } from "../../indexer/decode";
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -328,6 +332,47 @@ describe("webhooks", () => {
       30,
     );
     expect(closed.payload.data).toMatchObject({ offer, reason: "expired" });
+  });
+
+  it("a refund the creator's closed token account cannot receive is claim.credited to the creator, with the exact amount, signed", async () => {
+    rx.mode = "accept";
+    // Dave's balance is exactly the offer's stake, so his token account is empty once it is posted.
+    const stake = 8n * UNIT;
+    const dave = await makeUser(s, stake);
+    const hook = await register(dave, ["claim.credited"]);
+    const k = await contract(s, 600n);
+    const r = await post(s, "/", createBody(k, { creatorTotalMicros: String(stake) }), dave.token);
+    expect(r.status, r.text).toBe(200);
+    const offer = r.body.offerAddress as string;
+    await eventually(async () => expect((await indexedRevision(offer))?.status).toBe("Open"));
+    const gw = s.chain.gateway;
+    const daveKey = await s.custody.signer(dave.user.id);
+    await sendAndConfirm(gw, [createCloseAccountInstruction(dave.user.tokenAccount, daveKey.publicKey, daveKey.publicKey)], [s.chain.service, daveKey]);
+    expect(await gw.getAccount(dave.user.tokenAccount)).toBeNull();
+    // Past the cutoff the worker closes the untaken offer: the whole stake goes to Dave's claim.
+    await gw.advance(601n);
+    await s.worker.drain();
+    await eventually(async () => expect((await indexedRevision(offer))?.status).toBe("Closed"));
+    const credited = await until(
+      async () => {
+        await s.webhookDispatcher.runOnce();
+        return (await deliveries(dave)).find((d) => d.eventType === "claim.credited" && d.state === "delivered") ?? null;
+      },
+      10_000,
+      30,
+    );
+    const wallet = dave.user.wallet.toBase58();
+    expect(credited.payload).toMatchObject({ type: "claim.credited", role: "owner" });
+    expect(credited.payload.data).toEqual({
+      program: OFFERS_PROGRAM,
+      owner: wallet,
+      amountMicros: String(stake),
+      totalMicros: String(stake),
+      signature: credited.payload.signature,
+    });
+    const got = rx.got.filter((g) => g.headers["webhook-id"] === credited.eventId);
+    expect(got.length).toBeGreaterThan(0);
+    for (const g of got) expect(new Webhook(secrets.get(hook)!).verify(g.body, g.headers as Record<string, string>)).toMatchObject({ type: "claim.credited" });
   });
 
   it("refuses bad endpoints, other users and unscoped tokens; holds the endpoint limit; GraphQL serves the same", async () => {
