@@ -68,7 +68,7 @@ const deleteRoute = route({
   operationId: "deleteWebhook",
   summary: "Delete an endpoint with its deliveries",
   request: { params: IdParam },
-  responses: { 200: ok("deleted", WebhookDeleted), 401: e401, 404: e404, 429: e429, 503: e503 },
+  responses: { 200: ok("deleted", WebhookDeleted), 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
 });
 const rotateRoute = route({
   method: "post",
@@ -76,7 +76,7 @@ const rotateRoute = route({
   operationId: "rotateWebhookSecret",
   summary: "A new signing secret for an endpoint, answered once; every later attempt is signed with it",
   request: { params: IdParam },
-  responses: { 200: ok("the endpoint with its new secret", WebhookEndpointWithSecret), 401: e401, 404: e404, 429: e429, 503: e503 },
+  responses: { 200: ok("the endpoint with its new secret", WebhookEndpointWithSecret), 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
 });
 const deliveriesRoute = route({
   method: "get",
@@ -92,7 +92,7 @@ const deliveryRoute = route({
   operationId: "webhookDelivery",
   summary: "One webhook delivery of the caller",
   request: { params: DeliveryParam },
-  responses: { 200: ok("the delivery", WebhookDeliveryAnswer), 401: e401, 404: e404, 429: e429, 503: e503 },
+  responses: { 200: ok("the delivery", WebhookDeliveryAnswer), 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 },
 });
 const replayRoute = route({
   method: "post",
@@ -100,7 +100,7 @@ const replayRoute = route({
   operationId: "replayWebhookDelivery",
   summary: "Send a delivery again (same event id and body, a fresh signature), retried like a new one",
   request: { params: DeliveryParam },
-  responses: { 200: ok("the delivery, pending again", WebhookDeliveryAnswer), 401: e401, 404: e404, 409: e409, 429: e429, 503: e503 },
+  responses: { 200: ok("the delivery, pending again", WebhookDeliveryAnswer), 400: e400, 401: e401, 404: e404, 409: e409, 429: e429, 503: e503 },
 });
 
 export interface WebhookRouteDeps {

@@ -95,7 +95,7 @@ describe.each(ENGINES)("schemathesis against docs/openapi.json, store on %s", (e
     const totals = /<testsuites errors="(\d+)" failures="(\d+)" skipped="(\d+)" tests="(\d+)"/.exec(xml);
     expect(totals, xml).not.toBeNull();
     const [errors, failures, skipped, tests] = totals!.slice(1).map(Number);
-    const operations = [...xml.matchAll(/<testcase name="(GET|POST) /g)].length;
+    const operations = [...xml.matchAll(/<testcase name="(GET|POST|PUT|PATCH|DELETE) /g)].length;
     const cases = Number(/(\d+) generated/.exec(out)?.[1] ?? NaN);
     console.log(
       `schemathesis ${version.stdout.trim().split(" ").pop()} (${engine}): ${operations} operations + stateful, ${cases} test cases, ` +
