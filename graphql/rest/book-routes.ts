@@ -9,8 +9,7 @@ import { apiErrorResponse } from "../../service/api-error";
 import { contractBook } from "../../service/read/book";
 import { BookQuery, ContractAddressPath, bookParams } from "../../service/read/book-params";
 import type { ReadService } from "../../service/read/read-service";
-import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
-import { jsonOnce } from "./read-routes";
+import { jsonOnce, viewerGate } from "./read-routes";
 import { ERRORS, Odds, ok } from "./schemas";
 import { validationHook } from "./validation-hook";
 
@@ -75,19 +74,10 @@ const bookRoute = createRoute({
 export function bookRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
   const json = jsonOnce(new WeakMap());
-  // The caller is resolved before the parameters are checked, as on the other reads: a bad token is 401 whatever else is wrong.
-  const viewers = new WeakMap<Request, ReadViewer | null>();
-  const signedIn = async (c: Context, next: () => Promise<void>) => {
-    try {
-      viewers.set(c.req.raw, await resolveViewer(custody, c.req.header("authorization")));
-    } catch (e) {
-      return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
-    }
-    await next();
-  };
+  const { signedIn, viewer: viewerOf } = viewerGate(custody, opts.log);
   app.openapi({ ...bookRoute, middleware: [signedIn] }, (async (c: Context) => {
     try {
-      const viewer = viewers.get(c.req.raw) ?? null;
+      const viewer = viewerOf(c);
       const { contract, depth } = bookParams(c.req.param("contractAddress") ?? "", { depth: c.req.query("depth") });
       return json(c, await contractBook(read, contract, depth, viewer?.wallet ?? null));
     } catch (e) {

@@ -10,8 +10,7 @@ import { ContractAddressPath } from "../../service/read/book-params";
 import { contractQuote } from "../../service/read/quote";
 import { QuoteQuery, quoteParams } from "../../service/read/quote-params";
 import type { ReadService } from "../../service/read/read-service";
-import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
-import { jsonOnce } from "./read-routes";
+import { jsonOnce, viewerGate } from "./read-routes";
 import { ERRORS, Odds, ok } from "./schemas";
 import { validationHook } from "./validation-hook";
 
@@ -63,19 +62,10 @@ const quoteRoute = createRoute({
 export function quoteRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
   const json = jsonOnce(new WeakMap());
-  // As on the book: the caller is resolved before the parameters are checked.
-  const viewers = new WeakMap<Request, ReadViewer | null>();
-  const signedIn = async (c: Context, next: () => Promise<void>) => {
-    try {
-      viewers.set(c.req.raw, await resolveViewer(custody, c.req.header("authorization")));
-    } catch (e) {
-      return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
-    }
-    await next();
-  };
+  const { signedIn, viewer: viewerOf } = viewerGate(custody, opts.log);
   app.openapi({ ...quoteRoute, middleware: [signedIn] }, (async (c: Context) => {
     try {
-      const viewer = viewers.get(c.req.raw) ?? null;
+      const viewer = viewerOf(c);
       const q = quoteParams(c.req.param("contractAddress") ?? "", {
         side: c.req.query("side"),
         amountMicros: c.req.query("amountMicros"),

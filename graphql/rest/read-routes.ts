@@ -31,6 +31,25 @@ export const EMBED_CACHE_CONTROL = "public, max-age=5, s-maxage=15, stale-while-
 const READ_FALLBACK = "temporarily unavailable; retry with backoff";
 const errorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, READ_FALLBACK, log);
 
+/**
+ * The viewer of a read, resolved by a middleware before the parameters are checked (one rule with
+ * GraphQL: a bad token is 401 whatever else is wrong); the handler reads it back with `viewer`.
+ * Shared by every read route that shows viewer fields (offers, book, quote).
+ */
+export function viewerGate(custody: Custody | null, log?: (e: unknown) => void) {
+  const viewers = new WeakMap<Request, ReadViewer | null>();
+  const signedIn = async (c: Context, next: () => Promise<void>) => {
+    try {
+      viewers.set(c.req.raw, await resolveViewer(custody, c.req.header("authorization")));
+    } catch (e) {
+      return errorResponse(c, e, log);
+    }
+    await next();
+  };
+  const viewer = (c: Context) => viewers.get(c.req.raw) ?? null;
+  return { signedIn, viewer };
+}
+
 /** Reads take a token or none: none is anonymous, a bad one is 401. */
 const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearer: [] }];
 const { 400: e400, 401: e401, 404: e404, 429: e429, 503: e503 } = ERRORS;
@@ -163,20 +182,7 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
         return errorResponse(c, e, opts.log);
       }
     }) as never;
-  /**
-   * The viewer is resolved before the parameters are checked (one rule with GraphQL: a bad token is
-   * 401 whatever else is wrong); the handler reads it back.
-   */
-  const viewers = new WeakMap<Request, ReadViewer | null>();
-  const signedIn = async (c: Context, next: () => Promise<void>) => {
-    try {
-      viewers.set(c.req.raw, await resolveViewer(custody, c.req.header("authorization")));
-    } catch (e) {
-      return errorResponse(c, e, opts.log);
-    }
-    await next();
-  };
-  const viewer = (c: Context) => viewers.get(c.req.raw) ?? null;
+  const { signedIn, viewer } = viewerGate(custody, opts.log);
   // hono passes the raw query; the validated copy holds the same strings.
   const query = (c: Context) => c.req.query();
 
