@@ -74,6 +74,28 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
   }
 
+  /** POST an action for `wallet` as a wallet would: the unsigned transaction it answers, checked, signed by the wallet alone, sent and confirmed; with the completion link it names. */
+  async function signAndSend(href: string, wallet: Keypair): Promise<{ signature: string; next: string }> {
+    const built = await action(href, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ account: wallet.publicKey.toBase58() }),
+    });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    expect(built.body.type).toBe("transaction");
+    const tx = Transaction.from(Buffer.from(built.body.transaction as string, "base64"));
+    expect(tx.feePayer!.equals(wallet.publicKey)).toBe(true);
+    tx.partialSign(wallet);
+    const connection = validator.connection();
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const confirmed = await connection.confirmTransaction(
+      { signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 },
+      "confirmed",
+    );
+    expect(confirmed.value.err).toBeNull();
+    return { signature, next: built.body.links.next.href as string };
+  }
+
   it("fund-wallet, GET the action, POST the account, sign and send; indexed, counted, in the book, settled to the wallet's token account", async () => {
     const wallet = Keypair.generate();
     const funded = await admin("fund-wallet", wallet.publicKey.toBase58(), "50000000");
@@ -97,23 +119,7 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     expect(described.body.disabled).toBeFalsy();
     const custom = (described.body.links.actions as { href: string; parameters?: unknown[] }[]).find((a) => a.parameters);
     expect(custom?.href).toBe(`/api/actions/offers/${offer}?amount={amount}`);
-    const built = await action(custom!.href.replace("{amount}", "5"), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ account: wallet.publicKey.toBase58() }),
-    });
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body.type).toBe("transaction");
-    const tx = Transaction.from(Buffer.from(built.body.transaction as string, "base64"));
-    expect(tx.feePayer!.equals(wallet.publicKey)).toBe(true);
-    tx.partialSign(wallet);
-    const connection = validator.connection();
-    const signature = await connection.sendRawTransaction(tx.serialize());
-    const confirmed = await connection.confirmTransaction(
-      { signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 },
-      "confirmed",
-    );
-    expect(confirmed.value.err).toBeNull();
+    const { signature, next } = await signAndSend(custom!.href.replace("{amount}", "5"), wallet);
     expect(await balance(s, token)).toBe(45n * UNIT);
 
     // The RPC indexer sees it: under the wallet, in the offer's counts and fills, in the book.
@@ -133,7 +139,7 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     const book = await get(s, `/contracts/${c.toBase58()}/book`);
     expect(book.status).toBe(200);
     expect(JSON.stringify(book.body)).toContain("5000000"); // the level shows what is left after the wallet's take
-    const done = await action(built.body.links.next.href as string, {
+    const done = await action(next, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ account: wallet.publicKey.toBase58(), signature }),
@@ -190,23 +196,8 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     });
     const pick = (described.body.links.actions as { href: string; parameters?: unknown[] }[]).find((a) => a.parameters);
     expect(pick?.href).toBe(`/api/actions/polls/${slug}?outcome={outcome}&amount={amount}`);
-    const built = await action(pick!.href.replace("{outcome}", "0").replace("{amount}", "5"), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ account: address }),
-    });
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body.type).toBe("transaction");
-    const tx = Transaction.from(Buffer.from(built.body.transaction as string, "base64"));
-    expect(tx.feePayer!.equals(wallet.publicKey)).toBe(true);
-    tx.partialSign(wallet);
+    const { signature, next } = await signAndSend(pick!.href.replace("{outcome}", "0").replace("{amount}", "5"), wallet);
     const connection = validator.connection();
-    const signature = await connection.sendRawTransaction(tx.serialize());
-    const confirmed = await connection.confirmTransaction(
-      { signature, blockhash: tx.recentBlockhash!, lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight + 150 },
-      "confirmed",
-    );
-    expect(confirmed.value.err).toBeNull();
     expect(await balance(s, token)).toBe(45n * UNIT);
 
     // Indexed under the wallet: the public REST read and GraphQL's walletPicks.
@@ -218,7 +209,7 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
     const picked = await gql(s, "query($w: Address!) { walletPicks(wallet: $w) { poolAddress totalMicros settled } }", { w: address });
     expect(picked.body.errors).toBeUndefined();
     expect(picked.body.data.walletPicks).toEqual([{ poolAddress: pool.toBase58(), totalMicros: "5000000", settled: false }]);
-    const done = await action(built.body.links.next.href as string, {
+    const done = await action(next, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ account: address, signature }),
