@@ -32,7 +32,8 @@ import { Rng } from "../../harness/random";
 import { openStore } from "../../indexer/store/db";
 import { storeChecksum } from "../../indexer/store/checksum";
 import { SPORTS } from "../../service/read/sports";
-import { until } from "../support/wait";
+import { until, untilUp } from "../support/wait";
+import { freePorts } from "../support/ports";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
@@ -105,7 +106,7 @@ async function snapshot(): Promise<string> {
 }
 
 beforeAll(async () => {
-  port = 20_000 + Math.floor(Math.random() * 20_000);
+  [port] = await freePorts(2);
   url = `http://127.0.0.1:${port}`;
   // The address limit is off (every request comes from 127.0.0.1); the token limit is on, high
   // enough that only the hammer below (one header, 2 x TOKEN_BURST times at once) reaches it.
@@ -123,7 +124,11 @@ beforeAll(async () => {
   let out = "";
   child.stdout!.on("data", (b) => (out += b));
   child.stderr!.on("data", (b) => (out += b));
-  await until(async () => (out.includes("Local stack up") ? true : null), 120_000);
+  await untilUp(
+    child,
+    () => out.includes("Local stack up"),
+    () => out,
+  );
 
   for (const name of ["alice", "bob", "carol", "reader"]) await admin({ op: "create-user", name });
   await admin({ op: "fund", user: "alice", micros: "100000000" });

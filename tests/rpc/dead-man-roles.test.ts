@@ -17,7 +17,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
-import { TestValidator, portFree, validatorBinary } from "../../harness/validator";
+import { TestValidator, validatorBinary } from "../../harness/validator";
 import { ServiceKey } from "../../service/custody/crypto";
 import { leaderPid } from "../../service/leadership/leadership";
 import { pgTarget } from "../../service/pg/session";
@@ -25,6 +25,7 @@ import { FAIL_POINT_ENV } from "../../service/writes/fail-point";
 import { startClusterStack, type ClusterStack } from "../../stack/cluster-stack";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { until } from "../support/wait";
+import { freePorts } from "../support/ports";
 import { UNIT, createBody, makeUser } from "../support/stack";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -85,12 +86,7 @@ describe.skipIf(!binary)("dead-man switch: SIGKILL of the acting worker during t
     const keyFile = join(tmp("dms-key-"), "service.key");
     writeFileSync(keyFile, serviceKey.toHex() + "\n", { mode: 0o600 });
     const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]), SERVICE_KEY_FILE: keyFile, LOG_LEVEL: "info" };
-    let base = 0;
-    for (let i = 0; i < 50 && !base; i++) {
-      const b = 20_000 + Math.floor(Math.random() * 12_000);
-      if ((await Promise.all(Array.from({ length: 4 }, (_, d) => portFree(b + d)))).every(Boolean)) base = b;
-    }
-    if (!base) throw new Error("no 4 free ports in a row on loopback");
+    const [base] = await freePorts(4);
     // The first takes the role; only it carries the fail point.
     procs.push(spawnWorker("worker-1", base, { ...env, [FAIL_POINT_ENV]: "write-after-send" }));
     await until(async () => ((await acting()) === procs[0] ? true : null), 240_000, 200).catch((e) => {

@@ -10,7 +10,7 @@
  *   "in progress" with Retry-After, and nothing moved.
  * Balances are read from the validator. Skipped without the validator binary.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -23,7 +23,8 @@ import type { Kysely } from "kysely";
 import { openStore } from "../../indexer/store/db";
 import type { CustodyDatabase } from "../../service/custody/schema";
 import { FAIL_POINT_ENV, type WriteFailPoint } from "../../service/writes/fail-point";
-import { until } from "../support/wait";
+import { until, untilUp } from "../support/wait";
+import { freePorts } from "../support/ports";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const UNIT = 1_000_000n;
@@ -40,8 +41,13 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
   let child: ChildProcess | null = null;
   const data = mkdtempSync(join(tmpdir(), "kill-window-"));
   const keyDir = mkdtempSync(join(tmpdir(), "kill-window-key-"));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
+  // One pair of ports for every restart: the service comes back where its clients knew it.
+  let port = 0;
+  let api = "";
+  beforeAll(async () => {
+    [port] = await freePorts(2);
+    api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
+  });
   afterAll(async () => {
     child?.kill("SIGKILL");
     await validator?.stop();
@@ -63,7 +69,11 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
     c.stderr!.on("data", (b) => (out += b));
     const exited = new Promise<NodeJS.Signals | number | null>((r) => c.once("exit", (code, signal) => r(signal ?? code)));
     const t0 = performance.now();
-    await until(async () => (out.includes("Service up against") ? true : null), 120_000);
+    await untilUp(
+      c,
+      () => out.includes("Service up against"),
+      () => out,
+    );
     console.log(`kill window: started (${failPoint ?? "unarmed"}) in ${(performance.now() - t0).toFixed(0)} ms`);
     if (failPoint) expect(out).toContain(`${FAIL_POINT_ENV}=${failPoint}: TEST fail point armed`);
     return { exited };

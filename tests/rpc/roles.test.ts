@@ -27,7 +27,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
-import { TestValidator, portFree, validatorBinary } from "../../harness/validator";
+import { TestValidator, validatorBinary } from "../../harness/validator";
 import { ServiceKey } from "../../service/custody/crypto";
 import { leaderPid, type LeaderRole } from "../../service/leadership/leadership";
 import { pgTarget } from "../../service/pg/session";
@@ -43,6 +43,7 @@ import { decodeEvents } from "../../indexer/decode";
 import type { Role } from "../../stack/roles";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { until } from "../support/wait";
+import { freePorts } from "../support/ports";
 import { sseSubscribe } from "../api/live-clients";
 import { UNIT, createBody, key, makeUser, type AnyStack, type TestUser } from "../support/stack";
 
@@ -147,14 +148,8 @@ describe.skipIf(!binary)("roles on one PostgreSQL store: three API replicas, two
     // per-address budget in the store (120 at once, 600 a minute): the creates and the polling
     // for indexed revisions passed it in one CI run (429). Rate limits are tested elsewhere.
     const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]), SERVICE_KEY_FILE: keyFile, LOG_LEVEL: "info", IP_BURST: "0" };
-    // Every port checked free, below Linux's ephemeral range (32768 and up), where the suite's own
-    // client sockets (RPC, PostgreSQL) take local ports: a random base there once met one (EADDRINUSE).
-    let base = 0;
-    for (let i = 0; i < 50 && !base; i++) {
-      const b = 20_000 + Math.floor(Math.random() * 12_000);
-      if ((await Promise.all(Array.from({ length: 14 }, (_, d) => portFree(b + d)))).every(Boolean)) base = b;
-    }
-    if (!base) throw new Error("no 14 free ports in a row on loopback");
+    // Two ports (API, operator) for each of the seven replicas.
+    const [base] = await freePorts(14);
     const layout: [Role, string][] = [
       ["api", "api-a"],
       ["api", "api-b"],

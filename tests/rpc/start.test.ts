@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
-import { until } from "../support/wait";
+import { until, untilUp } from "../support/wait";
+import { freePorts } from "../support/ports";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const binary = validatorBinary();
@@ -34,7 +35,7 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     const service = Keypair.generate();
     validator = await TestValidator.start({ upgradeAuthority: service });
     await new RpcEngine(validator.connection(), validator.payer).fund(service.publicKey, 100_000_000_000n);
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = await freePorts(2);
     // Against a cluster the service key comes from outside the data directory, never generated.
     const keyDir = mkdtempSync(join(tmpdir(), "service-key-"));
     writeFileSync(join(keyDir, "service.key"), randomBytes(32).toString("hex") + "\n", { mode: 0o600 });
@@ -47,7 +48,11 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
-    await until(async () => (out.includes("Service up against") ? true : null), 120_000);
+    await untilUp(
+      child,
+      () => out.includes("Service up against"),
+      () => out,
+    );
     expect(out).toContain(service.publicKey.toBase58());
     expect(existsSync(join(data, "service.key"))).toBe(false);
 

@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until } from "../support/wait";
+import { untilUp } from "../support/wait";
+import { freePorts } from "../support/ports";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;
@@ -18,7 +19,7 @@ const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 describe("data directory permissions", () => {
   it("npm start makes the data directory 0700 and every file in it 0600, existing ones included", async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = await freePorts(2);
     const data = mkdtempSync(join(tmpdir(), "modes-"));
     chmodSync(data, 0o755);
     writeFileSync(join(data, "left-behind.json"), "{}\n", { mode: 0o644 });
@@ -34,7 +35,11 @@ describe("data directory permissions", () => {
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
-    await until(async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok ? true : null), 120_000);
+    await untilUp(
+      child,
+      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok,
+      () => out,
+    );
     // A write, so the WAL and its index exist.
     await fetch(`http://127.0.0.1:${port}/api/bets-usdc/offers/contracts`);
     const files = readdirSync(data);

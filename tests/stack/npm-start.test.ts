@@ -9,8 +9,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until } from "../support/wait";
-import { portFree } from "../../harness/validator";
+import { until, untilUp } from "../support/wait";
+import { freePorts } from "../support/ports";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;
@@ -29,14 +29,7 @@ describe("npm start", () => {
   it("stops the server on SIGTERM to the process npm signals", async () => {
     const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
     expect(script).toContain("bash scripts/setup.sh");
-    // Below the kernel's ephemeral range (32768 up, where outgoing connections take their ports)
-    // and checked free: the validator suites run beside this file and take port ranges of their own.
-    let port = 0;
-    for (let i = 0; i < 50 && !port; i++) {
-      const p = 20_000 + Math.floor(Math.random() * 12_000);
-      if ((await portFree(p)) && (await portFree(p + 1))) port = p;
-    }
-    expect(port, "no free pair of ports below 32000").toBeGreaterThan(0);
+    const [port] = await freePorts(2);
     const data = mkdtempSync(join(tmpdir(), "npm-start-"));
     const args = ["--port", String(port), "--admin-port", String(port + 1), "--data", data, "--no-seed"];
     // npm: `sh -c "<script> <args>"`, with node_modules/.bin on PATH.
@@ -50,16 +43,11 @@ describe("npm start", () => {
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
-    let exited: number | null = null;
-    child.on("exit", (code) => (exited = code ?? -1));
-    // A server that exits (a refused flag or port) fails the test at once, with what it printed
-    // (`until` would take the throw for "not yet" and wait out its deadline).
-    const end = Date.now() + 120_000;
-    while (!out.includes("Local stack up")) {
-      if (exited !== null) throw new Error(`the server exited (${exited}) before it was up:\n${out}`);
-      if (Date.now() > end) throw new Error(`the server was not up in 120 s:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilUp(
+      child,
+      () => out.includes("Local stack up"),
+      () => out,
+    );
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     child.kill("SIGTERM");
     // The server stops: its port refuses connections.

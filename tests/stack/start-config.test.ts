@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { freePorts } from "../support/ports";
+import { untilUp } from "../support/wait";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;
@@ -27,7 +29,7 @@ const outside = Object.values(networkInterfaces())
 
 describe("start.ts: HOST, TRUST_PROXY and the live shares from the environment", () => {
   it("binds every interface, trusts X-Forwarded-For and holds each address to its configured share of WebSockets", async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = await freePorts(2);
     data = mkdtempSync(join(tmpdir(), "start-config-"));
     child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--no-seed", "--port", String(port), "--admin-port", String(port + 1)], {
       cwd: root,
@@ -44,14 +46,13 @@ describe("start.ts: HOST, TRUST_PROXY and the live shares from the environment",
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
-    await new Promise<void>((resolve, reject) => {
-      child!.stdout!.on("data", (b: Buffer) => {
-        out += b.toString();
-        if (out.includes("Local stack up")) resolve();
-      });
-      child!.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-      child!.on("exit", (code) => reject(new Error(`start.ts exited ${code}: ${out}`)));
-    });
+    child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+    await untilUp(
+      child,
+      () => out.includes("Local stack up"),
+      () => out,
+    );
     // On a non-loopback address of this machine (where it has one: CI machines do), which a
     // server bound to 127.0.0.1 never answers.
     const host = outside ?? "127.0.0.1";

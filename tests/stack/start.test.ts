@@ -9,7 +9,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until } from "../support/wait";
+import { until, untilUp } from "../support/wait";
+import { freePorts } from "../support/ports";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;
@@ -17,7 +18,7 @@ afterAll(() => child?.kill("SIGKILL"));
 
 describe("npm start (scripts/start.ts)", () => {
   it("brings the stack up with demo data, serves the printed examples and stops on Ctrl-C", async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = await freePorts(2);
     const data = mkdtempSync(join(tmpdir(), "stack-"));
     child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--port", String(port), "--admin-port", String(port + 1), "--data", data], {
       cwd: root,
@@ -26,7 +27,11 @@ describe("npm start (scripts/start.ts)", () => {
     let out = "";
     child.stdout!.on("data", (b) => (out += b));
     child.stderr!.on("data", (b) => (out += b));
-    await until(async () => (out.includes("Try:") ? true : null), 120_000);
+    await untilUp(
+      child,
+      () => out.includes("Try:"),
+      () => out,
+    );
     const tokens = Object.fromEntries([...out.matchAll(/user (\w+)\s+wallet \w+\s+token (pat_[\w-]+)/g)].map((m) => [m[1], m[2]]));
     expect(Object.keys(tokens)).toEqual(["alice", "bob", "carol", "dave"]);
     const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;

@@ -1,5 +1,7 @@
 /** Waiting for something asynchronous (an indexer, a child process) in tests. */
 
+import type { ChildProcess } from "node:child_process";
+
 /** Retries `check` (assertions included) until it passes or `ms` have passed; rethrows the last failure. */
 export async function eventually<T>(check: () => Promise<T>, ms = 30_000, intervalMs = 250): Promise<T> {
   const deadline = Date.now() + ms;
@@ -25,5 +27,27 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
     if (v) return v;
     if (Date.now() > end) throw last ?? new Error(`condition not reached in ${ms} ms`);
     await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/**
+ * Waits until the server `child` runs says it is up (`ready`, polled; a throw counts as "not yet").
+ * If the child exits first (a refused flag, a port taken), fails at once with what it printed
+ * (`printed`); `until` would wait out its deadline, 120 s for a server.
+ */
+export async function untilUp(child: ChildProcess, ready: () => boolean | Promise<boolean>, printed: () => string, ms = 120_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    let up = false;
+    try {
+      up = await ready();
+    } catch {
+      /* not yet: the port may refuse connections until the server listens */
+    }
+    if (up) return;
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the server exited (${child.signalCode ?? child.exitCode}) before it was up:\n${printed()}`);
+    if (Date.now() > end) throw new Error(`the server was not up in ${ms / 1000} s:\n${printed()}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Keypair } from "@solana/web3.js";
 import { DEFAULT_TOKEN_TTL_SECONDS } from "../../service/custody/custody";
+import { freePorts } from "../support/ports";
+import { untilUp } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
@@ -33,7 +35,7 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
 
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), "admin-strict-"));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = await freePorts(2);
     child = spawn(
       process.execPath,
       ["--import", "tsx", join(ROOT, "scripts", "admin.ts"), "local", "--port", String(port), "--admin-port", String(port + 1), "--no-seed"],
@@ -43,15 +45,14 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    await new Promise<void>((resolve, reject) => {
-      let out = "";
-      child.stdout!.on("data", (b: Buffer) => {
-        out += b.toString();
-        if (out.includes("operator")) resolve();
-      });
-      child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-      child.on("exit", (code) => reject(new Error(`local stack exited ${code}: ${out}`)));
-    });
+    let out = "";
+    child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+    await untilUp(
+      child,
+      () => out.includes("operator"),
+      () => out,
+    );
     await cli("create-user", "erin");
   });
   afterAll(() => {

@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Command } from "commander";
+import { freePorts } from "../support/ports";
+import { untilUp } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -37,23 +39,21 @@ describe("admin CLI", () => {
 
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), "admin-cli-"));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = await freePorts(2);
     child = spawn(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, "local", "--port", String(port), "--admin-port", String(port + 1)], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    await new Promise<void>((resolve, reject) => {
-      let out = "";
-      const t = setTimeout(() => reject(new Error(`local stack did not start: ${out}`)), 90_000);
-      child.stdout!.on("data", (b: Buffer) => {
-        out += b.toString();
-        if (out.includes("operator")) {
-          clearTimeout(t);
-          resolve();
-        }
-      });
-      child.on("exit", (code) => reject(new Error(`local stack exited ${code}: ${out}`)));
-    });
+    let stdout = "";
+    let out = "";
+    child.stdout!.on("data", (b: Buffer) => ((stdout += b.toString()), (out += b.toString())));
+    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+    await untilUp(
+      child,
+      () => stdout.includes("operator"),
+      () => out,
+      90_000,
+    );
     api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
   });
   afterAll(() => {
