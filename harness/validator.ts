@@ -28,10 +28,15 @@ export function validatorBinary(): string | null {
   return which.status === 0 ? which.stdout.trim() : null;
 }
 
-/** A free TCP port on loopback with `span - 1` free-looking ports after it (the validator's range). */
+/**
+ * A free TCP port on loopback with `span - 1` free-looking ports after it (the validator's range).
+ * The range ends below 32768, where the kernel's ephemeral ports begin: an outgoing connection
+ * could otherwise take one of the validator's ports between the check and its bind. Test servers
+ * take 10000-19999 (tests/support/ports.ts), so the two never meet.
+ */
 async function freePortBase(span: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = 20_000 + Math.floor(Math.random() * (32_768 - 20_000 - span));
     const ok = await Promise.all([0, 1, 2, span - 1].map((d) => portFree(base + d)));
     if (ok.every(Boolean)) return base;
   }

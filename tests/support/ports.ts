@@ -6,9 +6,9 @@
  * outgoing connections (the suites' own HTTP, RPC and PostgreSQL clients) local ports from its
  * ephemeral range, 32768-60999 on Linux (/proc/sys/net/ipv4/ip_local_port_range), and each
  * solana-test-validator of `tests/rpc/` (run beside the other projects) takes 40 ports from a
- * base in 20000-49999 (harness/validator.ts). A port drawn in either range could be taken between
- * the check and the child's bind, and the child would exit (EADDRINUSE); here only another draw
- * of this helper can take it, and the check skips what one already has.
+ * base in 20000-32727 (harness/validator.ts). A port drawn in either range could be taken
+ * between the check and the child's bind, and the child would exit (EADDRINUSE); here only
+ * another draw of this helper can take it, and the check skips what one already has.
  */
 import { portFree } from "../../harness/validator";
 
