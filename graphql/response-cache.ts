@@ -85,9 +85,12 @@ export function graphqlResponseCache(o: ResponseCacheOptions): { plugin: Plugin;
   const enabled = o.ttlMs > 0;
   return {
     plugin: {
+      // Off (ttl 0), none of it is added: yoga's plugin builds each request's key (a digest, the
+      // store's generation, the chain clock) in onParams even when its `enabled` says no.
       onPluginInit: ({ addPlugin }) => {
+        if (!enabled) return;
         addPlugin(plugin);
-        if (enabled) addPlugin(shareMisses(keys, (key) => cache.peek(key)));
+        addPlugin(shareMisses(keys, (key) => cache.peek(key)));
         addPlugin(serializeHitsOnce());
       },
     },

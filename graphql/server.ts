@@ -161,6 +161,17 @@ function maskError(error: unknown, message: string, log?: (e: unknown) => void):
   return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 
+/**
+ * yoga builds its responses with the global Response of the moment the request is answered:
+ * @hono/node-server's lightweight one once serve() installed it, which node-server writes to the
+ * socket as the string it holds (yoga's default, the @whatwg-node ponyfill, is read back through a
+ * web stream), and undici's where nothing installed one (app.request in tests). yoga copies its
+ * fetchAPI when created, before serve() runs, hence the class resolved per call.
+ */
+const servedResponse = function Response(body?: BodyInit | null, init?: ResponseInit) {
+  return new globalThis.Response(body, init);
+} as unknown as typeof Response;
+
 export function createApp(deps: AppDeps): Hono {
   const obs = deps.obs ?? new Observability();
   const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
@@ -222,6 +233,12 @@ export function createApp(deps: AppDeps): Hono {
     renderGraphiQL,
     // CORS is hono's (corsAllowList above), the same allow-list as the offers API.
     cors: false,
+    // The body limit is hono's (above, every route): a declared length is judged from the
+    // headers, a streamed body goes through hono's bodyLimit. yoga's own would read the body as a
+    // web stream through a TransformStream into a new Request, instead of node-server's direct read.
+    maxRequestBodySize: false,
+    // Responses in the Response class that serves them (see servedResponse).
+    fetchAPI: { Response: servedResponse },
     landingPage: false,
     maskedErrors: { maskError: (error, message) => maskError(error, message, d.log) },
     plugins: [

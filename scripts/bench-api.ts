@@ -12,7 +12,7 @@
  * lookups (token digest -> user, the page, its count, the caller's positions on the page, the
  * blocked flags), in the same run.
  *
- *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--only browse,offer,mine,gql,embed] [--profile dir]
+ *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--only browse,offer,mine,gql,embed] [--modes on,shared,off] [--profile dir]
  */
 import { Command } from "commander";
 import { execFile } from "node:child_process";
@@ -40,9 +40,16 @@ const o = strictExit(new Command().name("bench-api"))
   .addOption(durationOption("--duration <s>", "length of each run (10, 30s, 2m)", 10))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .option("--only <names>", "comma-separated cases: browse, offer, mine, gql, embed", "browse,offer,mine,gql,embed")
+  .option("--modes <names>", "comma-separated modes: on, shared (shared part only), off", "on,shared,off")
   .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run")
   .parse()
-  .opts<{ offers: number; duration: number; connections: number; only: string; profile?: string }>();
+  .opts<{ offers: number; duration: number; connections: number; only: string; modes: string; profile?: string }>();
+const modes = new Set(o.modes.split(","));
+for (const m of modes)
+  if (!["on", "shared", "off"].includes(m)) {
+    console.error(`--modes: unknown mode "${m}" (on, shared, off)`);
+    process.exit(2);
+  }
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
@@ -346,6 +353,7 @@ async function main() {
       ["off", uncached.url],
     ] as const) {
       if (label === "shared part only" && !c.signedIn) continue;
+      if (!modes.has(label === "shared part only" ? "shared" : label)) continue;
       const anon = c.anonymous && label !== "shared part only" ? await load(c.path(base), { post: c.post }) : null;
       const signed = c.signedIn
         ? await profiled(o.profile, `${c.key}-${label.replaceAll(" ", "-")}-signed-in`, () => load(c.path(base), { post: c.post, token: aliceToken }))

@@ -48,7 +48,14 @@ function keysetPage<K extends Cursor["kind"]>(a: PageArgs, kind: K): KeysetPage<
 
 /** A keyset result as a Relay connection with a complete PageInfo. */
 function toConnection<T, K>(r: KeysetResult<T, K>, page: KeysetPage<K>, cursor: (k: K) => string) {
-  const edges = r.items.map((node, i) => ({ cursor: cursor(r.keys[i]), node }));
+  // Each edge's cursor is encoded when a query reads it (a page of offers asked for without
+  // cursors encoded 50 it never sent).
+  const edges = r.items.map((node, i) => ({
+    node,
+    get cursor() {
+      return cursor(r.keys[i]);
+    },
+  }));
   const pageInfo: PageInfoShape = {
     // Paging forward from a cursor, the cursor's item lies before the page (and backward, after it).
     hasNextPage: page.forward ? r.more : page.key !== null,

@@ -96,21 +96,33 @@ export class OfferQueries {
     const total = await this.total(mineOf ? `mine:${mineOf}:${filterKey(p)}:${p.role ?? ""}` : `browse:${filterKey(p)}`, scoped(this.offerFilter(p)));
     // A page of a browse list walks the list-order index as a numbered page does (planFor); the
     // caller's own offers are a small set found through their two indexes.
-    let q = scoped(mineOf ? this.offerFilter(p) : await this.listFilter(p, await this.planFor(p, total)));
+    const plan = mineOf ? null : await this.planFor(p, total);
     const k = page.key;
-    if (k)
-      q = q.where((eb) =>
-        eb.or([
-          eb("offers.created_at", page.forward ? "<" : ">", k.createdAt),
-          eb.and([eb("offers.created_at", "=", k.createdAt), eb("offers.address", page.forward ? ">" : "<", k.address)]),
-        ]),
-      );
-    const keys = await q
-      .select("offers.address")
-      .orderBy("offers.created_at", page.forward ? "desc" : "asc")
-      .orderBy("offers.address", page.forward ? "asc" : "desc")
-      .limit(page.limit + 1)
-      .execute();
+    const base = scoped(plan === null ? this.offerFilter(p) : await this.listFilter(p, plan));
+    const build = () => {
+      let q = base;
+      if (k)
+        q = q.where((eb) =>
+          eb.or([
+            eb("offers.created_at", page.forward ? "<" : ">", k.createdAt),
+            eb.and([eb("offers.created_at", "=", k.createdAt), eb("offers.address", page.forward ? ">" : "<", k.address)]),
+          ]),
+        );
+      return q
+        .select("offers.address")
+        .orderBy("offers.created_at", page.forward ? "desc" : "asc")
+        .orderBy("offers.address", page.forward ? "asc" : "desc")
+        .limit(page.limit + 1);
+    };
+    // Compiled once per shape as numbered pages are (pageRows): the caller's wallet, the cursor and
+    // the page size are the query's last values; on PostgreSQL a browse list's listed contracts
+    // are a value before them (listFilter), so that shape is built each time.
+    const shape =
+      this.o.engine === "sqlite" || plan === null || plan === "all"
+        ? `keyset:${plan ?? `mine:${p.role ?? ""}`}:${filterKey(p)}:${page.forward ? "forward" : "backward"}:${k ? "after" : "first"}`
+        : null;
+    const tail = [...(mineOf ? (p.role === undefined ? [mineOf, mineOf] : [mineOf]) : []), ...(k ? [k.createdAt, k.createdAt, k.address] : []), page.limit + 1];
+    const keys = shape === null ? await build().execute() : await this.o.compiled.rows(shape, tail, build);
     const taken = keys.slice(0, page.limit);
     if (!page.forward) taken.reverse();
     return { rows: await this.rowsOf(taken), more: keys.length > page.limit, total };
