@@ -16,7 +16,7 @@
  * the requests answered), and the CPU time the server's event loop spent while each normal request
  * waited (/proc/<pid>/schedstat: what it would have waited with a core to itself, on a machine
  * shared with other work); the server's RSS (/proc/<pid>/status, no forced GC) at the start, at the
- * load's end and `--settle` s after; the load's answers by status; the load average.
+ * load's end and `--settle` s after; the load's answers by status; the load average; how long the server's loop waited for a CPU during the load.
  *
  *   npx tsx scripts/bench-distinct-queries.ts [--duration 30] [--settle 30] [--addresses 100] [--baseline 10]
  *     [--profile <dir>] [--server-log <file>] [--server-node-option --trace-gc] [-- <more scripts/start.ts flags, e.g. --read-concurrency 1>]
@@ -131,6 +131,11 @@ function loopCpuMs(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
 }
 
+/** The time (ms) the server's event-loop thread has spent ready to run but waiting for a CPU (/proc/<pid>/schedstat): the machine's share of its latency. */
+function loopRunQueueMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+}
+
 interface Normal {
   ms: number[];
   /** The server loop's CPU ms during each answered request. */
@@ -236,10 +241,12 @@ async function main() {
     const loadStart = load();
     const report = new Promise<{ statuses: Record<string, number>; p50: number; p99: number }>((r) => child.once("message", (m) => r(m as never)));
     const cpu1 = cpuSeconds(pid);
+    const queued1 = loopRunQueueMs(pid);
     child.send("go");
     const during = await normals(url, pid, duration);
     const result = await report;
     const cpuLoad = cpuSeconds(pid) - cpu1;
+    const queuedLoad = (loopRunQueueMs(pid) - queued1) / 1000;
     const rssEnd = rssMiB(pid);
     const heapEnd = await heapMiB(url);
     const loadEnd = load();
@@ -260,6 +267,7 @@ async function main() {
     console.log(
       `server CPU per request: no load ${((cpuBase / baseCount) * 1e3).toFixed(2)} ms (${baseCount} requests), during load ${((cpuLoad / (loadAnswered + duringCount)) * 1e3).toFixed(2)} ms (${loadAnswered + duringCount} requests, ${cpuLoad.toFixed(1)} s of CPU in ${duration} s)`,
     );
+    console.log(`server loop ready but waiting for a CPU (the machine's other work) during the load: ${queuedLoad.toFixed(1)} s of ${duration} s`);
     console.log(
       `server RSS: start ${rssStart} MiB, end of load ${rssEnd} MiB, ${settle} s after ${rssSettled} MiB (${rssSettled - rssStart >= 0 ? "+" : ""}${rssSettled - rssStart} MiB)`,
     );

@@ -6,19 +6,33 @@
  * to run is the head of the queue of the caller with
  *
  *   1. the fewest reads running now, then
- *   2. the least recent cost: the milliseconds its reads ran (each at most READ_COST_CAP_MS),
- *      halved every COST_HALF_LIFE_MS, then
+ *   2. the lowest recent rate: its reads admitted, each counting 1, halved every
+ *      COST_HALF_LIFE_MS, divided by what a steady rate of one read a second would have added up
+ *      to since the caller was first seen (at least RATE_WINDOW_MIN_MS ago; so a caller seen for
+ *      a second is judged on that second, not on the history an older caller has had the time to
+ *      build), then
  *   3. the earliest arrival.
  *
- * So a caller with nothing in flight and little recent use goes first, and one address that keeps
- * requests queued waits behind everyone else's first instead of starving them. Beyond
- * `queuePerCaller` waiting for one caller, or `queueTotal` in all, a read is refused at once:
- * ApiError 429 with Retry-After (REST `{error, code}`; GraphQL an error coded TOO_MANY_REQUESTS
- * with HTTP 429). A read inside an admitted one (a resolver's reads during its execution) runs at
- * once, and so does a read outside any caller (the worker, live updates).
+ * So a caller with nothing in flight and few recent reads goes first, and one that keeps requests
+ * queued waits behind everyone else's first. Beyond `queuePerCaller` waiting for one caller, or
+ * `queueTotal` in all, a read is refused at once: ApiError 429 with Retry-After (REST
+ * `{error, code}`; GraphQL an error coded TOO_MANY_REQUESTS with HTTP 429). A read inside an
+ * admitted one (a resolver's reads during its execution) runs at once, and so does a read outside
+ * any caller (the worker, live updates).
+ *
+ * Reads are counted, not timed (BENCHMARKS.md, "distinct-query load"). A read's wall time on a
+ * loop it shares with every other request, on a machine shared with other work, measures the loop
+ * and the machine more than the read: under issue 21's distinct-query load, reads of the same page
+ * ran 3 ms at the median, 24 at p90 and 113 at p99. Charged by wall time (each read at most 50 ms),
+ * one unlucky read made the light normal caller the heaviest of all, and its next reads waited
+ * 5-11 s behind 100 closed-loop callers until its charge decayed. A caller's rate is judged since
+ * it was first seen: counted from zero, 100 new callers each went before an older light caller
+ * until they had caught up with its history (its read waited 9.5 s at the load's start). Charging the time a caller's
+ * reads spend waiting as well (its occupancy of the server) was tried and dropped: a caller that
+ * waited long became heavier and waited longer still (one load caller 29 s).
  *
  * Written here rather than taken from p-queue: p-queue fixes a task's priority when it is added,
- * where this rule is decided when a slot frees (the costs move while reads wait), and the bounds
+ * where this rule is decided when a slot frees (the rates move while reads wait), and the bounds
  * and refusals per caller would be ours either way.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -27,24 +41,24 @@ import type { AdmissionLimits } from "./admission-limits";
 
 export { DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from "./admission-limits";
 
-/** A caller's recent cost halves every 10 s: a burst a minute ago hardly counts, one this second does. */
+/** A caller's recent reads halve every 10 s: a burst a minute ago hardly counts, one this second does. */
 export const COST_HALF_LIFE_MS = 10_000;
 
 /**
- * The most one read is charged (ms). A read's cost is its wall time, and on a loaded process or
- * machine (a GC pause, the process off its core) one read can take seconds it did not use: charged
- * in full, that made a light caller the heaviest of all for a minute, and its reads waited behind
- * everyone's (measured: a first page after 4.9 s, BENCHMARKS.md).
+ * The shortest time a caller's rate is judged over: a new caller's second read a few milliseconds
+ * after its first is two reads in a second, not a thousand a second.
  */
-export const READ_COST_CAP_MS = 50;
+export const RATE_WINDOW_MIN_MS = 1_000;
 
 /** A read refused by admission (a 429 the GraphQL layer turns into its own error shape). */
 export class AdmissionRefused extends ApiError {}
 
 interface Caller {
-  /** Milliseconds run, decayed to `at`. */
+  /** Reads admitted, decayed to `at`. */
   cost: number;
   at: number;
+  /** When the caller was first seen (its record made). */
+  since: number;
   running: number;
   waiting: { seq: number; go: () => void }[];
 }
@@ -91,7 +105,7 @@ export class ReadAdmission {
     if (this.limits.concurrency <= 0 || k === undefined || scope?.admitted) return read();
     const c = this.caller(k);
     if (this.running < this.limits.concurrency && this.waiting === 0) {
-      this.take(c);
+      this.take(c, this.clock());
       return this.execute(c, k, read);
     }
     if (c.waiting.length >= this.limits.queuePerCaller) return this.refuse(`at most ${this.limits.queuePerCaller} reads of one caller wait at once`);
@@ -114,19 +128,18 @@ export class ReadAdmission {
     );
   }
 
-  private take(c: Caller): void {
+  /** Admits one read of `c`: it runs, and counts in the caller's recent reads. */
+  private take(c: Caller, now: number): void {
     this.running++;
     c.running++;
+    c.cost = this.costAt(c, now) + 1;
+    c.at = now;
   }
 
   private async execute<T>(c: Caller, key: string, read: () => Promise<T>): Promise<T> {
-    const t0 = this.clock();
     try {
       return await this.scope.run({ key, admitted: true }, read);
     } finally {
-      const now = this.clock();
-      c.cost = this.costAt(c, now) + Math.min(now - t0, READ_COST_CAP_MS);
-      c.at = now;
       c.running--;
       this.running--;
       this.admitted++;
@@ -154,28 +167,38 @@ export class ReadAdmission {
   private next(now: number): void {
     while (this.running < this.limits.concurrency && this.waiting > 0) {
       let best: Caller | null = null;
-      let bestCost = 0;
+      let bestRate = 0;
       for (const c of this.queued) {
-        const cost = this.costAt(c, now);
+        const rate = this.rateAt(c, now);
         if (
           !best ||
           c.running < best.running ||
-          (c.running === best.running && (cost < bestCost || (cost === bestCost && c.waiting[0].seq < best.waiting[0].seq)))
+          (c.running === best.running && (rate < bestRate || (rate === bestRate && c.waiting[0].seq < best.waiting[0].seq)))
         ) {
           best = c;
-          bestCost = cost;
+          bestRate = rate;
         }
       }
       const w = best!.waiting.shift()!;
       if (best!.waiting.length === 0) this.queued.delete(best!);
       this.waiting--;
-      this.take(best!);
+      this.take(best!, now);
       w.go();
     }
   }
 
   private costAt(c: Caller, now: number): number {
     return c.cost * Math.pow(2, -(now - c.at) / COST_HALF_LIFE_MS);
+  }
+
+  /**
+   * The caller's recent reads per second: its decayed count against what one read a second since it
+   * was first seen (at least RATE_WINDOW_MIN_MS ago) would have added up to by now, the decayed
+   * sum of a steady rate, (1 - 2^(-age/half-life)) times its limit half-life/ln 2.
+   */
+  private rateAt(c: Caller, now: number): number {
+    const age = Math.max(RATE_WINDOW_MIN_MS, now - c.since);
+    return this.costAt(c, now) / (((1 - Math.pow(2, -age / COST_HALF_LIFE_MS)) * COST_HALF_LIFE_MS) / 1000 / Math.LN2);
   }
 
   /** The caller's record; idle callers whose cost has faded are forgotten once per half-life. */
@@ -187,7 +210,7 @@ export class ReadAdmission {
         this.swept = now;
         for (const [k, x] of this.callers) if (x.running === 0 && x.waiting.length === 0 && this.costAt(x, now) < 1) this.callers.delete(k);
       }
-      c = { cost: 0, at: now, running: 0, waiting: [] };
+      c = { cost: 0, at: now, since: now, running: 0, waiting: [] };
       this.callers.set(key, c);
     }
     return c;
