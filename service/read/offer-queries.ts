@@ -148,11 +148,15 @@ export class OfferQueries {
       .execute();
   }
 
-  /** The offers `wallet` created (role creator), took (taker) or either, as a set of addresses from the two indexes, not an OR over every offer. */
+  /**
+   * The offers `wallet` created (role creator), took (taker) or either, as a set of addresses from
+   * the two indexes, not an OR over every offer. Either is a UNION ALL: `in` needs no distinct
+   * list, and UNION sorted both sides to merge them.
+   */
   private mineScope(q: Query, wallet: string, role: MineRole | undefined) {
     const created = this.db.selectFrom("offers as own").select("own.address").where("own.creator", "=", wallet);
     const took = this.db.selectFrom("positions").select("positions.offer as address").where("positions.taker", "=", wallet);
-    return q.where("offers.address", "in", role === "creator" ? created : role === "taker" ? took : created.union(took));
+    return q.where("offers.address", "in", role === "creator" ? created : role === "taker" ? took : created.unionAll(took));
   }
 
   /**
