@@ -41,8 +41,9 @@ const o = strictExit(new Command().name("bench-api"))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .option("--only <names>", "comma-separated cases: browse, offer, mine, gql, embed", "browse,offer,mine,gql,embed")
   .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run")
+  .option("--modes <names>", "comma-separated response cache modes: on, shared, off (quicker iterations on one)", "on,shared,off")
   .parse()
-  .opts<{ offers: number; duration: number; connections: number; only: string; profile?: string }>();
+  .opts<{ offers: number; duration: number; connections: number; only: string; profile?: string; modes: string }>();
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
@@ -320,6 +321,7 @@ async function main() {
       target: { rps: 5000 },
     });
   const only = new Set(o.only.split(","));
+  const modes = new Set(o.modes.split(","));
 
   console.log(
     `${o.offers} offers indexed, the signed-in caller holds positions on ${Math.ceil(offers.length / 10)} of them; autocannon -c ${o.connections} -d ${o.duration} per run; server, bare handler and load generator share the machine's cores\n`,
@@ -346,6 +348,7 @@ async function main() {
       ["off", uncached.url],
     ] as const) {
       if (label === "shared part only" && !c.signedIn) continue;
+      if (!modes.has(label === "shared part only" ? "shared" : label)) continue;
       const anon = c.anonymous && label !== "shared part only" ? await load(c.path(base), { post: c.post }) : null;
       const signed = c.signedIn
         ? await profiled(o.profile, `${c.key}-${label.replaceAll(" ", "-")}-signed-in`, () => load(c.path(base), { post: c.post, token: aliceToken }))
