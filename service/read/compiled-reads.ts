@@ -30,17 +30,20 @@ export class CompiledReads {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The rows of `build()`, whose parameters are the shape's fixed ones followed by `tail`. */
-  async rows<R>(shape: string, tail: readonly unknown[], build: () => Compilable<R>): Promise<R[]> {
+  /**
+   * The rows of `build()`, whose parameters are the shape's fixed ones followed by `tail`. `build`
+   * runs only when the shape is not kept: a kept shape needs no query built.
+   */
+  async rows<R>(shape: string, tail: readonly unknown[], build: () => Compilable<R> | Promise<Compilable<R>>): Promise<R[]> {
     let s = this.shapes.get(shape);
     if (s === undefined) {
-      const compiled = build().compile();
+      const compiled = (await build()).compile();
       s = endsWith(compiled.parameters, tail) ? { compiled, head: compiled.parameters.slice(0, compiled.parameters.length - tail.length) } : null;
       if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value!);
       this.shapes.set(shape, s);
       if (s === null) return (await this.db.executeQuery(compiled)).rows as R[];
     }
-    if (s === null) return (await this.db.executeQuery(build().compile())).rows as R[];
+    if (s === null) return (await this.db.executeQuery((await build()).compile())).rows as R[];
     const run: CompiledQuery = { ...s.compiled, parameters: s.head.length ? [...s.head, ...tail] : tail };
     return (await this.db.executeQuery(run)).rows as R[];
   }

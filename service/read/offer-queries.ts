@@ -44,6 +44,9 @@ export interface OfferTerms {
   expires_at: number | string | null;
 }
 
+/** A list's offers as a query (offerFilter), before a page or a count selects from it. */
+type Query = ReturnType<OfferQueries["offerFilter"]>;
+
 /** The filter part of browse parameters, as a cache key. */
 export const filterKey = (p: Partial<BrowseParams>) => JSON.stringify([p.status ?? "", p.view ?? "", p.sport ?? "", p.query ?? ""]);
 
@@ -59,18 +62,18 @@ export class OfferQueries {
 
   /** Browse: a page of the list `p` selects, newest first, and the list's total. */
   async browse(p: BrowseParams): Promise<{ rows: OfferRow[]; total: number }> {
-    const total = await this.total(`browse:${filterKey(p)}`, await this.listFilter(p));
+    const total = await this.total(`browse:${filterKey(p)}`, () => this.listFilter(p));
     const plan = await this.planFor(p, total);
     // On PostgreSQL the listed contracts are a parameter of their own (listFilter), which moves
     // with the catalog: that shape is built each time.
     const shape = this.o.engine === "sqlite" || plan === "all" ? `browse:${plan}:${filterKey(p)}` : null;
-    const rows = await this.pageRows(await this.listFilter(p, plan), p, shape);
+    const rows = await this.pageRows(() => this.listFilter(p, plan), p, shape);
     return { rows, total };
   }
 
   /** A page of the offers `wallet` created or took (`role` narrows it to one), and their total. */
   async mine(p: BrowseParams & { role?: MineRole }, wallet: string): Promise<{ rows: OfferRow[]; total: number }> {
-    const base = this.mineScope(await this.listFilter(p), wallet, p.role);
+    const base = async () => this.mineScope(await this.listFilter(p), wallet, p.role);
     // SQLite: the query's text depends on the filter and the role only, the wallet and the page are
     // its last values (mineScope). On PostgreSQL the listed contracts are a value before them (listFilter).
     const shape = this.o.engine === "sqlite" ? `mine:${p.role ?? ""}:${filterKey(p)}` : null;
@@ -90,10 +93,10 @@ export class OfferQueries {
     page: KeysetPage<OfferKey>,
     mineOf?: string,
   ): Promise<{ rows: OfferRow[]; more: boolean; total: number }> {
-    const scoped = (q: ReturnType<OfferQueries["offerFilter"]>) => (mineOf ? this.mineScope(q, mineOf, p.role) : q);
+    const scoped = (q: Query) => (mineOf ? this.mineScope(q, mineOf, p.role) : q);
     // The same list's total as a numbered page's (browse, mine): counted once per filter and kept
     // like theirs (total()), not on every page.
-    const total = await this.total(mineOf ? `mine:${mineOf}:${filterKey(p)}:${p.role ?? ""}` : `browse:${filterKey(p)}`, scoped(this.offerFilter(p)));
+    const total = await this.total(mineOf ? `mine:${mineOf}:${filterKey(p)}:${p.role ?? ""}` : `browse:${filterKey(p)}`, () => scoped(this.offerFilter(p)));
     // A page of a browse list walks the list-order index as a numbered page does (planFor); the
     // caller's own offers are a small set found through their two indexes.
     const plan = mineOf ? null : await this.planFor(p, total);
@@ -157,21 +160,26 @@ export class OfferQueries {
       .execute();
   }
 
-  /** The offers `wallet` created (role creator), took (taker) or either, as a set of addresses from the two indexes, not an OR over every offer. */
-  private mineScope(q: ReturnType<OfferQueries["offerFilter"]>, wallet: string, role: MineRole | undefined) {
+  /**
+   * The offers `wallet` created (role creator), took (taker) or either, as a set of addresses from
+   * the two indexes, not an OR over every offer. Either is a UNION ALL: `in` needs no distinct
+   * list, and UNION sorted both sides to merge them.
+   */
+  private mineScope(q: Query, wallet: string, role: MineRole | undefined) {
     const created = this.db.selectFrom("offers as own").select("own.address").where("own.creator", "=", wallet);
     const took = this.db.selectFrom("positions").select("positions.offer as address").where("positions.taker", "=", wallet);
-    return q.where("offers.address", "in", role === "creator" ? created : role === "taker" ? took : created.union(took));
+    return q.where("offers.address", "in", role === "creator" ? created : role === "taker" ? took : created.unionAll(took));
   }
 
   /**
    * A list's total, counted once per filter while the indexer applies no write, for at most
    * countTtlMs (catalog edits do not come through the indexer): a full count on every request
-   * would cost more than the page itself.
+   * would cost more than the page itself. `base` is built only when it is counted: building a
+   * kysely query is work (immutable nodes, frozen on each step) that a kept total does not need.
    */
-  private total(key: string, base: ReturnType<OfferQueries["offerFilter"]>): Promise<number> {
+  private total(key: string, base: () => Query | Promise<Query>): Promise<number> {
     return this.o.cache.get(`n:${key}`, this.o.countTtlMs, async () => {
-      const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as("n")).execute();
+      const [{ n }] = await (await base()).select((eb) => eb.fn.countAll<number>().as("n")).execute();
       return Number(n);
     });
   }
@@ -220,25 +228,24 @@ export class OfferQueries {
   private async planFor(p: Partial<BrowseParams>, total: number): Promise<Plan> {
     if (!p.sport && !p.query) {
       const [all, listed] = await Promise.all([
-        this.total("offers", this.db.selectFrom("offers")),
-        this.listFilter({}).then((q) => this.total(`browse:${filterKey({})}`, q)),
+        this.total("offers", () => this.db.selectFrom("offers")),
+        this.total(`browse:${filterKey({})}`, () => this.listFilter({})),
       ]);
       if (all === listed) return "all";
     }
     return total > SMALL_LIST ? "order" : "any";
   }
 
-  /** A numbered page of a list: its addresses in list order (index order, no joins), then their rows with contracts. */
-  private async pageRows(
-    base: ReturnType<OfferQueries["offerFilter"]>,
-    p: PageParams,
-    shape: string | null = null,
-    values: unknown[] = [],
-  ): Promise<OfferRow[]> {
-    const page = () => base.select("offers.address").orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p));
+  /**
+   * A numbered page of a list: its addresses in list order (index order, no joins), then their
+   * rows with contracts. `base` is built only when the page's query is (see total).
+   */
+  private async pageRows(base: () => Query | Promise<Query>, p: PageParams, shape: string | null = null, values: unknown[] = []): Promise<OfferRow[]> {
+    const page = async () =>
+      (await base()).select("offers.address").orderBy("offers.created_at", "desc").orderBy("offers.address").limit(p.pageSize).offset(offsetOf(p));
     // `shape` names everything the list's filter puts in the query but `values` (its last values
     // before the page's); the page is its last two values.
-    const keys = shape === null ? await page().execute() : await this.o.compiled.rows(`page-keys:${shape}`, [...values, p.pageSize, offsetOf(p)], page);
+    const keys = shape === null ? await (await page()).execute() : await this.o.compiled.rows(`page-keys:${shape}`, [...values, p.pageSize, offsetOf(p)], page);
     return this.rowsOf(keys);
   }
 
@@ -252,7 +259,7 @@ export class OfferQueries {
   }
 
   /** withContract over the offers a filter selects (the filter's addresses as a subquery). */
-  private withContractIn(base: ReturnType<OfferQueries["offerFilter"]>) {
+  private withContractIn(base: Query) {
     return this.withContract.where("offers.address", "in", base.select("offers.address"));
   }
 }
