@@ -101,9 +101,9 @@ export class OfferQueries {
     // caller's own offers are a small set found through their two indexes.
     const plan = mineOf ? null : await this.planFor(p, total);
     const k = page.key;
-    const base = scoped(plan === null ? this.offerFilter(p) : await this.listFilter(p, plan));
-    const build = () => {
-      let q = base;
+    // Built only when the shape is not compiled yet (or cannot be): see total().
+    const build = async () => {
+      let q = scoped(plan === null ? this.offerFilter(p) : await this.listFilter(p, plan));
       if (k)
         q = q.where((eb) =>
           eb.or([
@@ -125,7 +125,7 @@ export class OfferQueries {
         ? `keyset:${plan ?? `mine:${p.role ?? ""}`}:${filterKey(p)}:${page.forward ? "forward" : "backward"}:${k ? "after" : "first"}`
         : null;
     const tail = [...(mineOf ? (p.role === undefined ? [mineOf, mineOf] : [mineOf]) : []), ...(k ? [k.createdAt, k.createdAt, k.address] : []), page.limit + 1];
-    const keys = shape === null ? await build().execute() : await this.o.compiled.rows(shape, tail, build);
+    const keys = shape === null ? await (await build()).execute() : await this.o.compiled.rows(shape, tail, build);
     const taken = keys.slice(0, page.limit);
     if (!page.forward) taken.reverse();
     return { rows: await this.rowsOf(taken), more: keys.length > page.limit, total };
