@@ -52,6 +52,7 @@ import { WORK_KINDS } from "../service/worker/failures";
 import { addSettings, settingsOf } from "../stack/config/settings";
 import { amountValue, arg, booleanValue, solanaAddressValue, bpsValue, durationValue, enumValue, lifetimeValue, positiveValue } from "../stack/config/values";
 import { exitOnError, isUsageError, strictExit } from "../stack/config/cli";
+import { serverNodeOptions } from "./server-node-options";
 
 // --data / DATA_DIR, --rpc / RPC_URL, --store / STORE_URL: the same settings as `npm start`'s, so a
 // stack started with DATA_DIR=/srv/x is reached by the CLI under the same environment.
@@ -117,7 +118,9 @@ program
   .allowExcessArguments()
   .action((_o: unknown, cmd: Command) => {
     const data = globals().data;
-    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "start.ts"), "--data", data, ...cmd.args], { stdio: "inherit" });
+    const child = spawn(process.execPath, [...serverNodeOptions(), "--import", "tsx", join(import.meta.dirname, "start.ts"), "--data", data, ...cmd.args], {
+      stdio: "inherit",
+    });
     for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
     child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   });

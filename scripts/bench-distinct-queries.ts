@@ -1,6 +1,7 @@
 /**
  * The distinct-query load of issue 21 (finding 5), from outside the server as real clients would
- * send it: the server is `scripts/start.ts` in a process of its own, on its defaults (local stack,
+ * send it: the server is `scripts/start.ts` in a process of its own, started as `npm start` starts
+ * it (its node options, ./server-node-options.ts; `--server-node-option` adds to them), on its defaults (local stack,
  * SQLite, demo seed, request limits per address and token on, LOG_LEVEL info to a file, the
  * settlement worker every 2 s); 100 client addresses (127.0.1.X) in a second process (this file
  * forked with --load) ask GraphQL pages of 50 offers in a closed loop, each query distinct (a fresh
@@ -29,6 +30,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { serverNodeOptions } from "./server-node-options";
 
 const o = new Command()
   .option("--duration <s>", "load seconds", "30")
@@ -37,7 +39,7 @@ const o = new Command()
   .option("--baseline <s>", "seconds of normal requests with no load, after a warm-up", "10")
   .option("--profile <dir>", "write the server's CPU profile (.cpuprofile, from its start to its stop) into this directory")
   .option("--server-log <file>", "keep the server's output (its log) in this file")
-  .option("--server-node-option <option...>", "node options for the server process (e.g. --trace-gc)")
+  .option("--server-node-option <option...>", "node options for the server process, after those of npm start (e.g. --trace-gc)")
   .option("--load <url>", "(internal) run as the load process against this server")
   .allowExcessArguments()
   .parse();
@@ -201,6 +203,7 @@ async function main() {
     process.execPath,
     [
       ...(opts.profile ? ["--cpu-prof", "--cpu-prof-dir", opts.profile] : []),
+      ...serverNodeOptions(),
       ...(opts.serverNodeOption ?? []),
       "--import",
       "tsx",
@@ -224,7 +227,9 @@ async function main() {
       await sleep(250);
     }
     const url = new URL(`http://127.0.0.1:${port}`);
-    console.log(`server: scripts/start.ts ${serverArgs.join(" ")} (pid ${pid}), up in ${((Date.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`);
+    console.log(
+      `server: node ${[...serverNodeOptions(), ...(opts.serverNodeOption ?? [])].join(" ")} scripts/start.ts ${serverArgs.join(" ")} (pid ${pid}), up in ${((Date.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`,
+    );
     // Warm-up (JIT, the compiled queries, first pages), then the baseline with no load.
     await Promise.all([normals(url, pid, 3), post(url, JSON.stringify({ query: PAGE, variables: { n: -1 } }), new Agent())]);
     const rssStart = rssMiB(pid);

@@ -53,6 +53,7 @@
 import { Command } from "commander";
 import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
 import { join, resolve } from "node:path";
 import type { adminApp } from "../graphql/admin-http";
 import type { AdminOps } from "../service/custody/admin";
@@ -277,7 +278,8 @@ async function mainRpc(rpc: string) {
   console.log(`
 Service up against ${rpc} (store ${storeUrl}, role ${role})
   service wallet ${service.publicKey.toBase58()}   mint ${s.chain.mint.toBase58()}${api}
-  metrics   ${s.url}/metrics   readiness ${s.url}/readyz${operator ? `\n  operator  ${operator.adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)` : ""}
+  metrics   ${s.url}/metrics   readiness ${s.url}/readyz
+${heapLine()}${operator ? `\n  operator  ${operator.adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)` : ""}
 `);
   onStop(async () => {
     stopBackground();
@@ -285,6 +287,9 @@ Service up against ${rpc} (store ${storeUrl}, role ${role})
     await s.stop();
   });
 }
+
+/** The heap ceiling this process runs with: `npm start` sets it (package.json config.serverNodeOptions; docs/service-guide.md "Memory"). */
+const heapLine = () => `  memory    V8 heap ceiling ${Math.round(getHeapStatistics().heap_size_limit / 1048576)} MiB (docs/service-guide.md "Memory")`;
 
 async function main() {
   if (opts.rpc) return mainRpc(opts.rpc);
@@ -330,6 +335,7 @@ Local stack up (${opts.engine}, store ${storeUrl})
   GraphQL   ${s.url}/graphql   (GraphiQL in a browser)
   metrics   ${s.url}/metrics   readiness ${s.url}/readyz
   operator  ${adminUrl}          (npx tsx scripts/admin.ts --data ${opts.data} <command>)
+${heapLine()}
 `);
   if (demo) {
     const [alice, bob] = demo.users;
