@@ -182,14 +182,8 @@ export function createApp(deps: AppDeps): Hono {
   if (d.corsOrigins?.length) for (const path of [OFFERS_BASE, `${OFFERS_BASE}/*`, "/graphql"]) app.use(path, corsAllowList(d.corsOrigins));
   // The Actions' own CORS (any origin), on their routes only, first for the same reason.
   if (d.actions) for (const path of ["/actions.json", ACTIONS_BASE, `${ACTIONS_BASE}/*`]) app.use(path, actionsCors(d.actions.blockchainId));
-  // Every 503 tells the client when to come back, whichever route or error produced it.
-  app.use("*", async (c, next) => {
-    await next();
-    if (c.res.status === 503 && !c.res.headers.has("retry-after")) {
-      c.res = new Response(c.res.body, c.res);
-      c.res.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
-    }
-  });
+  // The request limits answer 429 and throw nothing: whatever 503 a request gets comes from inside
+  // the layer below, which gives it its Retry-After.
   if (d.requestLimiter) app.use("*", rateLimit(d.requestLimiter, d.rateLimit));
   // Before any route reads a body: a declared length over the limit is refused unread, a
   // streamed one as soon as it passes the limit (hono's bodyLimit buffers at most maxSize).
@@ -201,10 +195,19 @@ export function createApp(deps: AppDeps): Hono {
   // fetch Request and a web stream, and takes the route off node-server's direct body read. A
   // streamed body goes through the limit; on GET and HEAD, where no body is read, it is refused.
   // HTTP/1.1 only (listen serves nothing else): there, a request with neither header has no body.
+  // One layer with the Retry-After rule (each layer is a dispatch and an awaited next() on every
+  // request): every 503 tells the client when to come back, whichever route or error produced it.
   app.use("*", async (c, next) => {
     const length = c.req.header("content-length");
-    if (c.req.header("transfer-encoding") === undefined) return length !== undefined && !(Number(length) <= maxBody) ? tooLarge(c) : next();
-    return c.req.method === "GET" || c.req.method === "HEAD" ? tooLarge(c) : limitBody(c, next);
+    if (c.req.header("transfer-encoding") === undefined) {
+      if (length !== undefined && !(Number(length) <= maxBody)) return tooLarge(c);
+      await next();
+    } else if (c.req.method === "GET" || c.req.method === "HEAD") return tooLarge(c);
+    else await limitBody(c, next);
+    if (c.res.status === 503 && !c.res.headers.has("retry-after")) {
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+    }
   });
   if (d.admission) {
     for (const path of [`${OFFERS_BASE}/*`, OFFERS_BASE, `${EMBED_BASE}/*`]) app.use(path, admitAsCaller(d.admission, d.rateLimit));
