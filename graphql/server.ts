@@ -203,7 +203,10 @@ export function createApp(deps: AppDeps): Hono {
       if (length !== undefined && !(Number(length) <= maxBody)) return tooLarge(c);
       await next();
     } else if (c.req.method === "GET" || c.req.method === "HEAD") return tooLarge(c);
-    else await limitBody(c, next);
+    else {
+      const refused = await limitBody(c, next); // its 413, when the body passed the limit
+      if (refused) return refused;
+    }
     if (c.res.status === 503 && !c.res.headers.has("retry-after")) {
       c.res = new Response(c.res.body, c.res);
       c.res.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
