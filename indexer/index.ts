@@ -1,6 +1,7 @@
 /** The indexer's public surface (the API imports from here). */
 export * from "./store/schema";
 export { openStore, dropPostgresSchema, isPostgresUrl, type Store, type StoreDialect } from "./store/db";
+export { readNow } from "./store/sqlite-reads";
 export { migrateToLatest } from "./store/migrations";
 export { StoreWriter, type WriterStats } from "./store/writer";
 export { LocalChangeFeed, changeSetOf, mergeChanges, type ChangeFeed, type ChangeListener, type ChangeSet } from "./changes";

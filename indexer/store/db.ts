@@ -3,7 +3,8 @@
  * PostgreSQL for a `postgres://` or `postgresql://` URL. `?schema=name` on a PostgreSQL URL
  * selects (and creates) a schema, used by tests to isolate runs.
  */
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import { TrackedSqliteDialect, trackReads } from "./sqlite-reads";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Database } from "./schema";
@@ -66,7 +67,9 @@ export async function openStore(url: string, opts: { migrate?: boolean } = {}): 
     handle.pragma("cache_size = -65536"); // 64 MiB page cache: random-key upserts touch many pages
     handle.pragma("temp_store = MEMORY");
     handle.defaultSafeIntegers(false);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(handle) }) });
+    const dialect = new TrackedSqliteDialect({ database: cachedStatements(handle) });
+    const db = new Kysely<Database>({ dialect });
+    trackReads(db, dialect);
     store = { db, engine: "sqlite", url, sqlite: handle, close: () => db.destroy() };
   }
   if (opts.migrate !== false) await migrateToLatest(store.db as Kysely<unknown>, { schema: store.schema });

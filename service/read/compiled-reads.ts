@@ -14,7 +14,7 @@
  * wrong `tail` costs speed, never a wrong answer.
  */
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
-import type { Database } from "../../indexer";
+import { readNow, type Database } from "../../indexer";
 
 /** Shapes kept at most (IN-lists of each page size, filter combinations); the oldest goes first. */
 const MAX_SHAPES = 500;
@@ -45,7 +45,8 @@ export class CompiledReads {
     }
     if (s === null) return (await this.db.executeQuery((await build()).compile())).rows as R[];
     const run: CompiledQuery = { ...s.compiled, parameters: s.head.length ? [...s.head, ...tail] : tail };
-    return (await this.db.executeQuery(run)).rows as R[];
+    // On SQLite with the connection free, without kysely's lock around it (indexer/store/sqlite-reads.ts).
+    return (readNow(this.db, run) ?? (await this.db.executeQuery(run)).rows) as R[];
   }
 }
 
