@@ -44,7 +44,10 @@ describe("SQLite reads beside kysely's connection lock", () => {
     const tx = store.db
       .transaction()
       .execute(async (trx) => {
-        await trx.insertInto("profiles").values({ ...profile, wallet: "w2" }).execute();
+        await trx
+          .insertInto("profiles")
+          .values({ ...profile, wallet: "w2" })
+          .execute();
         inserted();
         await held;
         throw new Error("rolled back");
