@@ -106,6 +106,16 @@ describe("webhooks", () => {
       payload: Record<string, unknown>;
     }[];
   };
+  /** Dispatches until `u` has a delivered delivery of `eventType`, and returns it. */
+  const deliveredOf = (u: TestUser, eventType: string) =>
+    until(
+      async () => {
+        await s.webhookDispatcher.runOnce();
+        return (await deliveries(u)).find((d) => d.eventType === eventType && d.state === "delivered") ?? null;
+      },
+      10_000,
+      30,
+    );
   const take = async (u: TestUser, offer: string, amount: bigint, revision: string) => {
     const r = await post(s, `/${offer}/take`, { takeAmountMicros: String(amount), expectedRevision: revision, idempotencyKey: key() }, u.token);
     expect(r.status, r.text).toBe(200);
@@ -323,14 +333,7 @@ describe("webhooks", () => {
     await eventually(async () =>
       expect((await s.db.selectFrom("contracts").select("status").where("address", "=", k.toBase58()).executeTakeFirst())?.status).toBe("Voided"),
     );
-    const closed = await until(
-      async () => {
-        await s.webhookDispatcher.runOnce();
-        return (await deliveries(carol)).find((d) => d.eventType === "offer.closed" && d.state === "delivered") ?? null;
-      },
-      10_000,
-      30,
-    );
+    const closed = await deliveredOf(carol, "offer.closed");
     expect(closed.payload.data).toMatchObject({ offer, reason: "expired" });
   });
 
@@ -353,14 +356,7 @@ describe("webhooks", () => {
     await gw.advance(601n);
     await s.worker.drain();
     await eventually(async () => expect((await indexedRevision(offer))?.status).toBe("Closed"));
-    const credited = await until(
-      async () => {
-        await s.webhookDispatcher.runOnce();
-        return (await deliveries(dave)).find((d) => d.eventType === "claim.credited" && d.state === "delivered") ?? null;
-      },
-      10_000,
-      30,
-    );
+    const credited = await deliveredOf(dave, "claim.credited");
     const wallet = dave.user.wallet.toBase58();
     expect(credited.payload).toMatchObject({ type: "claim.credited", role: "owner" });
     expect(credited.payload.data).toEqual({
