@@ -32,7 +32,7 @@ import { Rng } from "../../harness/random";
 import { openStore } from "../../indexer/store/db";
 import { storeChecksum } from "../../indexer/store/checksum";
 import { SPORTS } from "../../service/read/sports";
-import { until, untilUp } from "../support/wait";
+import { until, printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -121,14 +121,8 @@ beforeAll(async () => {
     ],
     { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "error" }, stdio: ["ignore", "pipe", "pipe"] },
   );
-  let out = "";
-  child.stdout!.on("data", (b) => (out += b));
-  child.stderr!.on("data", (b) => (out += b));
-  await untilUp(
-    child,
-    () => out.includes("Local stack up"),
-    () => out,
-  );
+  const printed = printedBy(child);
+  await untilUp(child, printed, "Local stack up");
 
   for (const name of ["alice", "bob", "carol", "reader"]) await admin({ op: "create-user", name });
   await admin({ op: "fund", user: "alice", micros: "100000000" });

@@ -23,7 +23,7 @@ import type { Kysely } from "kysely";
 import { openStore } from "../../indexer/store/db";
 import type { CustodyDatabase } from "../../service/custody/schema";
 import { FAIL_POINT_ENV, type WriteFailPoint } from "../../service/writes/fail-point";
-import { until, untilUp } from "../support/wait";
+import { until, printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -64,18 +64,12 @@ describe.skipIf(!binary)("a write killed between sending and confirmation, on so
       stdio: ["ignore", "pipe", "pipe"],
     });
     child = c;
-    let out = "";
-    c.stdout!.on("data", (b) => (out += b));
-    c.stderr!.on("data", (b) => (out += b));
+    const printed = printedBy(c);
     const exited = new Promise<NodeJS.Signals | number | null>((r) => c.once("exit", (code, signal) => r(signal ?? code)));
     const t0 = performance.now();
-    await untilUp(
-      c,
-      () => out.includes("Service up against"),
-      () => out,
-    );
+    await untilUp(c, printed, "Service up against");
     console.log(`kill window: started (${failPoint ?? "unarmed"}) in ${(performance.now() - t0).toFixed(0)} ms`);
-    if (failPoint) expect(out).toContain(`${FAIL_POINT_ENV}=${failPoint}: TEST fail point armed`);
+    if (failPoint) expect(printed.all).toContain(`${FAIL_POINT_ENV}=${failPoint}: TEST fail point armed`);
     return { exited };
   }
 

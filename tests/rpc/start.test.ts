@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
-import { until, untilUp } from "../support/wait";
+import { until, printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -45,15 +45,9 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
       ["--import", "tsx", "scripts/start.ts", "--rpc", validator.rpcUrl, "--init", "--port", String(port), "--admin-port", String(port + 1), "--data", data],
       { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
     );
-    let out = "";
-    child.stdout!.on("data", (b) => (out += b));
-    child.stderr!.on("data", (b) => (out += b));
-    await untilUp(
-      child,
-      () => out.includes("Service up against"),
-      () => out,
-    );
-    expect(out).toContain(service.publicKey.toBase58());
+    const printed = printedBy(child);
+    await untilUp(child, printed, "Service up against");
+    expect(printed.all).toContain(service.publicKey.toBase58());
     expect(existsSync(join(data, "service.key"))).toBe(false);
 
     const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { untilUp } from "../support/wait";
+import { printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -32,21 +32,15 @@ describe("data directory permissions", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    let out = "";
-    child.stdout!.on("data", (b) => (out += b));
-    child.stderr!.on("data", (b) => (out += b));
-    await untilUp(
-      child,
-      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok,
-      () => out,
-    );
+    const printed = printedBy(child);
+    await untilUp(child, printed, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
     // A write, so the WAL and its index exist.
     await fetch(`http://127.0.0.1:${port}/api/bets-usdc/offers/contracts`);
     const files = readdirSync(data);
     expect(files).toEqual(expect.arrayContaining(["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "left-behind.json"]));
-    expect(mode(data), out).toBe("700");
+    expect(mode(data), printed.all).toBe("700");
     for (const f of files) expect(`${f} ${mode(join(data, f))}`).toBe(`${f} 600`);
-    expect(out).not.toMatch(/warning: .*shared/);
+    expect(printed.all).not.toMatch(/warning: .*shared/);
     child.kill("SIGINT");
   });
 });

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until, untilUp } from "../support/wait";
+import { until, printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -49,17 +49,11 @@ describe("npm start", () => {
       detached: true,
     });
     group = child.pid!;
-    let out = "";
-    child.stdout!.on("data", (b) => (out += b));
-    child.stderr!.on("data", (b) => (out += b));
-    await untilUp(
-      child,
-      () => out.includes("Local stack up"),
-      () => out,
-    );
+    const printed = printedBy(child);
+    await untilUp(child, printed, "Local stack up");
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     // The old generation's ceiling plus the young generation's (V8's default on this host would be some GiB).
-    const ceilingMiB = Number(/V8 heap ceiling (\d+) MiB/.exec(out)?.[1]);
+    const ceilingMiB = Number(/V8 heap ceiling (\d+) MiB/.exec(printed.all)?.[1]);
     expect(ceilingMiB).toBeGreaterThanOrEqual(oldSpaceMiB);
     expect(ceilingMiB).toBeLessThanOrEqual(oldSpaceMiB + 64);
     child.kill("SIGTERM");

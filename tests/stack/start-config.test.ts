@@ -12,7 +12,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { freePorts } from "../support/ports";
-import { untilUp } from "../support/wait";
+import { printedBy, untilUp } from "../support/wait";
 
 const root = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | null = null;
@@ -45,14 +45,8 @@ describe("start.ts: HOST, TRUST_PROXY and the live shares from the environment",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let out = "";
-    child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-    await untilUp(
-      child,
-      () => out.includes("Local stack up"),
-      () => out,
-    );
+    const printed = printedBy(child);
+    await untilUp(child, printed, "Local stack up");
     // On a non-loopback address of this machine (where it has one: CI machines do), which a
     // server bound to 127.0.0.1 never answers.
     const host = outside ?? "127.0.0.1";

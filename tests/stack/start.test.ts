@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until, untilUp } from "../support/wait";
+import { until, printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -24,14 +24,9 @@ describe("npm start (scripts/start.ts)", () => {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let out = "";
-    child.stdout!.on("data", (b) => (out += b));
-    child.stderr!.on("data", (b) => (out += b));
-    await untilUp(
-      child,
-      () => out.includes("Try:"),
-      () => out,
-    );
+    const server = printedBy(child);
+    await untilUp(child, server, "Try:");
+    const out = server.all;
     const tokens = Object.fromEntries([...out.matchAll(/user (\w+)\s+wallet \w+\s+token (pat_[\w-]+)/g)].map((m) => [m[1], m[2]]));
     expect(Object.keys(tokens)).toEqual(["alice", "bob", "carol", "dave"]);
     const api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;

@@ -30,24 +30,42 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
   }
 }
 
+/** What a child process has printed so far: both streams as they arrived, and stdout alone. */
+export interface Printed {
+  readonly all: string;
+  readonly stdout: string;
+}
+
+/** Starts keeping what `child` prints; call it right after spawn, before any output is read. */
+export function printedBy(child: ChildProcess): Printed {
+  const p = { all: "", stdout: "" };
+  child.stdout!.on("data", (b: Buffer) => {
+    p.all += b.toString();
+    p.stdout += b.toString();
+  });
+  child.stderr!.on("data", (b: Buffer) => (p.all += b.toString()));
+  return p;
+}
+
 /**
- * Waits until the server `child` runs says it is up (`ready`, polled; a throw counts as "not yet").
- * If the child exits first (a refused flag, a port taken), fails at once with what it printed
- * (`printed`); `until` would wait out its deadline, 120 s for a server.
+ * Waits until the server `child` runs says it is up: `ready` is a line it prints (on either
+ * stream), or a check polled (a throw counts as "not yet"). If the child exits first (a refused
+ * flag, a port taken), fails at once with what it printed (`printed`, from printedBy); `until`
+ * would wait out its deadline, 120 s for a server.
  */
-export async function untilUp(child: ChildProcess, ready: () => boolean | Promise<boolean>, printed: () => string, ms = 120_000): Promise<void> {
+export async function untilUp(child: ChildProcess, printed: Printed, ready: string | (() => boolean | Promise<boolean>), ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   for (;;) {
     let up = false;
     try {
-      up = await ready();
+      up = typeof ready === "string" ? printed.all.includes(ready) : await ready();
     } catch {
       /* not yet: the port may refuse connections until the server listens */
     }
     if (up) return;
     if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`the server exited (${child.signalCode ?? child.exitCode}) before it was up:\n${printed()}`);
-    if (Date.now() > end) throw new Error(`the server was not up in ${ms / 1000} s:\n${printed()}`);
+      throw new Error(`the server exited (${child.signalCode ?? child.exitCode}) before it was up:\n${printed.all}`);
+    if (Date.now() > end) throw new Error(`the server was not up in ${ms / 1000} s:\n${printed.all}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

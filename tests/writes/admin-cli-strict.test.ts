@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { Keypair } from "@solana/web3.js";
 import { DEFAULT_TOKEN_TTL_SECONDS } from "../../service/custody/custody";
 import { freePorts } from "../support/ports";
-import { untilUp } from "../support/wait";
+import { printedBy, untilUp } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
@@ -45,14 +45,8 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    let out = "";
-    child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-    await untilUp(
-      child,
-      () => out.includes("operator"),
-      () => out,
-    );
+    const printed = printedBy(child);
+    await untilUp(child, printed, "operator");
     await cli("create-user", "erin");
   });
   afterAll(() => {

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Command } from "commander";
 import { freePorts } from "../support/ports";
-import { untilUp } from "../support/wait";
+import { printedBy, untilUp } from "../support/wait";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -44,16 +44,8 @@ describe("admin CLI", () => {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stdout = "";
-    let out = "";
-    child.stdout!.on("data", (b: Buffer) => ((stdout += b.toString()), (out += b.toString())));
-    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-    await untilUp(
-      child,
-      () => stdout.includes("operator"),
-      () => out,
-      90_000,
-    );
+    const printed = printedBy(child);
+    await untilUp(child, printed, () => printed.stdout.includes("operator"), 90_000);
     api = `http://127.0.0.1:${port}/api/bets-usdc/offers`;
   });
   afterAll(() => {
