@@ -11,10 +11,25 @@ export { takerWinReturn, termsGuardrail, type WarningRatio } from "../../idl/cli
 
 export type GuardrailStatus = "normal" | "warning";
 
+/**
+ * Instants formatted already. A page of 50 offers formats about 150 of them, mostly the same ones
+ * on every read (creation times, a contract's cut-off): toISOString was 3-4% of an uncached page's
+ * CPU (BENCHMARKS.md, issue 21), a Map lookup is a tenth of it. Emptied when full, so bounded.
+ */
+const ISO_KEPT = 50_000;
+const isoOf = new Map<number, string>();
+
 /** Unix seconds -> ISO 8601 UTC. */
 export function iso(unix: number | bigint | null | undefined): string | null {
   if (unix === null || unix === undefined) return null;
-  return new Date(Number(unix) * 1000).toISOString();
+  const s = Number(unix);
+  let t = isoOf.get(s);
+  if (t === undefined) {
+    t = new Date(s * 1000).toISOString();
+    if (isoOf.size >= ISO_KEPT) isoOf.clear();
+    isoOf.set(s, t);
+  }
+  return t;
 }
 
 export function warningRatioOf(config: Pick<ConfigTable, "warning_ratio_numerator" | "warning_ratio_denominator">): WarningRatio {
