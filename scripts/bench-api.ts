@@ -29,8 +29,11 @@ import { createApp, listen } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { writerChanges } from "../service/read/read-cache";
 import { seedPools } from "./seed-pools";
-import { durationOption, sizeOption } from "../stack/config/settings";
+import { choicesOption, durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+
+const CASES = ["browse", "offer", "mine", "gql", "embed"] as const;
+const MODES = ["on", "shared", "off"] as const;
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
@@ -39,17 +42,12 @@ const o = strictExit(new Command().name("bench-api"))
   .addOption(sizeOption("--offers <n>", "offers to create", 300))
   .addOption(durationOption("--duration <s>", "length of each run (10, 30s, 2m)", 10))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
-  .option("--only <names>", "comma-separated cases: browse, offer, mine, gql, embed", "browse,offer,mine,gql,embed")
-  .option("--modes <names>", "comma-separated modes: on, shared (shared part only), off", "on,shared,off")
+  .addOption(choicesOption("--only <names>", "cases", CASES))
+  .addOption(choicesOption("--modes <names>", "modes (shared: the shared part only)", MODES))
   .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run")
   .parse()
-  .opts<{ offers: number; duration: number; connections: number; only: string; modes: string; profile?: string }>();
-const modes = new Set(o.modes.split(","));
-for (const m of modes)
-  if (!["on", "shared", "off"].includes(m)) {
-    console.error(`--modes: unknown mode "${m}" (on, shared, off)`);
-    process.exit(2);
-  }
+  .opts<{ offers: number; duration: number; connections: number; only: (typeof CASES)[number][]; modes: (typeof MODES)[number][]; profile?: string }>();
+const modes = new Set(o.modes);
 const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
@@ -326,7 +324,7 @@ async function main() {
       signedIn: false,
       target: { rps: 5000 },
     });
-  const only = new Set(o.only.split(","));
+  const only = new Set<string>(o.only);
 
   console.log(
     `${o.offers} offers indexed, the signed-in caller holds positions on ${Math.ceil(offers.length / 10)} of them; autocannon -c ${o.connections} -d ${o.duration} per run; server, bare handler and load generator share the machine's cores\n`,

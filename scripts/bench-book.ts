@@ -20,16 +20,18 @@ import { dropPostgresSchema, openStore } from "../indexer/store/db";
 import { createApp, listen, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { scaleRows } from "./bench-read-scale";
+import { durationOption, enginesOption, sizeOption } from "../stack/config/settings";
+import { strictExit } from "../stack/config/cli";
 
 process.env.LOG_LEVEL ??= "silent";
 
-const o = new Command()
-  .option("--duration <s>", "seconds per run", "5")
-  .option("--connections <n>", "concurrent connections", "10")
-  .option("--engines <list>", "sqlite, postgres", "sqlite,postgres")
+const o = strictExit(new Command().name("bench-book"))
+  .addOption(durationOption("--duration <s>", "length of each run (5, 30s, 2m)", 5))
+  .addOption(sizeOption("--connections <n>", "concurrent connections of the cached runs", 10))
+  .addOption(enginesOption())
   .option("--pg <url>", "PostgreSQL server", process.env.INDEXER_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test")
   .parse()
-  .opts<{ duration: string; connections: string; engines: string; pg: string }>();
+  .opts<{ duration: number; connections: number; engines: ("sqlite" | "postgres")[]; pg: string }>();
 const run = promisify(execFile);
 const NOW = 1_900_000_000;
 
@@ -40,9 +42,13 @@ const NOW = 1_900_000_000;
  */
 async function load(url: string, connections = o.connections): Promise<{ rps: number; p50: number; p99: number; cpuMs: number }> {
   const cpu0 = process.cpuUsage();
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", connections, "-d", o.duration, url], {
-    maxBuffer: 1 << 24,
-  });
+  const { stdout } = await run(
+    join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"),
+    ["-j", "-c", String(connections), "-d", String(o.duration), url],
+    {
+      maxBuffer: 1 << 24,
+    },
+  );
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
   if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
   const cpu = process.cpuUsage(cpu0);
@@ -106,8 +112,8 @@ async function bench(engine: string) {
   const results = {
     cached: await load(`${apps[0].url}${path}`),
     // One connection: the latency of a request, not of a queue of ten.
-    uncached: await load(`${apps[1].url}${path}`, "1"),
-    bare: await load(bareUrl, "1"),
+    uncached: await load(`${apps[1].url}${path}`, 1),
+    bare: await load(bareUrl, 1),
   };
   for (const a of apps) await a.close();
   bare.close();
@@ -126,7 +132,7 @@ async function main() {
     "| engine | cached req/s | p50 / p99 ms | uncached req/s | p50 / p99 ms | bare req/s | bare p99 ms | uncached / bare | uncached CPU ms/req | bare CPU ms/req | book |",
   );
   console.log("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|");
-  for (const engine of o.engines.split(",")) {
+  for (const engine of o.engines) {
     const r = await bench(engine);
     console.log(
       `| ${engine} | ${r.cached.rps.toFixed(0)} | ${r.cached.p50} / ${r.cached.p99} | ${r.uncached.rps.toFixed(0)} | ${r.uncached.p50} / ${r.uncached.p99} | ${r.bare.rps.toFixed(0)} | ${r.bare.p99} | ${(r.uncached.rps / r.bare.rps).toFixed(2)} | ${r.uncached.cpuMs.toFixed(2)} | ${r.bare.cpuMs.toFixed(2)} | ${r.shape} |`,

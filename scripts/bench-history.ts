@@ -22,25 +22,27 @@ import type { FillsTable } from "../indexer/store/schema";
 import { createApp, listen, OFFERS_BASE } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { scaleRows } from "./bench-read-scale";
+import { durationOption, enginesOption, sizeOption } from "../stack/config/settings";
+import { strictExit } from "../stack/config/cli";
 
 process.env.LOG_LEVEL ??= "silent";
 
-const o = new Command()
-  .option("--duration <s>", "seconds per run", "5")
-  .option("--engines <list>", "sqlite, postgres", "sqlite,postgres")
-  .option("--fills <n>", "fills of the contract", "100000")
+const o = strictExit(new Command().name("bench-history"))
+  .addOption(durationOption("--duration <s>", "length of each run (5, 30s, 2m)", 5))
+  .addOption(enginesOption())
+  .addOption(sizeOption("--fills <n>", "fills of the contract", 100_000))
   .option("--pg <url>", "PostgreSQL server", process.env.INDEXER_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test")
   .parse()
-  .opts<{ duration: string; engines: string; fills: string; pg: string }>();
+  .opts<{ duration: number; engines: ("sqlite" | "postgres")[]; fills: number; pg: string }>();
 const run = promisify(execFile);
-const FILLS = Number(o.fills);
+const FILLS = o.fills;
 const OFFERS = 1_000;
 const T0 = 1_800_000_000 - (1_800_000_000 % 86_400);
 const NOW = T0 + FILLS * 60 + 30;
 const UNIT = 1_000_000n;
 
 async function load(url: string): Promise<{ rps: number; p50: number; p99: number }> {
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", "1", "-d", o.duration, url], {
+  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", "1", "-d", String(o.duration), url], {
     maxBuffer: 1 << 24,
   });
   const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
@@ -176,7 +178,7 @@ async function main() {
     "| engine | interval | req/s | p50 / p99 ms | bare req/s | bare p50 / p99 ms | history rows | first derivation ms | one more take ms | whole again ms |",
   );
   console.log("|---|---|---:|---|---:|---|---:|---:|---:|---:|");
-  for (const engine of o.engines.split(",")) {
+  for (const engine of o.engines) {
     const r = await bench(engine);
     for (const [interval, x] of Object.entries(r.results)) {
       console.log(

@@ -26,17 +26,17 @@ import { ReadService } from "../service/read/read-service";
 
 process.env.LOG_LEVEL ??= "silent";
 
-import { durationOption, sizeOption } from "../stack/config/settings";
+import { durationOption, enginesOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 const options = () =>
   strictExit(new Command().name("bench-read-scale"))
     .addOption(sizeOption("--offers <n>", "offers to seed", 100_000))
     .addOption(durationOption("--duration <s>", "length of each run (10, 30s, 2m)", 10))
     .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
-    .option("--engines <list>", "sqlite, postgres", "sqlite,postgres")
+    .addOption(enginesOption())
     .option("--pg <url>", "PostgreSQL server", process.env.INDEXER_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test")
     .parse()
-    .opts<{ offers: number; duration: number; connections: number; engines: string; pg: string }>();
+    .opts<{ offers: number; duration: number; connections: number; engines: ("sqlite" | "postgres")[]; pg: string }>();
 let o!: ReturnType<typeof options>;
 const run = promisify(execFile);
 
@@ -208,7 +208,7 @@ async function main() {
   console.log(`${n} offers on 2,000 contracts; autocannon -c ${o.connections} -d ${o.duration} per run; server and load generator share the machine's cores\n`);
   console.log("| store | request | response cache | cold ms (first, counts) | req/s | p50 ms | p99 ms | target p99 |");
   console.log("|---|---|---|---:|---:|---:|---:|---|");
-  for (const engine of o.engines.split(",")) {
+  for (const engine of o.engines) {
     const dir = mkdtempSync(join(tmpdir(), "bench-scale-"));
     const url = engine === "postgres" ? `${o.pg}?schema=bench_scale_${randomBytes(4).toString("hex")}` : join(dir, "store.sqlite");
     const store = await openStore(url);

@@ -14,19 +14,19 @@ import { Command } from "commander";
 import { startLocalStack, OFFERS_BASE } from "../stack/local-stack";
 import { workedExampleCreate } from "../harness/api-requests";
 
-import { sizeOption } from "../stack/config/settings";
+import { sizeOption, sizesOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
 
 const o = strictExit(new Command().name("bench-writes"))
   .addOption(sizeOption("--n <n>", "writes per operation and concurrency level", 300))
-  .option("--concurrency <list>", "client concurrency levels", "1,8")
+  .addOption(sizesOption("--concurrency <list>", "client concurrency levels, comma-separated", [1, 8]))
   .option("--async", "RPC-like submission: pending is answered before the chain processes the transaction")
   .parse()
-  .opts<{ n: number; concurrency: string; async?: boolean }>();
+  .opts<{ n: number; concurrency: number[]; async?: boolean }>();
 const N = o.n;
-const LEVELS = o.concurrency.split(",").map(Number);
+const LEVELS = o.concurrency;
 const UNIT = 1_000_000n;
 /** Tracking poll interval (the spec says 2-3 s for clients; here short, to measure the lag). */
 const POLL_MS = 5;

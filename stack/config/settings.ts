@@ -18,7 +18,20 @@ import { LIVE_SHARES } from "../../service/read/live-shares";
 import { WEBHOOK_LIMITS } from "../../service/webhooks/limits";
 import { ROLES } from "./roles";
 import { SOLANA_CLUSTERS, blockchainId } from "../../service/actions/blockchain-id";
-import { LOG_LEVELS, arg, booleanValue, countValue, durationValue, enumValue, hostValue, portValue, positiveValue, urlValue } from "./values";
+import {
+  LOG_LEVELS,
+  arg,
+  booleanValue,
+  choicesValue,
+  countValue,
+  durationValue,
+  enumValue,
+  hostValue,
+  listValue,
+  portValue,
+  positiveValue,
+  urlValue,
+} from "./values";
 
 /** The in-process SVM engines of the local stack (harness/engines.ts EngineName). */
 export const ENGINES = ["bankrun", "litesvm"] as const;
@@ -364,6 +377,21 @@ export function addSettings<C extends Command>(cmd: C, names: readonly SettingNa
 export function settingsOf<K extends SettingName>(cmd: Command, names: readonly K[]): Pick<SettingValues, K> {
   const all = cmd.opts<SettingValues>();
   return Object.fromEntries(names.map((n) => [n, all[n]])) as Pick<SettingValues, K>;
+}
+
+/** A list of `choices` a benchmark runs (`--only browse,offer`, `--engines sqlite`), all of them by default. */
+export function choicesOption<const T extends readonly [string, ...string[]]>(flags: string, help: string, choices: T): Option {
+  return setting(flags, `${help}, comma-separated: ${choices.join(", ")}`, choicesValue(choices), { fallback: [...choices], fallbackText: choices.join(",") });
+}
+
+/** The store engines a benchmark runs on: `--engines sqlite,postgres` (both by default). */
+export function enginesOption(): Option {
+  return choicesOption("--engines <list>", "store engines", ["sqlite", "postgres"] as const);
+}
+
+/** Sizes of a benchmark (`--concurrency 1,8`): positive integers, comma-separated, strictly. */
+export function sizesOption(flags: string, help: string, fallback: number[]): Option {
+  return setting(flags, help, listValue(positiveValue), { fallback, fallbackText: fallback.join(",") });
 }
 
 /** A size of a benchmark or simulation (`--offers`, `--connections`, `--n`): a positive integer, strictly. */

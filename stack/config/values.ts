@@ -120,6 +120,30 @@ export function enumValue<const T extends readonly [string, ...string[]]>(choice
   });
 }
 
+/**
+ * A comma-separated list of values of `item` (`browse,offer`, `1,8`), none repeated, at least one:
+ * a benchmark's cases, modes, engines or levels. A value `item` refuses refuses the whole list,
+ * never skipped.
+ */
+export function listValue<T>(item: z.ZodType<T, string>) {
+  return z.string().transform((v, ctx): T[] => {
+    const parts = v.split(",").map((n) => n.trim());
+    if (new Set(parts).size !== parts.length) return refuse(ctx, "a value is repeated");
+    const values: T[] = [];
+    for (const p of parts) {
+      const r = item.safeParse(p);
+      if (!r.success) return refuse(ctx, `${JSON.stringify(p)}: ${r.error.issues[0]?.message ?? "invalid value"}`);
+      values.push(r.data);
+    }
+    return values;
+  });
+}
+
+/** A comma-separated list of `choices` (listValue of enumValue). */
+export function choicesValue<const T extends readonly [string, ...string[]]>(choices: T) {
+  return listValue(enumValue(choices));
+}
+
 /** pino's levels. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 

@@ -19,7 +19,19 @@ import {
 } from "../../stack/config/settings";
 import { DEFAULT_ACTION_LIMITS, DEFAULT_REQUEST_LIMITS } from "../../service/rate/request-limits";
 import { LIVE_LIMITS } from "../../service/read/live-updates";
-import { amountValue, bpsValue, booleanValue, durationValue, enumValue, hostValue, lifetimeValue, portValue } from "../../stack/config/values";
+import {
+  amountValue,
+  bpsValue,
+  booleanValue,
+  choicesValue,
+  durationValue,
+  enumValue,
+  listValue,
+  positiveValue,
+  hostValue,
+  lifetimeValue,
+  portValue,
+} from "../../stack/config/values";
 
 const ok = <T>(schema: { safeParse(v: string): { success: boolean; data?: T } }, v: string) => {
   const r = schema.safeParse(v);
@@ -66,6 +78,17 @@ describe("value schemas", () => {
     const engine = enumValue(["bankrun", "litesvm"] as const);
     expect(ok(engine, "litesvm")).toBe("litesvm");
     refused(engine, "foo", "Bankrun", "");
+  });
+
+  it("lists of choices: known names, comma-separated, none repeated; an unknown one refuses the whole list", () => {
+    const cases = choicesValue(["browse", "offer", "mine"] as const);
+    expect(ok(cases, "offer")).toEqual(["offer"]);
+    expect(ok(cases, "mine,browse")).toEqual(["mine", "browse"]);
+    refused(cases, "", "browse,", "browse,ofer", "browse,browse", "Browse");
+    expect(cases.safeParse("browse,ofer").error?.issues[0].message).toBe('"ofer": expected one of browse, offer, mine');
+    const levels = listValue(positiveValue);
+    expect(ok(levels, "1,8")).toEqual([1, 8]);
+    refused(levels, "1,0", "1,x", "8,8", "");
   });
 });
 
