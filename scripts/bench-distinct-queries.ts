@@ -31,12 +31,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serverNodeOptions } from "./server-node-options";
+import { durationOption, sizeOption } from "../stack/config/settings";
 
 const o = new Command()
-  .option("--duration <s>", "load seconds", "30")
-  .option("--settle <s>", "idle seconds after", "30")
-  .option("--addresses <n>", "client addresses of the load", "100")
-  .option("--baseline <s>", "seconds of normal requests with no load, after a warm-up", "10")
+  .addOption(durationOption("--duration <s>", "load seconds (30, 2m)", 30))
+  .addOption(durationOption("--settle <s>", "idle seconds after", 30))
+  .addOption(sizeOption("--addresses <n>", "client addresses of the load", 100))
+  .addOption(durationOption("--baseline <s>", "seconds of normal requests with no load, after a warm-up", 10))
   .option("--profile <dir>", "write the server's CPU profile (.cpuprofile, from its start to its stop) into this directory")
   .option("--server-log <file>", "keep the server's output (its log) in this file")
   .option("--server-node-option <option...>", "node options for the server process, after those of npm start (e.g. --trace-gc)")
@@ -44,10 +45,10 @@ const o = new Command()
   .allowExcessArguments()
   .parse();
 const opts = o.opts<{
-  duration: string;
-  settle: string;
-  addresses: string;
-  baseline: string;
+  duration: number;
+  settle: number;
+  addresses: number;
+  baseline: number;
   profile?: string;
   serverLog?: string;
   serverNodeOption?: string[];
@@ -190,9 +191,7 @@ const line = (name: string, r: Normal) =>
   `${name}: p50 ${pct(r.ms, 50).toFixed(1)} ms, p99 ${pct(r.ms, 99).toFixed(1)} ms, max ${pct(r.ms, 100).toFixed(1)} ms; server loop CPU while it waited p50 ${pct(r.cpuMs, 50).toFixed(1)} ms, p99 ${pct(r.cpuMs, 99).toFixed(1)} ms (${r.ms.length} answered${r.refused ? `, ${r.refused} refused` : ""})`;
 
 async function main() {
-  const duration = Number(opts.duration);
-  const settle = Number(opts.settle);
-  const addresses = Number(opts.addresses);
+  const { duration, settle, addresses } = opts;
   const serverArgs = o.args;
   const dir = mkdtempSync(join(tmpdir(), "bench-distinct-"));
   const port = await freePort();
@@ -235,7 +234,7 @@ async function main() {
     const rssStart = rssMiB(pid);
     const heapStart = await heapMiB(url);
     const cpu0 = cpuSeconds(pid);
-    const baseline = await normals(url, pid, Number(opts.baseline));
+    const baseline = await normals(url, pid, opts.baseline);
     const cpuBase = cpuSeconds(pid) - cpu0;
     const baseCount = baseline.cached.ms.length + baseline.distinct.ms.length;
 
@@ -294,5 +293,5 @@ async function main() {
   process.exit(0);
 }
 
-if (opts.load) void loadProcess(new URL(opts.load), Number(opts.addresses), Number(opts.duration));
+if (opts.load) void loadProcess(new URL(opts.load), opts.addresses, opts.duration);
 else void main();
