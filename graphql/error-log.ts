@@ -8,7 +8,8 @@
  * `useUnexpectedErrorLog` logs those causes where the request is known: each answer yoga is about
  * to send (its serverContext holds the request id: graphql/server.ts passes it to yoga.fetch),
  * and each event of a subscription (its context's request id; none over WebSocket). A cause is
- * logged once however many answers carry it (a shared subscription event, a cached answer).
+ * logged once per request however many of its answers carry it (both hooks see a subscription's
+ * refusal), and once for each request it failed (a load the read cache shared between two).
  *
  * Errors an event stream throws after it started are masked by yoga in its own stream and reach
  * neither hook; yoga's logger still prints them.
@@ -51,17 +52,19 @@ function causeOf(e: unknown): unknown {
   return undefined;
 }
 
-/** Logs the causes behind a result's errors, with the request id, each cause once. */
+/** Logs the causes behind a result's errors, with the request id, each cause once per request. */
 export function useUnexpectedErrorLog(log: ErrorLog): Plugin<{ requestId?: string }> {
-  const logged = new WeakSet<object>();
+  const logged = new WeakMap<object, Set<string | undefined>>();
   const logErrors = (errors: readonly unknown[] | undefined, requestId: string | undefined) => {
     if (!errors) return;
     for (const e of errors) {
       const cause = causeOf(e);
       if (cause === undefined) continue;
       if (typeof cause === "object" && cause !== null) {
-        if (logged.has(cause)) continue;
-        logged.add(cause);
+        let ids = logged.get(cause);
+        if (!ids) logged.set(cause, (ids = new Set()));
+        if (ids.has(requestId)) continue;
+        ids.add(requestId);
       }
       log(cause, requestId);
     }
