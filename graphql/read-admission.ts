@@ -6,23 +6,28 @@
  *   the response cache, or shared with an identical query in flight, never executes and so never
  *   waits. Refused: HTTP 429 with Retry-After, the body a GraphQL error coded TOO_MANY_REQUESTS
  *   with `extensions.status` and `extensions.retryAfter`, as the live shares' refusals.
- * - REST: the request runs as its caller, and the reads the read cache cannot answer wait
- *   (ReadService `admit`). Refused: 429 `{error, code}` with Retry-After, as the request limits'.
+ * - REST: the routes read through the read service as the request's caller (`callerReads`,
+ *   ReadService.forCaller), whose reads the read cache cannot answer wait. Refused: 429
+ *   `{error, code}` with Retry-After, as the request limits'.
  * - /metrics: read_admission_running, read_admission_waiting, read_admission_admitted and
  *   read_admission_refused.
  */
 import { getOperationAST } from "graphql";
 // yoga's own GraphQLError (its copy of graphql): yoga reads `extensions.http` from it for the status and leaves it out of the body.
 import { createGraphQLError, type Plugin } from "graphql-yoga";
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { Gauge, type Registry } from "prom-client";
 import { AdmissionRefused, type ReadAdmission } from "../service/rate/admission";
 import { callerKey } from "../service/rate/caller-key";
+import type { ReadService } from "../service/read/read-service";
 import { clientAddress, type RateLimitOptions } from "./rate-limit";
 
-/** REST: the request's reads count against its caller. */
-export function admitAsCaller(admission: ReadAdmission, o: RateLimitOptions = {}): MiddlewareHandler {
-  return (c, next) => admission.as(callerKey(c.req.header("authorization"), clientAddress(c, o)), next);
+/** The read service a REST request reads through. */
+export type RequestReads = (c: Context) => ReadService;
+
+/** REST: the request's reads count against its caller (its token, else its address group). */
+export function callerReads(read: ReadService, o: RateLimitOptions = {}): RequestReads {
+  return (c) => read.forCaller(callerKey(c.req.header("authorization"), clientAddress(c, o)));
 }
 
 /** GraphQL: a query's execution waits for its caller's turn (the context's request and address, set by the server). */

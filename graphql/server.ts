@@ -6,7 +6,7 @@
 import { encodeGlobalID } from "@pothos/plugin-relay";
 import { serve, type ServerType } from "@hono/node-server";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { GraphQLError, lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { useCompiledQueries } from "./compiled-queries";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
@@ -17,8 +17,10 @@ import type { Server } from "node:http";
 import type { Custody } from "../service/custody/custody";
 import { clientAddress, rateLimit, type RateLimitOptions } from "./rate-limit";
 import type { RequestLimiter } from "../service/rate/request-limiter";
-import { observabilityRoutes, observeRequests, RETRY_AFTER_SECONDS } from "./http-observability";
+import { observabilityRoutes, observeRequests, requestIdOf, RETRY_AFTER_SECONDS } from "./http-observability";
+import { maskError, useUnexpectedErrorLog } from "./error-log";
 import { Observability } from "../service/observability/observability";
+import type { ErrorLog } from "../service/observability/log";
 import { addReadQueries } from "./schema/read-schema";
 import { createBuilder, type ApiBuilder, type ReadContext } from "./schema/builder";
 import { viewerWallet, type ReadTypes } from "./schema/read-types";
@@ -47,7 +49,7 @@ import { registerLive, serveLive } from "./live-ws";
 import { useSharedSubscriptionEvents } from "./shared-subscription-events";
 import { useSseEvents } from "./sse-events";
 import { useVariablesDepthLimit } from "./variables-depth";
-import { admitAsCaller, registerAdmissionMetrics, useReadAdmission } from "./read-admission";
+import { callerReads, registerAdmissionMetrics, useReadAdmission } from "./read-admission";
 import type { ReadAdmission } from "../service/rate/admission";
 
 export { EMBED_BASE, OFFERS_BASE, OPENAPI_PATH } from "./rest/rest-api";
@@ -63,8 +65,8 @@ export interface AppDeps {
   /** The users' webhooks (issue #26); without it their routes and fields answer 503. */
   webhooks?: Webhooks | null;
   graphiql?: boolean;
-  /** Unexpected errors; default: logged by `obs` with the request id. */
-  log?: (e: unknown) => void;
+  /** Unexpected errors, with the id of the request they happened in; default: logged by `obs` (Observability.unexpectedError). */
+  log?: ErrorLog;
   /** Logger, metrics, lag and readiness of this service instance (default: a fresh one, no chain watched). */
   obs?: Observability;
   /** How long a GraphQL query's answer is reused (default 1000 ms; see response-cache.ts); 0 turns that off. */
@@ -82,7 +84,7 @@ export interface AppDeps {
   rateLimit?: RateLimitOptions;
   /**
    * Turns for expensive reads, fair per caller (service/rate/admission.ts): GraphQL query executions
-   * wait here, REST requests run as their caller (the read service built with its `admit`). None without it.
+   * wait here, REST routes read as their request's caller (the read service built with its `admit`). None without it.
    */
   admission?: ReadAdmission | null;
   /** Largest request body in bytes on every route (default 64 KiB); larger is 413 before it is read. */
@@ -116,7 +118,7 @@ export function buildSchema(
   const builder = createBuilder();
   builder.queryType({});
   builder.mutationType({});
-  const types = addReadQueries(builder, { read: d.read, custody: d.custody }, { log: d.log });
+  const types = addReadQueries(builder, { read: d.read, custody: d.custody });
   addWriteMutations(
     builder,
     () => {
@@ -129,9 +131,9 @@ export function buildSchema(
       quote: quoteTypeOf(builder),
     },
   );
-  addSubscriptions(builder, types, live, d.custody, { log: d.log });
-  addPortfolioSchema(builder, { db: () => d.read.db, custody: d.custody, writes: () => d.writes ?? null, log: d.log });
-  addWebhookSchema(builder, { custody: d.custody, webhooks: () => d.webhooks ?? null, log: d.log });
+  addSubscriptions(builder, types, live, d.custody);
+  addPortfolioSchema(builder, { db: () => d.read.db, custody: d.custody, writes: () => d.writes ?? null });
+  addWebhookSchema(builder, { custody: d.custody, webhooks: () => d.webhooks ?? null });
   extend?.(builder, types);
   return builder.toSchema();
 }
@@ -139,26 +141,6 @@ export function buildSchema(
 /** schema.graphql as committed: the SDL sorted, so the file changes only when the schema does. */
 export function schemaSdl(schema: GraphQLSchema): string {
   return printSchema(lexicographicSortSchema(schema)) + "\n";
-}
-
-/**
- * Errors the API raises on purpose (coded GraphQLErrors: parse, validation, limits, REST-status
- * errors of the services) pass; anything else is masked, so no internal detail leaks, and logged
- * (`log` writes the request id with it), so that no failure is silent.
- */
-function maskError(error: unknown, message: string, log?: (e: unknown) => void): Error {
-  // Duck-typed: yoga and this module may hold different copies (ESM/CJS) of graphql's classes.
-  const isGql = (e: unknown): e is GraphQLError => !!e && (e as Error).name === "GraphQLError";
-  if (isGql(error) && (!error.originalError || isGql(error.originalError))) {
-    // A variable graphql-js could not coerce (a bad scalar or enum value) is refused before
-    // anything runs, like the same value written in the document: one code for both. Set on the
-    // error itself: a replaced error would be logged as unexpected.
-    if (!error.extensions?.code && !error.path && /^Variable "\$\w+" /.test(error.message))
-      (error.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
-    return error;
-  }
-  log?.((error as GraphQLError | null)?.originalError ?? error);
-  return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", status: 500 } });
 }
 
 /**
@@ -174,7 +156,7 @@ const servedResponse = function Response(body?: BodyInit | null, init?: Response
 
 export function createApp(deps: AppDeps): Hono {
   const obs = deps.obs ?? new Observability();
-  const d: AppDeps = { ...deps, log: deps.log ?? ((e) => obs.current.error({ err: e }, "unexpected error")) };
+  const d: AppDeps = { ...deps, log: deps.log ?? obs.unexpectedError };
   const app = new Hono({ strict: false });
   const custody = d.custody;
   observeRequests(app, obs);
@@ -212,11 +194,8 @@ export function createApp(deps: AppDeps): Hono {
       c.res.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
     }
   });
-  if (d.admission) {
-    for (const path of [`${OFFERS_BASE}/*`, OFFERS_BASE, `${EMBED_BASE}/*`]) app.use(path, admitAsCaller(d.admission, d.rateLimit));
-    registerAdmissionMetrics(obs.metrics.registry, d.admission);
-  }
-  app.route("/", restApi(d));
+  if (d.admission) registerAdmissionMetrics(obs.metrics.registry, d.admission);
+  app.route("/", restApi({ ...d, reads: d.admission ? callerReads(d.read, d.rateLimit) : undefined }));
   if (d.actions)
     app.route("/", actionRoutes({ read: d.read, writes: new SelfCustodyWrites(d.actions), log: d.log, limiter: d.requestLimiter, rateLimit: d.rateLimit }));
   app.route("/", sharePages(d.read, { offersBase: OFFERS_BASE, embedBase: EMBED_BASE, log: d.log }));
@@ -231,7 +210,7 @@ export function createApp(deps: AppDeps): Hono {
   const live = d.changes
     ? new LiveUpdates({ read: d.read, feed: d.changes, custody, limits: { ...LIVE_LIMITS, ...d.live }, log: d.log, metrics: obs.metrics.registry })
     : null;
-  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null>; address?: string }, ReadContext>({
+  const yoga = createYoga<{ viewer?: Promise<ReadViewer | null>; address?: string; requestId?: string }, ReadContext>({
     schema: buildSchema(d, live),
     graphqlEndpoint: "/graphql",
     graphiql: d.graphiql ?? process.env.NODE_ENV !== "production",
@@ -246,8 +225,10 @@ export function createApp(deps: AppDeps): Hono {
     // Responses in the Response class that serves them (see servedResponse).
     fetchAPI: { Response: servedResponse },
     landingPage: false,
-    maskedErrors: { maskError: (error, message) => maskError(error, message, d.log) },
+    // Masked here, logged with the request id by useUnexpectedErrorLog (./error-log.ts).
+    maskedErrors: { maskError },
     plugins: [
+      ...(d.log ? [useUnexpectedErrorLog(d.log)] : []),
       useVariablesDepthLimit(),
       EnvelopArmorPlugin({
         // 7 = the deepest path of the schema (shareable.edges.node.offer.viewer.position.address).
@@ -266,7 +247,7 @@ export function createApp(deps: AppDeps): Hono {
       // Subscribers of one offer share each event's execution and JSON (last: it sets the subscribe function yoga runs).
       ...(live ? [useSharedSubscriptionEvents(live.events), useSseEvents()] : []),
     ],
-    context: ({ request, viewer, address }) => ({ request, viewer, address }),
+    context: ({ request, viewer, address, requestId }) => ({ request, viewer, address, requestId }),
   });
   if (live) registerLive(app, { yoga, live, custody, maxPayload: maxBody, requestLimiter: d.requestLimiter, rateLimit: d.rateLimit });
   /**
@@ -289,9 +270,10 @@ export function createApp(deps: AppDeps): Hono {
     // The token is checked before yoga: the response cache keys signed-in answers by the wallet.
     const raw = c.req.raw;
     const address = clientAddress(c, d.rateLimit);
-    if (!raw.headers.get("authorization")) return yoga.fetch(raw, { address });
+    const requestId = requestIdOf(c);
+    if (!raw.headers.get("authorization")) return yoga.fetch(raw, { address, requestId });
     const auth = await signedIn(raw);
-    return auth instanceof Response ? auth : yoga.fetch(raw, { ...auth, address });
+    return auth instanceof Response ? auth : yoga.fetch(raw, { ...auth, address, requestId });
   });
   // Liveness: the process answers (an orchestrator restarts it when not). Whether it should get
   // traffic is /readyz (store, chain, indexer lag).
@@ -300,7 +282,7 @@ export function createApp(deps: AppDeps): Hono {
   observabilityRoutes(app, obs, () => d.read.indexedSlot());
   app.notFound((c) => errorJson(c, 404, "not found"));
   app.onError((e, c) => {
-    d.log?.(e);
+    d.log?.(e, requestIdOf(c));
     return errorJson(c, 503, "temporarily unavailable; retry with backoff", { "retry-after": String(RETRY_AFTER_SECONDS) });
   });
   return app;

@@ -8,6 +8,7 @@
  */
 import { GraphQLError } from "graphql";
 import type { Context } from "hono";
+import type { ErrorLog } from "./observability/log";
 
 export type ApiStatus = 400 | 401 | 403 | 404 | 409 | 429 | 503;
 /** Statuses only the HTTP layer answers (a body over the size limit; the embed's spec-given 500). */
@@ -58,25 +59,41 @@ export class ApiError extends Error {
   }
 }
 
-/** REST: an ApiError as `{error, code}` with its status; anything else logged and answered 503 `fallback`. */
-export function apiErrorResponse(c: Context, e: unknown, fallback: string, log?: (e: unknown) => void) {
+/** REST: an ApiError as `{error, code}` with its status; anything else logged (with the request id) and answered 503 `fallback`. */
+export function apiErrorResponse(c: Context, e: unknown, fallback: string, log?: ErrorLog) {
   if (e instanceof ApiError) {
     if (e.retryAfterSeconds !== undefined) c.header("Retry-After", String(e.retryAfterSeconds));
     return errorJson(c, e.status, e.message);
   }
-  log?.(e);
+  log?.(e, c.get("requestId"));
   c.header("Retry-After", String(RETRY_AFTER_SECONDS));
   return errorJson(c, 503, fallback);
 }
 
-/** GraphQL: an ApiError with its code and status; a GraphQLError as is; anything else logged and 503 `fallback`. */
-export function apiGraphQLError(e: unknown, fallback: string, log?: (e: unknown) => void): GraphQLError {
+/**
+ * The unexpected error each GraphQL error stands for (a 503 below, an error masked by the server),
+ * kept beside the error rather than as its originalError (yoga would answer a GraphQL error with
+ * a foreign originalError 500): the GraphQL server logs it once, where the request id is known
+ * (graphql/error-log.ts).
+ */
+const causes = new WeakMap<GraphQLError, unknown>();
+
+/** `g` stands for the unexpected error `cause` (logged by the server with the request id). */
+export function withUnexpectedCause<G extends GraphQLError>(g: G, cause: unknown): G {
+  if (cause !== undefined) causes.set(g, cause);
+  return g;
+}
+
+/** The unexpected error `g` stands for, if any. */
+export const unexpectedCauseOf = (g: GraphQLError): unknown => causes.get(g);
+
+/** GraphQL: an ApiError with its code and status; a GraphQLError as is; anything else 503 `fallback`, its cause logged by the server. */
+export function apiGraphQLError(e: unknown, fallback: string): GraphQLError {
   if (e instanceof GraphQLError) return e;
   if (e instanceof ApiError) {
     return new GraphQLError(e.message, {
       extensions: { code: e.code, status: e.status, ...(e.retryAfterSeconds !== undefined ? { retryAfter: e.retryAfterSeconds } : {}) },
     });
   }
-  log?.(e);
-  return new GraphQLError(fallback, { extensions: { code: API_ERROR_CODES[503], status: 503, retryAfter: RETRY_AFTER_SECONDS } });
+  return withUnexpectedCause(new GraphQLError(fallback, { extensions: { code: API_ERROR_CODES[503], status: 503, retryAfter: RETRY_AFTER_SECONDS } }), e);
 }

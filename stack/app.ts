@@ -55,7 +55,7 @@ export function serviceApp(parts: AppParts, s: AppSettings = {}): ServiceApp {
     changes: parts.changes,
     blockedWallets: (wallets) => custody.blockedWallets(wallets),
     blockedVersion: () => custody.readAuth.version,
-    admit: admission ? (r) => admission.run(r) : undefined,
+    admit: admission ? (r, caller) => admission.run(r, caller) : undefined,
   });
   const requestLimiter = s.requestLimits ? new RequestLimiter(parts.db, s.requestLimits) : null;
   const app = createApp({

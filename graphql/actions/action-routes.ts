@@ -24,6 +24,8 @@ import type { RequestLimiter } from "../../service/rate/request-limiter";
 import { clientAddress, type RateLimitOptions } from "../rate-limit";
 import { contractBook } from "../../service/read/book";
 import { bookParams } from "../../service/read/book-params";
+import { requestIdOf } from "../http-observability";
+import type { ErrorLog } from "../../service/observability/log";
 
 export const ACTIONS_BASE = "/api/actions";
 /** Largest POST body of an action route: `{account, signature, type}` is under 300 bytes. */
@@ -47,15 +49,15 @@ export interface ActionRoutesDeps {
   /** The action routes' own buckets (per address; per account for POSTs), besides the general ones; none without it. */
   limiter?: RequestLimiter | null;
   rateLimit?: RateLimitOptions;
-  log?: (e: unknown) => void;
+  log?: ErrorLog;
 }
 
 type Json = Record<string, unknown>;
 
 /** The spec's error body, with the API's code beside the message, under the API's status. */
-function actionError(c: Context, e: unknown, log?: (e: unknown) => void) {
+function actionError(c: Context, e: unknown, log?: ErrorLog) {
   if (e instanceof ApiError) return c.json({ message: e.message, code: e.code } satisfies ActionError & Json, e.status);
-  log?.(e);
+  log?.(e, requestIdOf(c));
   return c.json({ message: "temporarily unavailable; retry with backoff", code: "SERVICE_UNAVAILABLE" } satisfies ActionError & Json, 503);
 }
 

@@ -18,6 +18,8 @@ import { fromFirstPrice, historySeries, oddsChart } from "./odds-chart";
 import type { ReadService } from "../../service/read/read-service";
 import { notFoundPage, offerMeta, offerPage, poolMeta, poolPage, unavailablePage } from "./share-views";
 import { RETRY_AFTER_SECONDS } from "../http-observability";
+import { requestIdOf } from "../http-observability";
+import type { ErrorLog } from "../../service/observability/log";
 
 /**
  * No script, no frames, nothing fetched but the page itself: even a value that escaped the
@@ -41,7 +43,7 @@ export interface SharePagesOptions {
   offersBase: string;
   /** Path of the embed API (the pool aggregate linked from each poll page). */
   embedBase: string;
-  log?: (e: unknown) => void;
+  log?: ErrorLog;
 }
 
 export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
@@ -53,7 +55,7 @@ export function sharePages(read: ReadService, o: SharePagesOptions): Hono {
     try {
       return (await render(c)) ?? send(c, notFoundPage(what), 404);
     } catch (e) {
-      o.log?.(e);
+      o.log?.(e, requestIdOf(c));
       return c.html(unavailablePage(), 503, { ...SECURITY_HEADERS, "cache-control": "no-store", "retry-after": String(RETRY_AFTER_SECONDS) });
     }
   };

@@ -8,10 +8,11 @@ import type { Custody } from "../../service/custody/custody";
 import { apiErrorResponse } from "../../service/api-error";
 import { contractBook } from "../../service/read/book";
 import { BookQuery, ContractAddressPath, bookParams } from "../../service/read/book-params";
-import type { ReadService } from "../../service/read/read-service";
 import { jsonOnce, viewerGate } from "./read-routes";
 import { ERRORS, Odds, ok } from "./schemas";
 import { validationHook } from "./validation-hook";
+import type { RequestReads } from "../read-admission";
+import type { ErrorLog } from "../../service/observability/log";
 
 const READ_FALLBACK = "temporarily unavailable; retry with backoff";
 
@@ -71,7 +72,7 @@ const bookRoute = createRoute({
   responses: { 200: ok("the book", Book), 400: ERRORS[400], 401: ERRORS[401], 404: ERRORS[404], 429: ERRORS[429], 503: ERRORS[503] },
 });
 
-export function bookRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+export function bookRoutes(reads: RequestReads, custody: Custody | null, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
   const json = jsonOnce(new WeakMap());
   const { signedIn, viewer: viewerOf } = viewerGate(custody, opts.log);
@@ -79,7 +80,7 @@ export function bookRoutes(read: ReadService, custody: Custody | null, opts: { l
     try {
       const viewer = viewerOf(c);
       const { contract, depth } = bookParams(c.req.param("contractAddress") ?? "", { depth: c.req.query("depth") });
-      return json(c, await contractBook(read, contract, depth, viewer?.wallet ?? null));
+      return json(c, await contractBook(reads(c), contract, depth, viewer?.wallet ?? null));
     } catch (e) {
       return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
     }

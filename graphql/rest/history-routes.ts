@@ -8,10 +8,11 @@ import { apiErrorResponse } from "../../service/api-error";
 import { ContractAddressPath } from "../../service/read/book-params";
 import { contractHistory } from "../../service/read/history";
 import { HistoryQuery, historyParams } from "../../service/read/history-params";
-import type { ReadService } from "../../service/read/read-service";
 import { jsonOnce } from "./read-routes";
 import { ERRORS, Odds, ok } from "./schemas";
 import { validationHook } from "./validation-hook";
+import type { RequestReads } from "../read-admission";
+import type { ErrorLog } from "../../service/observability/log";
 
 const READ_FALLBACK = "temporarily unavailable; retry with backoff";
 
@@ -54,7 +55,7 @@ const historyRoute = createRoute({
   responses: { 200: ok("the history", ContractHistory), 400: ERRORS[400], 404: ERRORS[404], 429: ERRORS[429], 503: ERRORS[503] },
 });
 
-export function historyRoutes(read: ReadService, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+export function historyRoutes(reads: RequestReads, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
   const json = jsonOnce(new WeakMap());
   app.openapi(historyRoute, (async (c: Context) => {
@@ -64,7 +65,7 @@ export function historyRoutes(read: ReadService, opts: { log?: (e: unknown) => v
         interval: c.req.query("interval"),
         points: c.req.query("points"),
       });
-      return json(c, await contractHistory(read, p.contract, p.side, p.interval, p.points));
+      return json(c, await contractHistory(reads(c), p.contract, p.side, p.interval, p.points));
     } catch (e) {
       return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
     }

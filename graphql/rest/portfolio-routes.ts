@@ -11,6 +11,7 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
+import { requestIdOf } from "../http-observability";
 import type { Principal } from "../../service/custody/custody";
 import type { Custody } from "../../service/custody/custody";
 import { resolveViewer } from "../../service/read/viewer";
@@ -25,6 +26,7 @@ import { validationHook } from "./validation-hook";
 import { ERRORS, ok } from "./schemas";
 import { BulkCloseAnswer, DeadManSwitchAnswer, PortfolioAnswer } from "./portfolio-schemas";
 import { jsonBody } from "./write-routes";
+import type { ErrorLog } from "../../service/observability/log";
 
 const FALLBACK = "temporarily unavailable; retry with backoff (and the same idempotencyKey)";
 const { 400: e400, 401: e401, 409: e409, 413: e413, 429: e429, 503: e503 } = ERRORS;
@@ -72,7 +74,7 @@ export interface PortfolioRouteDeps {
   /** Without it only the portfolio is served (without claims) and the others answer 503. */
   writes: WriteService | null;
   deadMan: DeadManSwitches | null;
-  log?: (e: unknown) => void;
+  log?: ErrorLog;
 }
 
 export function portfolioRoutes(d: PortfolioRouteDeps): OpenAPIHono {
@@ -117,7 +119,7 @@ export function portfolioRoutes(d: PortfolioRouteDeps): OpenAPIHono {
   }) as never);
   app.openapi(
     { ...closeAllRoute, middleware: [writer(true)] },
-    handle(async (c, p) => bulk().closeAll(p, await c.req.json<unknown>())),
+    handle(async (c, p) => bulk().closeAll(p, await c.req.json<unknown>(), "request", requestIdOf(c))),
   );
   app.openapi(
     { ...statusRoute, middleware: [writer(false)] },

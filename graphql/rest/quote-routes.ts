@@ -9,10 +9,11 @@ import { apiErrorResponse } from "../../service/api-error";
 import { ContractAddressPath } from "../../service/read/book-params";
 import { contractQuote } from "../../service/read/quote";
 import { QuoteQuery, quoteParams } from "../../service/read/quote-params";
-import type { ReadService } from "../../service/read/read-service";
 import { jsonOnce, viewerGate } from "./read-routes";
 import { ERRORS, Odds, ok } from "./schemas";
 import { validationHook } from "./validation-hook";
+import type { RequestReads } from "../read-admission";
+import type { ErrorLog } from "../../service/observability/log";
 
 const READ_FALLBACK = "temporarily unavailable; retry with backoff";
 
@@ -59,7 +60,7 @@ const quoteRoute = createRoute({
   responses: { 200: ok("the quote", Quote), 400: ERRORS[400], 401: ERRORS[401], 404: ERRORS[404], 429: ERRORS[429], 503: ERRORS[503] },
 });
 
-export function quoteRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+export function quoteRoutes(reads: RequestReads, custody: Custody | null, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
   const json = jsonOnce(new WeakMap());
   const { signedIn, viewer: viewerOf } = viewerGate(custody, opts.log);
@@ -71,7 +72,7 @@ export function quoteRoutes(read: ReadService, custody: Custody | null, opts: { 
         amountMicros: c.req.query("amountMicros"),
         worstOdds: c.req.query("worstOdds"),
       });
-      return json(c, await contractQuote(read, q, viewer?.wallet ?? null));
+      return json(c, await contractQuote(reads(c), q, viewer?.wallet ?? null));
     } catch (e) {
       return apiErrorResponse(c, e, READ_FALLBACK, opts.log);
     }

@@ -25,18 +25,21 @@ import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import { validationHook } from "./validation-hook";
 import { ContractsResponse, EmbedResponse, ERRORS, documentedError, FillPage, Offer, OfferPage, ShareablePage, WalletPositions, ok } from "./schemas";
+import { requestIdOf } from "../http-observability";
+import type { RequestReads } from "../read-admission";
+import type { ErrorLog } from "../../service/observability/log";
 
 export const EMBED_CACHE_CONTROL = "public, max-age=5, s-maxage=15, stale-while-revalidate=30";
 
 const READ_FALLBACK = "temporarily unavailable; retry with backoff";
-const errorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, READ_FALLBACK, log);
+const errorResponse = (c: Context, e: unknown, log?: ErrorLog) => apiErrorResponse(c, e, READ_FALLBACK, log);
 
 /**
  * The viewer of a read, resolved by a middleware before the parameters are checked (one rule with
  * GraphQL: a bad token is 401 whatever else is wrong); the handler reads it back with `viewer`.
  * Shared by every read route that shows viewer fields (offers, book, quote).
  */
-export function viewerGate(custody: Custody | null, log?: (e: unknown) => void) {
+export function viewerGate(custody: Custody | null, log?: ErrorLog) {
   const viewers = new WeakMap<Request, ReadViewer | null>();
   const signedIn = async (c: Context, next: () => Promise<void>) => {
     try {
@@ -170,14 +173,15 @@ export function jsonOnce(serialized: WeakMap<object, string>) {
   };
 }
 
-export function readRoutes(read: ReadService, custody: Custody | null, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+/** `reads`: the read service as the request's caller (graphql/read-admission.ts). */
+export function readRoutes(reads: RequestReads, custody: Custody | null, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(READ_FALLBACK) });
   const json = jsonOnce(new WeakMap());
   // Any status the service raises is answered here; the routes' responses document them all.
-  const handle = (op: (c: Context) => Promise<unknown>) =>
+  const handle = (op: (c: Context, read: ReadService) => Promise<unknown>) =>
     (async (c: Context) => {
       try {
-        return json(c, (await op(c)) as object);
+        return json(c, (await op(c, reads(c))) as object);
       } catch (e) {
         return errorResponse(c, e, opts.log);
       }
@@ -188,18 +192,18 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
 
   app.openapi(
     { ...contractsRoute, middleware: [signedIn] },
-    handle(async () => {
+    handle(async (_c, read) => {
       const [settings, contracts] = await Promise.all([read.settings(), read.openContracts()]);
       return { contracts, ...settings };
     }),
   );
   app.openapi(
     { ...browseRoute, middleware: [signedIn] },
-    handle(async (c) => read.browse(offersParams(query(c)), viewer(c)?.wallet ?? null)),
+    handle(async (c, read) => read.browse(offersParams(query(c)), viewer(c)?.wallet ?? null)),
   );
   app.openapi(
     { ...mineRoute, middleware: [signedIn] },
-    handle(async (c) => {
+    handle(async (c, read) => {
       const v = viewer(c);
       if (!v) throw new ApiError(401, "GET /mine needs a token: Authorization: Bearer <token>");
       return read.mine(mineParams(query(c)), v.wallet);
@@ -207,15 +211,15 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
   );
   app.openapi(
     shareableRoute,
-    handle(async (c) => read.shareable(browseParams(query(c)))),
+    handle(async (c, read) => read.shareable(browseParams(query(c)))),
   );
   app.openapi(
     walletPositionsRoute,
-    handle(async (c) => read.walletPositions(browseParams(query(c)), walletAddressParam(c.req.param("address") ?? ""))),
+    handle(async (c, read) => read.walletPositions(browseParams(query(c)), walletAddressParam(c.req.param("address") ?? ""))),
   );
   app.openapi(
     { ...offerRoute, middleware: [signedIn] },
-    handle(async (c) => {
+    handle(async (c, read) => {
       const o = await read.offer(c.req.param("address") ?? "", viewer(c)?.wallet ?? null);
       if (!o) throw new ApiError(404, "offer not found");
       return o;
@@ -223,7 +227,7 @@ export function readRoutes(read: ReadService, custody: Custody | null, opts: { l
   );
   app.openapi(
     { ...fillsRoute, middleware: [signedIn] },
-    handle(async (c) => read.fills(c.req.param("address") ?? "", pageParams(query(c)))),
+    handle(async (c, read) => read.fills(c.req.param("address") ?? "", pageParams(query(c)))),
   );
   return app;
 }
@@ -248,7 +252,7 @@ const embedRoute = createRoute({
  * GET /api/embed/v1/polls/:identifier. Unknown, private, deleted, flagged and malformed
  * identifiers are the same 404; no CORS allowance is ever sent (server-to-server endpoint).
  */
-export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+export function embedRoutes(read: ReadService, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false });
   // The same aggregate object is served until it changes: serialise it once.
   const json = jsonOnce(new WeakMap());
@@ -266,7 +270,7 @@ export function embedRoutes(read: ReadService, opts: { log?: (e: unknown) => voi
       if (body === undefined) bodies.set(data, (body = { data, error: null }));
       return json(c, body);
     } catch (e) {
-      opts.log?.(e);
+      opts.log?.(e, requestIdOf(c));
       c.header("Cache-Control", "no-store");
       return errorJson(c, 500, "Internal server error");
     }

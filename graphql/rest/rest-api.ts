@@ -17,6 +17,8 @@ import type { DeadManSwitches } from "../../service/writes/dead-man-switch";
 import type { Webhooks } from "../../service/webhooks/endpoints";
 import { webhookRoutes } from "./webhook-routes";
 import { documentActions } from "./action-docs";
+import type { ErrorLog } from "../../service/observability/log";
+import type { RequestReads } from "../read-admission";
 
 export const OFFERS_BASE = "/api/bets-usdc/offers";
 export const EMBED_BASE = "/api/embed/v1";
@@ -24,6 +26,8 @@ export const OPENAPI_PATH = `${OFFERS_BASE}/openapi.json`;
 
 export interface RestDeps {
   read: ReadService;
+  /** The read service a request's reads go through (graphql/read-admission.ts callerReads: as its caller); default `read`. */
+  reads?: RequestReads;
   custody: Custody | null;
   /** Without it the write routes are not served (the document still describes them). */
   writes?: WriteService | null;
@@ -31,7 +35,7 @@ export interface RestDeps {
   deadMan?: DeadManSwitches | null;
   /** The users' webhooks (service/webhooks/endpoints.ts); without it the routes answer 503. */
   webhooks?: Webhooks | null;
-  log?: (e: unknown) => void;
+  log?: ErrorLog;
 }
 
 /** The issue-26 routes (portfolio, bulk close, dead-man switch, webhooks) under OFFERS_BASE. */
@@ -51,10 +55,11 @@ function routes(d: RestDeps, writes: WriteService | null, portfolio = false): Op
     description: "a Personal Access Token; writes need the bet:write scope",
   });
   if (writes) app.route(OFFERS_BASE, writeRoutes(writes, { log: d.log }));
-  app.route(OFFERS_BASE, readRoutes(d.read, d.custody, { log: d.log }));
-  app.route(OFFERS_BASE, bookRoutes(d.read, d.custody, { log: d.log }));
-  app.route(OFFERS_BASE, historyRoutes(d.read, { log: d.log }));
-  app.route(OFFERS_BASE, quoteRoutes(d.read, d.custody, { log: d.log }));
+  const reads = d.reads ?? (() => d.read);
+  app.route(OFFERS_BASE, readRoutes(reads, d.custody, { log: d.log }));
+  app.route(OFFERS_BASE, bookRoutes(reads, d.custody, { log: d.log }));
+  app.route(OFFERS_BASE, historyRoutes(reads, { log: d.log }));
+  app.route(OFFERS_BASE, quoteRoutes(reads, d.custody, { log: d.log }));
   app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
   if (portfolio) app.route("/", portfolioApp(d, writes));
   return app;

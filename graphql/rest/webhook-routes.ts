@@ -23,6 +23,7 @@ import {
   WebhookEndpointWithSecret,
 } from "./webhook-schemas";
 import { jsonBody } from "./write-routes";
+import type { ErrorLog } from "../../service/observability/log";
 
 const FALLBACK = "temporarily unavailable; retry with backoff";
 const { 400: e400, 401: e401, 413: e413, 503: e503 } = ERRORS;
@@ -106,7 +107,7 @@ const replayRoute = route({
 export interface WebhookRouteDeps {
   custody: Custody | null;
   webhooks: Webhooks | null;
-  log?: (e: unknown) => void;
+  log?: ErrorLog;
 }
 
 export function webhookRoutes(d: WebhookRouteDeps): OpenAPIHono {

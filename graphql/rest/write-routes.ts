@@ -11,6 +11,8 @@ import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
+import type { ErrorLog } from "../../service/observability/log";
+import { requestIdOf } from "../http-observability";
 import { assertJsonDepth } from "../../service/json-depth";
 import type { Principal } from "../../service/custody/custody";
 import { CloseBody, CreateBody, OfferPath, TakeBestBody, TakeBody } from "../../service/writes/validate";
@@ -24,7 +26,7 @@ const MAX_BODY = 16 * 1024;
 const WRITE_FALLBACK = "temporarily unavailable; retry with the same idempotencyKey";
 const CONTENT_TYPE = "Content-Type must be application/json";
 
-const writeErrorResponse = (c: Context, e: unknown, log?: (e: unknown) => void) => apiErrorResponse(c, e, WRITE_FALLBACK, log);
+const writeErrorResponse = (c: Context, e: unknown, log?: ErrorLog) => apiErrorResponse(c, e, WRITE_FALLBACK, log);
 
 export async function jsonBody(c: Context): Promise<unknown> {
   const ct = c.req.header("content-type") ?? "";
@@ -113,7 +115,7 @@ const takeBestRoute = route({
 });
 
 /** Routes relative to the offers base path. */
-export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) => void } = {}): OpenAPIHono {
+export function writeRoutes(service: WriteService, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(WRITE_FALLBACK) });
   const principals = new WeakMap<Request, Principal>();
   /** Token first (401), then the body read and parsed (400) before the schemas see it. */
@@ -138,19 +140,19 @@ export function writeRoutes(service: WriteService, opts: { log?: (e: unknown) =>
   const json = (c: Context) => c.req.json<unknown>();
   app.openapi(
     { ...createOffer, middleware: [signedIn] },
-    handle(async (c, p) => service.create(p, await json(c))),
+    handle(async (c, p) => service.create(p, await json(c), requestIdOf(c))),
   );
   app.openapi(
     { ...takeOffer, middleware: [signedIn] },
-    handle(async (c, p) => service.take(p, c.req.param("address") ?? "", await json(c))),
+    handle(async (c, p) => service.take(p, c.req.param("address") ?? "", await json(c), requestIdOf(c))),
   );
   app.openapi(
     { ...closeOffer, middleware: [signedIn] },
-    handle(async (c, p) => service.close(p, c.req.param("address") ?? "", await json(c))),
+    handle(async (c, p) => service.close(p, c.req.param("address") ?? "", await json(c), requestIdOf(c))),
   );
   app.openapi(
     { ...takeBestRoute, middleware: [signedIn] },
-    handle(async (c, p) => service.takeBest(p, c.req.param("contractAddress") ?? "", await json(c))),
+    handle(async (c, p) => service.takeBest(p, c.req.param("contractAddress") ?? "", await json(c), requestIdOf(c))),
   );
   // The schemas' media-type gate answers 415 for what jsonBody accepts with odd spacing: the same 400.
   app.onError((e, c) => {

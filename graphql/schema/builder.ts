@@ -15,6 +15,8 @@ export interface ReadContext {
   viewer?: Promise<ReadViewer | null>;
   /** The client's address group (graphql/rate-limit.ts clientAddress): live-capacity shares count by it. */
   address?: string;
+  /** The HTTP request's id (none over WebSocket): logged with what is done on its behalf (writes' transactions, unexpected errors). */
+  requestId?: string;
 }
 
 export interface ApiSchemaTypes {

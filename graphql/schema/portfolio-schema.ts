@@ -22,11 +22,10 @@ export interface PortfolioSchemaDeps {
   db: () => Kysely<Database>;
   custody: Custody | null;
   writes: () => WriteService | null;
-  log?: (e: unknown) => void;
 }
 
 export function addPortfolioSchema(builder: ApiBuilder, d: PortfolioSchemaDeps): void {
-  const gql = (e: unknown) => apiGraphQLError(e, "temporarily unavailable; retry with backoff (and the same idempotencyKey)", d.log);
+  const gql = (e: unknown) => apiGraphQLError(e, "temporarily unavailable; retry with backoff (and the same idempotencyKey)");
   const Outcome = builder.objectRef<OutcomeExposure>("OutcomeExposure").implement({
     description: "What the caller gets back, and wins or loses, if the contract ends on `result`.",
     fields: (t) => ({
@@ -146,7 +145,7 @@ export function addPortfolioSchema(builder: ApiBuilder, d: PortfolioSchemaDeps):
           if (!writes) throw new ApiError(503, "writes are not configured");
           const p = await writes.authorize(ctx.request.headers.get("authorization"));
           const body = Object.fromEntries(Object.entries(a.input).filter(([, v]) => v !== null && v !== undefined));
-          return await new BulkClose(writes).closeAll(p, body);
+          return await new BulkClose(writes).closeAll(p, body, "request", ctx.requestId);
         } catch (e) {
           throw gql(e);
         }

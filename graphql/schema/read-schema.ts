@@ -23,8 +23,8 @@ import { defineReadTypes, viewerWallet, type ReadDeps, type ReadTypes } from "./
 
 export type { ReadContext } from "./builder";
 
-export function gqlApiError(e: unknown, log?: (e: unknown) => void): GraphQLError {
-  return apiGraphQLError(e, "temporarily unavailable; retry with backoff", log);
+export function gqlApiError(e: unknown): GraphQLError {
+  return apiGraphQLError(e, "temporarily unavailable; retry with backoff");
 }
 
 interface PageArgs {
@@ -69,14 +69,14 @@ function toConnection<T, K>(r: KeysetResult<T, K>, page: KeysetPage<K>, cursor: 
 /** The read types, with the Book (added beside the queries, sent by the book subscription too). */
 export type ReadSchemaTypes = ReadTypes & { BookT: ReturnType<typeof addBook> };
 
-export function addReadQueries(builder: ApiBuilder, d: ReadDeps, opts: { log?: (e: unknown) => void } = {}): ReadSchemaTypes {
+export function addReadQueries(builder: ApiBuilder, d: ReadDeps): ReadSchemaTypes {
   const types = defineReadTypes(builder, d);
   const { read } = d;
   const { enums } = types;
   const wallet = (ctx: ReadContext) => viewerWallet(ctx, d.custody);
   const guard = <T>(fn: () => Promise<T>) =>
     fn().catch((e) => {
-      throw gqlApiError(e, opts.log);
+      throw gqlApiError(e);
     });
 
   const pageArgs = builder.args((t) => ({

@@ -7,7 +7,7 @@
  */
 import { GraphQLError } from "graphql";
 import type { Custody } from "../../service/custody/custody";
-import { ApiError } from "../../service/api-error";
+import { ApiError, unexpectedCauseOf, withUnexpectedCause } from "../../service/api-error";
 import type { LiveUpdates } from "../../service/read/live-updates";
 import { liveTopics, type LiveTopic } from "../../service/read/live-topics";
 import { LiveEnded, LiveReread } from "../../service/read/live-subscription";
@@ -36,13 +36,7 @@ export const LIVE_REREAD_CODE = "REREAD";
 const AFTER_DESCRIPTION =
   "Resume: the eventId of the last event received (SSE: sent as Last-Event-ID instead). Every event after it is sent first, or a REREAD error event when they are no longer kept.";
 
-export function addSubscriptions(
-  builder: ApiBuilder,
-  types: ReadSchemaTypes,
-  live: LiveUpdates | null,
-  custody: Custody | null,
-  opts: { log?: (e: unknown) => void } = {},
-): void {
+export function addSubscriptions(builder: ApiBuilder, types: ReadSchemaTypes, live: LiveUpdates | null, custody: Custody | null): void {
   const { enums, OfferT, FillT, PoolT, BookT } = types;
   builder.subscriptionType({
     description:
@@ -74,10 +68,13 @@ export function addSubscriptions(
       return consumer;
     } catch (e) {
       // Refused before it started: over SSE the response carries the status (yoga reads extensions.http, and strips it).
-      const g = gqlApiError(e, opts.log);
+      const g = gqlApiError(e);
       const retryAfter = g.extensions.retryAfter;
       const headers = retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) };
-      throw new GraphQLError(g.message, { extensions: { ...g.extensions, http: { status: g.extensions.status as number, headers } } });
+      throw withUnexpectedCause(
+        new GraphQLError(g.message, { extensions: { ...g.extensions, http: { status: g.extensions.status as number, headers } } }),
+        unexpectedCauseOf(g),
+      );
     }
   };
   const signedIn = (field: string) => (viewer: ReadViewer | null) => {
@@ -86,7 +83,7 @@ export function addSubscriptions(
   };
   /** A subscription that ended on an error sends it as its last event; a resume that failed says so first (code REREAD). */
   const payload = <T>(value: T | LiveEnded | LiveReread): T => {
-    if (value instanceof LiveEnded) throw gqlApiError(value.error, opts.log);
+    if (value instanceof LiveEnded) throw gqlApiError(value.error);
     if (value instanceof LiveReread) throw new GraphQLError(value.reason, { extensions: { code: LIVE_REREAD_CODE } });
     return value;
   };

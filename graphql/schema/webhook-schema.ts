@@ -21,13 +21,12 @@ import type { ApiBuilder, ReadContext } from "./builder";
 export interface WebhookSchemaDeps {
   custody: Custody | null;
   webhooks: () => Webhooks | null;
-  log?: (e: unknown) => void;
 }
 
 type WithSecret = WebhookEndpointView & { secret: string };
 
 export function addWebhookSchema(builder: ApiBuilder, d: WebhookSchemaDeps): void {
-  const gql = (e: unknown) => apiGraphQLError(e, "temporarily unavailable; retry with backoff", d.log);
+  const gql = (e: unknown) => apiGraphQLError(e, "temporarily unavailable; retry with backoff");
   const caller = async (ctx: ReadContext, write: boolean): Promise<[Principal, Webhooks]> => {
     const w = d.webhooks();
     if (!w || !d.custody) throw new ApiError(503, "webhooks are not configured");

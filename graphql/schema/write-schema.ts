@@ -25,6 +25,7 @@
 import { GraphQLError, type GraphQLSchema } from "graphql";
 import type { WriteService } from "../../service/writes/write-service";
 import { apiGraphQLError } from "../../service/api-error";
+import type { ErrorLog } from "../../service/observability/log";
 import type { Offer } from "../../service/read/read-service";
 import type { Quote } from "../../service/read/quote";
 import type { TakeBestResponse } from "../../service/writes/take-best";
@@ -33,8 +34,7 @@ import { createBuilder, type ApiBuilder, type ApiSchemaTypes, type ReadContext }
 import type { ReadTypes } from "./read-types";
 import { enumsOf } from "./enums";
 
-const gqlError = (e: unknown, log?: (e: unknown) => void): GraphQLError =>
-  apiGraphQLError(e, "temporarily unavailable; retry with the same idempotencyKey", log);
+const gqlError = (e: unknown): GraphQLError => apiGraphQLError(e, "temporarily unavailable; retry with the same idempotencyKey");
 
 interface Receipt {
   signature: string;
@@ -56,7 +56,7 @@ export interface ReceiptOffer {
 export function addWriteMutations(
   builder: ApiBuilder,
   service: WriteService | ((ctx: ReadContext) => WriteService),
-  opts: { log?: (e: unknown) => void; offer?: ReceiptOffer; quote?: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<ApiSchemaTypes>, Quote> } = {},
+  opts: { log?: ErrorLog; offer?: ReceiptOffer; quote?: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<ApiSchemaTypes>, Quote> } = {},
 ): void {
   const svc = (ctx: ReadContext) => (typeof service === "function" ? service(ctx) : service);
   const auth = (ctx: ReadContext) => svc(ctx).authorize(ctx.request.headers.get("authorization"));
@@ -79,7 +79,7 @@ export function addWriteMutations(
               // The write went through: a failed read leaves this null rather than reporting the write as failed.
               resolve: (r, _a, ctx) =>
                 receiptOffer.load(r.offerAddress, ctx).catch((e: unknown) => {
-                  opts.log?.(e);
+                  opts.log?.(e, ctx.requestId);
                   return null;
                 }),
             }),
@@ -140,7 +140,7 @@ export function addWriteMutations(
     try {
       return await call(svc(ctx), await auth(ctx));
     } catch (e) {
-      throw gqlError(e, opts.log);
+      throw gqlError(e);
     }
   };
   builder.mutationFields((t) => ({
@@ -148,7 +148,7 @@ export function addWriteMutations(
       type: WriteReceipt,
       description: "Create an offer with the caller's wallet (token with bet:write); the caller's balance must cover the stake.",
       args: { input: t.arg({ type: CreateOfferInput, required: true, description: "The offer's terms and the idempotency key." }) },
-      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.create(user, plain(a.input))),
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.create(user, plain(a.input), ctx.requestId)),
     }),
     takeOffer: t.field({
       type: WriteReceipt,
@@ -157,7 +157,7 @@ export function addWriteMutations(
         offerAddress: t.arg({ type: "Address", required: true, description: "The offer's address." }),
         input: t.arg({ type: TakeOfferInput, required: true, description: "The amount, the expected revision and the idempotency key." }),
       },
-      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.take(user, a.offerAddress, plain(a.input))),
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.take(user, a.offerAddress, plain(a.input), ctx.requestId)),
     }),
     closeOffer: t.field({
       type: WriteReceipt,
@@ -167,7 +167,7 @@ export function addWriteMutations(
         offerAddress: t.arg({ type: "Address", required: true, description: "The offer's address." }),
         input: t.arg({ type: CloseOfferInput, required: true, description: "The expected revision and the idempotency key." }),
       },
-      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.close(user, a.offerAddress, plain(a.input))),
+      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.close(user, a.offerAddress, plain(a.input), ctx.requestId)),
     }),
   }));
   if (opts.quote) addTakeBest(builder, opts.quote, write as unknown as TakeBestWrite);
@@ -219,7 +219,8 @@ function addTakeBest(builder: ApiBuilder, QuoteT: ObjectRef<PothosSchemaTypes.Ex
         contractAddress: t.arg({ type: "Address", required: true, description: "The contract whose book is swept (the contracts query)." }),
         input: t.arg({ type: TakeBestInput, required: true, description: "The side, amount, worst odds, mode and idempotency key." }),
       },
-      resolve: (_r, a, ctx) => write(ctx, (writes, user) => writes.takeBest(user, a.contractAddress, { ...a.input, worstOdds: { ...a.input.worstOdds } })),
+      resolve: (_r, a, ctx) =>
+        write(ctx, (writes, user) => writes.takeBest(user, a.contractAddress, { ...a.input, worstOdds: { ...a.input.worstOdds } }, ctx.requestId)),
     }),
   );
 }

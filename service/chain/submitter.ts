@@ -10,7 +10,8 @@
  * that program's IDL (idl/offers.json, idl/pools.json) or SPL Token's error list.
  *
  * `onResult` sees every result the submitter hands back (sent, confirmed or a failure), so
- * metrics can count them by `kind` (and a program failure by `name`).
+ * metrics can count them by `kind` (and a program failure by `name`), with the `requestId` the
+ * caller gave (the HTTP request a write was made in), so the log line names the request.
  */
 import { Transaction, type Keypair, type PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { utils } from "../../idl/client/anchor";
@@ -45,8 +46,8 @@ export interface SubmitterOptions {
   blockhashRetries?: number;
   /** How long a confirmation is awaited (default 60 s). */
   confirmTimeoutMs?: number;
-  /** Every result handed back (metrics: sent / confirmed / failed by kind). */
-  onResult?: (r: SubmitResult) => void;
+  /** Every result handed back (metrics: sent / confirmed / failed by kind), with the request id the caller gave. */
+  onResult?: (r: SubmitResult, requestId?: string) => void;
 }
 
 function programOf(id: string | null): ProgramName | null {
@@ -141,8 +142,8 @@ export class Submitter {
     readonly opts: SubmitterOptions = {},
   ) {}
 
-  private done<R extends SubmitResult>(r: R): R {
-    this.opts.onResult?.(r);
+  private done<R extends SubmitResult>(r: R, requestId: string | undefined): R {
+    this.opts.onResult?.(r, requestId);
     return r;
   }
 
@@ -160,12 +161,13 @@ export class Submitter {
    * Signs and submits; an unknown blockhash is re-signed with a fresh one (the refused
    * transaction never landed). `beforeSubmit` runs before each submission with the signed
    * transaction (the write service records it there, so a crash leaves a resendable row).
-   * `confirm`: also waits until it is confirmed or failed.
+   * `confirm`: also waits until it is confirmed or failed. `requestId`: the HTTP request it is sent
+   * for, handed to `onResult`.
    */
   async send(
     ixs: TransactionInstruction[],
     signers: Keypair[],
-    o: { feePayer?: PublicKey; confirm?: boolean; beforeSubmit?: (tx: Transaction, signature: string) => Promise<void> } = {},
+    o: { feePayer?: PublicKey; confirm?: boolean; beforeSubmit?: (tx: Transaction, signature: string) => Promise<void>; requestId?: string } = {},
   ): Promise<SubmitResult> {
     const retries = this.opts.blockhashRetries ?? 8;
     for (let attempt = 0; ; attempt++) {
@@ -173,14 +175,14 @@ export class Submitter {
       await o.beforeSubmit?.(tx, signatureOf(tx));
       const r = await this.submitOnce(tx);
       if (r.kind === "blockhash_expired" && attempt < retries) continue;
-      if (r.kind !== "sent" || !o.confirm) return this.done(r);
-      return this.confirm(r.signature, tx);
+      if (r.kind !== "sent" || !o.confirm) return this.done(r, o.requestId);
+      return this.confirm(r.signature, tx, undefined, o.requestId);
     }
   }
 
   /** Submits signed bytes as they are (a resend keeps its signature): an expired blockhash is reported, not re-signed. */
-  async resend(tx: Transaction): Promise<SubmitResult> {
-    return this.done(await this.submitOnce(tx));
+  async resend(tx: Transaction, requestId?: string): Promise<SubmitResult> {
+    return this.done(await this.submitOnce(tx), requestId);
   }
 
   private async submitOnce(tx: Transaction): Promise<SubmitResult> {
@@ -193,16 +195,16 @@ export class Submitter {
   }
 
   /** Waits for a submitted transaction: confirmed, failed (classified) or timeout. */
-  async confirm(signature: string, tx?: Transaction, timeoutMs = this.opts.confirmTimeoutMs ?? 60_000): Promise<SubmitResult> {
+  async confirm(signature: string, tx?: Transaction, timeoutMs = this.opts.confirmTimeoutMs ?? 60_000, requestId?: string): Promise<SubmitResult> {
     let st: SubmissionStatus;
     try {
       st = await this.gateway.waitFor(signature, timeoutMs);
     } catch (e) {
-      return this.done(classifyError(e, tx));
+      return this.done(classifyError(e, tx), requestId);
     }
-    if (st.state === "confirmed") return this.done({ kind: "confirmed", signature, tx: tx ?? null });
-    if (st.state === "failed") return this.done(classifyStatus(st, tx));
-    return this.done({ kind: "timeout", signature, state: st.state });
+    if (st.state === "confirmed") return this.done({ kind: "confirmed", signature, tx: tx ?? null }, requestId);
+    if (st.state === "failed") return this.done(classifyStatus(st, tx), requestId);
+    return this.done({ kind: "timeout", signature, state: st.state }, requestId);
   }
 
   /** What became of a signature so far: confirmed, pending, unknown, or its failure. */

@@ -1,8 +1,9 @@
 /**
- * The service's structured log: pino, one JSON object a line, and the request scope that ties
- * whatever happens during an HTTP request (a transaction sent, an error) to its request id.
+ * The service's structured log: pino, one JSON object a line. What happens during an HTTP request
+ * (a transaction sent, an unexpected error) is logged with the request's id, handed down by the
+ * caller (`requestId` arguments), never looked up from an async context: on Node an enabled
+ * AsyncLocalStorage hooks every promise of the process (docs/service-guide.md, "Request ids").
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger } from "pino";
@@ -25,21 +26,5 @@ export function createLogger(o: LogOptions = {}): Logger {
   return pino({ level: logLevel(o.level), timestamp: pino.stdTimeFunctions.isoTime, base: { pid: process.pid } }, o.destination);
 }
 
-/** What the HTTP middleware knows about the request being served. */
-export interface RequestScope {
-  requestId: string;
-  log: Logger;
-}
-
-// Async context rather than a parameter: a transaction is sent deep inside the write service,
-// which REST and GraphQL both call, and neither passes an HTTP context down.
-const scope = new AsyncLocalStorage<RequestScope>();
-
-export function inRequest<T>(s: RequestScope, fn: () => T): T {
-  return scope.run(s, fn);
-}
-
-/** The request being served, if any (none in the worker or a script). */
-export function currentRequest(): RequestScope | undefined {
-  return scope.getStore();
-}
+/** How the HTTP layer reports an unexpected error: logged, with the id of the request it happened in when there is one. */
+export type ErrorLog = (e: unknown, requestId?: string) => void;

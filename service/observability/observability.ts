@@ -7,12 +7,14 @@
  *   chain answers and the indexer's lag is at most `maxLagSlots`; a load balancer should stop
  *   sending traffic while it fails, an orchestrator should not restart for it.
  * - `recordTx` (the submitter's `onResult`, via `txResults`) counts every transaction result and
- *   logs it with the signature and the request id of the HTTP request that caused it.
+ *   logs it with the signature and the request id of the HTTP request that caused it (the write
+ *   service hands it to the submitter with each transaction); `unexpectedError` logs what the
+ *   HTTP layer could not answer, with the request id it passes.
  */
 import type { BatchSink } from "../../indexer/sources/types";
 import type { StoreWriter } from "../../indexer/store/writer";
 import { DEFAULT_MAX_LAG_SLOTS, LagMonitor, type ChainWatch, type LagSample } from "./lag";
-import { createLogger, currentRequest, type LogOptions, type Logger } from "./log";
+import { createLogger, type ErrorLog, type LogOptions, type Logger } from "./log";
 import { ServiceMetrics, txFailureLabel, type PassCounts, type TxPath } from "./metrics";
 import { describeFailure, type SubmitResult } from "../chain/submitter";
 
@@ -70,43 +72,42 @@ export class Observability {
     return this.lag?.sample() ?? null;
   }
 
-  /** The logger of the HTTP request being served (with its request id), else the service's. */
-  get current(): Logger {
-    return currentRequest()?.log ?? this.log;
-  }
+  /** An error the HTTP layer answered without detail (REST 503, GraphQL's masked or 503 errors), with its request's id. */
+  readonly unexpectedError: ErrorLog = (e, requestId) => this.log.error({ requestId, err: e }, "unexpected error");
 
   /**
    * A transaction's result, as the submitter (service/chain/submitter.ts) hands it back: counted
-   * and logged with its signature and, inside an HTTP request, the request id. The writes count
-   * a transaction as sent once the chain accepts it; the worker, which waits, once confirmed.
+   * and logged with its signature and the request id of the HTTP request that sent it (none from
+   * the worker). The writes count a transaction as sent once the chain accepts it; the worker,
+   * which waits, once confirmed.
    */
-  recordTx(path: TxPath, r: SubmitResult): void {
+  recordTx(path: TxPath, r: SubmitResult, requestId?: string): void {
     const m = this.metrics;
-    const log = this.current;
+    const log = this.log;
     switch (r.kind) {
       case "sent":
         m.txSent.inc({ path });
-        log.info({ path, signature: r.signature }, "transaction sent");
+        log.info({ requestId, path, signature: r.signature }, "transaction sent");
         return;
       case "confirmed":
         m.txConfirmed.inc({ path });
         if (path === "worker") {
           m.txSent.inc({ path });
-          log.info({ path, signature: r.signature }, "transaction sent");
+          log.info({ requestId, path, signature: r.signature }, "transaction sent");
         }
-        log.debug({ path, signature: r.signature }, "transaction confirmed");
+        log.debug({ requestId, path, signature: r.signature }, "transaction confirmed");
         return;
       default: {
         const reason = txFailureLabel(r);
         m.txFailed.inc({ path, reason });
-        log.warn({ path, reason, signature: "signature" in r ? r.signature : undefined, detail: describeFailure(r) }, "transaction failed");
+        log.warn({ requestId, path, reason, signature: "signature" in r ? r.signature : undefined, detail: describeFailure(r) }, "transaction failed");
       }
     }
   }
 
   /** `recordTx` for one path, in the shape of the submitter's `onResult`. */
-  txResults(path: TxPath): (r: SubmitResult) => void {
-    return (r) => this.recordTx(path, r);
+  txResults(path: TxPath): (r: SubmitResult, requestId?: string) => void {
+    return (r, requestId) => this.recordTx(path, r, requestId);
   }
 
   /** A settlement worker pass is over. */

@@ -16,9 +16,11 @@
  * So a caller with nothing in flight and few recent reads goes first, and one that keeps requests
  * queued waits behind everyone else's first. Beyond `queuePerCaller` waiting for one caller, or
  * `queueTotal` in all, a read is refused at once: ApiError 429 with Retry-After (REST
- * `{error, code}`; GraphQL an error coded TOO_MANY_REQUESTS with HTTP 429). A read inside an
- * admitted one (a resolver's reads during its execution) runs at once, and so does a read outside
- * any caller (the worker, live updates).
+ * `{error, code}`; GraphQL an error coded TOO_MANY_REQUESTS with HTTP 429). A read without a
+ * caller runs at once: the worker's, live updates', a GraphQL resolver's (its execution as a whole
+ * waited for its turn), and the reads a REST request makes while one of its own runs
+ * (ReadService.forCaller). The caller is always passed in, never looked up from an async context
+ * (docs/service-guide.md, "Request ids": an AsyncLocalStorage hooks every promise of the process).
  *
  * Reads are counted, not timed (BENCHMARKS.md, "distinct-query load"). A read's wall time on a
  * loop it shares with every other request, on a machine shared with other work, measures the loop
@@ -35,7 +37,6 @@
  * where this rule is decided when a slot frees (the rates move while reads wait), and the bounds
  * and refusals per caller would be ours either way.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { ApiError } from "../api-error";
 import type { AdmissionLimits } from "./admission-limits";
 
@@ -63,11 +64,6 @@ interface Caller {
   waiting: { seq: number; go: () => void }[];
 }
 
-interface Scope {
-  key: string;
-  admitted: boolean;
-}
-
 export interface AdmissionStats {
   running: number;
   waiting: number;
@@ -79,7 +75,6 @@ export class ReadAdmission {
   private readonly callers = new Map<string, Caller>();
   /** Callers with a read waiting. */
   private readonly queued = new Set<Caller>();
-  private readonly scope = new AsyncLocalStorage<Scope>();
   private running = 0;
   private waiting = 0;
   private seq = 0;
@@ -93,20 +88,13 @@ export class ReadAdmission {
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
-  /** Runs `next` as `key`'s request: the reads it makes through `run` without a key count against `key`. */
-  as<T>(key: string, next: () => T): T {
-    return this.scope.run({ key, admitted: false }, next);
-  }
-
-  /** An expensive read of `key` (default: the caller `as` set): runs when admitted; AdmissionRefused (429) over a bound. */
+  /** An expensive read of caller `key`: runs when admitted; AdmissionRefused (429) over a bound. Without a key, at once. */
   run<T>(read: () => Promise<T>, key?: string): Promise<T> {
-    const scope = this.scope.getStore();
-    const k = key ?? scope?.key;
-    if (this.limits.concurrency <= 0 || k === undefined || scope?.admitted) return read();
-    const c = this.caller(k);
+    if (this.limits.concurrency <= 0 || key === undefined) return read();
+    const c = this.caller(key);
     if (this.running < this.limits.concurrency && this.waiting === 0) {
       this.take(c, this.clock());
-      return this.execute(c, k, read);
+      return this.execute(c, read);
     }
     if (c.waiting.length >= this.limits.queuePerCaller) return this.refuse(`at most ${this.limits.queuePerCaller} reads of one caller wait at once`);
     if (this.waiting >= this.limits.queueTotal) return this.refuse(`the server has ${this.limits.queueTotal} reads waiting`);
@@ -114,7 +102,7 @@ export class ReadAdmission {
       c.waiting.push({ seq: this.seq++, go });
       this.waiting++;
       this.queued.add(c);
-    }).then(() => this.execute(c, k, read));
+    }).then(() => this.execute(c, read));
   }
 
   stats(): AdmissionStats {
@@ -136,9 +124,9 @@ export class ReadAdmission {
     c.at = now;
   }
 
-  private async execute<T>(c: Caller, key: string, read: () => Promise<T>): Promise<T> {
+  private async execute<T>(c: Caller, read: () => Promise<T>): Promise<T> {
     try {
-      return await this.scope.run({ key, admitted: true }, read);
+      return await read();
     } finally {
       c.running--;
       this.running--;

@@ -6,6 +6,11 @@
  * offer-shaping.ts (rows to API objects), fill-reads.ts, pool-reads.ts and share-format.ts.
  * Everything comes from the indexer's store; chain time ("now") comes from the caller (the chain's
  * clock in the local stack and tests, wall time against a cluster).
+ *
+ * `forCaller` gives a REST request a view of the service whose reads wait for the caller's turn
+ * (read admission). A view is made per request with Object.create and shares everything with the
+ * service through its prototype: so the service sets its fields once, in the constructor, and
+ * keeps what changes inside objects (the clock reading), never in a field it reassigns.
  */
 import { walletPicks, type WalletPick } from "./wallet-picks";
 import type { Kysely } from "kysely";
@@ -69,10 +74,11 @@ export interface ReadServiceOptions {
   /** Moves when blockedWallets' answers may have changed (custody's read cache version); without it, never. */
   blockedVersion?: () => number;
   /**
-   * Runs a read the caches cannot answer when the caller's turn comes (service/rate/admission.ts,
-   * the caller set by the HTTP layer); without it, at once. Answers held in the cache never wait.
+   * Runs a read the caches cannot answer when `caller`'s turn comes (service/rate/admission.ts),
+   * for the views `forCaller` makes (the REST requests'); without it, and outside a view, at once.
+   * Answers held in the cache never wait.
    */
-  admit?: <T>(read: () => Promise<T>) => Promise<T>;
+  admit?: <T>(read: () => Promise<T>, caller: string) => Promise<T>;
 }
 
 /** A page as shared between callers: its rows (for viewer blocks), its anonymous offers, its pagination. */
@@ -99,6 +105,8 @@ export class ReadService {
   readonly blockedWallets: (wallets: string[]) => Promise<Set<string>>;
   /** Moves when blockedWallets' answers may have changed (custody's read cache version): per-caller results key on it. */
   readonly blockedVersion: () => number;
+  /** How a read the caches cannot answer runs: at once (null), or in a view, when its caller's turn comes. */
+  private readonly admit: (<T>(load: () => Promise<T>) => Promise<T>) | null = null;
 
   constructor(private readonly o: ReadServiceOptions) {
     this.db = o.db;
@@ -128,7 +136,8 @@ export class ReadService {
     this.unsubscribe?.();
   }
 
-  private clock: { at: number; value: Promise<number> } | null = null;
+  /** The latest chain clock reading, in an object the views share (see the class comment). */
+  private readonly clock: { reading: { at: number; value: Promise<number> } | null } = { reading: null };
 
   /**
    * Chain time, read at most every clockCacheMs (a chain clock read is a round trip to the node).
@@ -137,14 +146,39 @@ export class ReadService {
    * clock a sixteenth of the server's time). A failed read is not kept.
    */
   now(): Promise<number> {
-    if (!this.clock || Date.now() - this.clock.at > (this.o.clockCacheMs ?? 250)) {
+    const c = this.clock;
+    if (!c.reading || Date.now() - c.reading.at > (this.o.clockCacheMs ?? 250)) {
       const value = Promise.resolve(this.o.now()).then(Number);
-      const clock = (this.clock = { at: Date.now(), value });
+      const reading = (c.reading = { at: Date.now(), value });
       value.catch(() => {
-        if (this.clock === clock) this.clock = null;
+        if (c.reading === reading) c.reading = null;
       });
     }
-    return this.clock.value;
+    return c.reading.value;
+  }
+
+  /**
+   * This service as `caller`'s request sees it: the reads the caches cannot answer wait for the
+   * caller's turn (the `admit` option); a read the request makes while one of its own runs does
+   * not wait again (a read inside another, as withViewer's: waiting there could hold every slot
+   * with reads waiting for themselves). Without `admit`, the service itself. Cheap: one object.
+   */
+  forCaller(caller: string): ReadService {
+    const admit = this.o.admit;
+    if (!admit) return this;
+    let running = 0;
+    const own = <T>(load: () => Promise<T>): Promise<T> =>
+      running > 0
+        ? load()
+        : admit(async () => {
+            running++;
+            try {
+              return await load();
+            } finally {
+              running--;
+            }
+          }, caller);
+    return Object.create(this, { admit: { value: own } }) as ReadService;
   }
 
   /**
@@ -153,7 +187,7 @@ export class ReadService {
    */
   async anonymous<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
     const ttl = this.anonymousTtl();
-    if (ttl <= 0) return this.o.admit ? this.o.admit(load) : load();
+    if (ttl <= 0) return this.admit ? this.admit(load) : load();
     // Derived fields (canTake, open contracts) depend on chain time, a second-resolution clock.
     return this.cached(`a:${await this.now()}:${key}`, ttl, load, keep);
   }
@@ -164,7 +198,7 @@ export class ReadService {
    * that is still queued.
    */
   private cached<T>(key: string, ttl: number, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
-    const admit = this.o.admit;
+    const admit = this.admit;
     if (!admit || this.cache.holds(key, ttl)) return this.cache.get(key, ttl, load, keep);
     return admit(() => this.cache.get(key, ttl, load, keep));
   }
@@ -175,7 +209,7 @@ export class ReadService {
    */
   forViewer<T>(wallet: string, key: string, load: () => Promise<T>): Promise<T> {
     const ttl = this.viewerTtl();
-    if (ttl <= 0) return this.o.admit ? this.o.admit(load) : load();
+    if (ttl <= 0) return this.admit ? this.admit(load) : load();
     return this.now().then((now) => this.cached(`v:${wallet}:${now}:${key}`, ttl, load));
   }
 

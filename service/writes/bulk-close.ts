@@ -143,12 +143,13 @@ export class BulkClose {
     });
   }
 
-  async closeAll(p: Principal, body: unknown, reason = "request"): Promise<BulkCloseResponse> {
+  /** `requestId`: the HTTP request it is made in (none from the dead-man switch), logged with its transactions. */
+  async closeAll(p: Principal, body: unknown, reason = "request", requestId?: string): Promise<BulkCloseResponse> {
     const req = parseCloseAll(body);
     const hash = requestHash("close-all", "", { scope: req.scope, contract: req.contract, event: req.event, sport: req.sport });
     const offers = await this.listFor(p.user.id, req.idempotencyKey, hash, reason, () => this.openOffers(p.user.wallet.toBase58(), req));
     const results: BulkCloseItem[] = [];
-    for (const o of offers) results.push(await this.closeOne(p, req.idempotencyKey, o));
+    for (const o of offers) results.push(await this.closeOne(p, req.idempotencyKey, o, requestId));
     const closed = results.filter((r) => r.status === "pending").length;
     return { scope: req.scope, requested: results.length, closed, refused: results.length - closed, transactions: closed, results };
   }
@@ -194,9 +195,9 @@ export class BulkClose {
     return JSON.parse(row.offers_json) as ListedOffer[];
   }
 
-  private async closeOne(p: Principal, bulkKey: string, o: ListedOffer): Promise<BulkCloseItem> {
+  private async closeOne(p: Principal, bulkKey: string, o: ListedOffer, requestId: string | undefined): Promise<BulkCloseItem> {
     try {
-      const r = await this.writes.close(p, o.address, { expectedRevision: o.revision, idempotencyKey: offerKey(bulkKey, o.address) });
+      const r = await this.writes.close(p, o.address, { expectedRevision: o.revision, idempotencyKey: offerKey(bulkKey, o.address) }, requestId);
       return {
         offerAddress: o.address,
         contract: o.contract,

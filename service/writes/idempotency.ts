@@ -90,14 +90,21 @@ export class Idempotency {
     return Number(r.numDeletedRows);
   }
 
-  async run<R extends { signature: string }>(userId: string, key: string, op: string, hash: string, exec: (record: Recorder) => Promise<R>): Promise<R> {
+  async run<R extends { signature: string }>(
+    userId: string,
+    key: string,
+    op: string,
+    hash: string,
+    exec: (record: Recorder) => Promise<R>,
+    requestId?: string,
+  ): Promise<R> {
     const mk = `${userId}\u0000${key}`;
     const cur = this.inflight.get(mk);
     if (cur) {
       if (cur.hash !== hash) throw new ApiError(400, "idempotencyKey was already used with a different request");
       return cur.promise as Promise<R>;
     }
-    const promise = this.runOnce(userId, key, op, hash, exec);
+    const promise = this.runOnce(userId, key, op, hash, exec, requestId);
     this.inflight.set(mk, { hash, promise });
     try {
       return await promise;
@@ -116,6 +123,7 @@ export class Idempotency {
     op: string,
     hash: string,
     exec: (record: Recorder) => Promise<R>,
+    requestId: string | undefined,
   ): Promise<R> {
     let row = await this.where(userId, key).executeTakeFirst();
     const now = nowSec();
@@ -148,7 +156,7 @@ export class Idempotency {
     }
     if (row) {
       const left = this.ensureSame(row, hash, now);
-      if (left === null) return this.replay(row) as Promise<R>;
+      if (left === null) return this.replay(row, requestId) as Promise<R>;
       if (left > 0) throw inProgress(left);
       owner = randomUUID();
       const took = await this.db
@@ -174,7 +182,7 @@ export class Idempotency {
     const record = async (r: StoredResult | "sent") => {
       if (r === "sent") {
         reachFailPoint(this.failPoint, "write-after-send");
-        this.track(lastSig, userId, key);
+        this.track(lastSig, userId, key, requestId);
         return;
       }
       reachFailPoint(this.failPoint, "write-before-record");
@@ -198,7 +206,7 @@ export class Idempotency {
     try {
       return await exec(record);
     } catch (e) {
-      if (e instanceof Fenced) return this.answerStale(userId, key, hash) as Promise<R>;
+      if (e instanceof Fenced) return this.answerStale(userId, key, hash, requestId) as Promise<R>;
       // Nothing landed when the checks or the preflight refused it (a 4xx); a 503 after the
       // transaction was recorded may have landed: keep the row so a replay resends or returns it.
       const keep = recorded && !(e instanceof ApiError && e.status !== 503);
@@ -212,7 +220,7 @@ export class Idempotency {
         .executeTakeFirst();
       // Not ours any more: the refusal was seen against state the successor moved; its answer stands.
       if (Number(released.numDeletedRows) !== 1 && (await this.where(userId, key).executeTakeFirst())) {
-        return this.answerStale(userId, key, hash) as Promise<R>;
+        return this.answerStale(userId, key, hash, requestId) as Promise<R>;
       }
       throw e;
     }
@@ -233,15 +241,15 @@ export class Idempotency {
    * retry with the key would get it (the successor's result, or 409 while it still runs), never
    * its own stale outcome. Gone (the successor was refused and released the key): 409, retry.
    */
-  private async answerStale(userId: string, key: string, hash: string): Promise<{ signature: string }> {
+  private async answerStale(userId: string, key: string, hash: string, requestId: string | undefined): Promise<{ signature: string }> {
     const row = await this.where(userId, key).executeTakeFirst();
     if (!row) throw inProgress(1);
     const left = this.ensureSame(row, hash, nowSec());
-    if (left === null) return this.replay(row);
+    if (left === null) return this.replay(row, requestId);
     throw inProgress(Math.max(1, left));
   }
 
-  private async replay(row: IdempotencyTable): Promise<{ signature: string }> {
+  private async replay(row: IdempotencyTable, requestId: string | undefined): Promise<{ signature: string }> {
     if (row.state === "failed") throw new ApiError((row.status_code ?? 409) as 409, row.error ?? "the transaction failed");
     const response = JSON.parse(row.response_json ?? "{}") as { signature: string };
     if (row.state === "confirmed") return response;
@@ -253,7 +261,7 @@ export class Idempotency {
       case "pending":
         return response;
       case "unknown":
-        return this.resend(row, response);
+        return this.resend(row, response, requestId);
       case "rpc":
         throw new ApiError(503, CHAIN_UNREACHABLE);
       default: {
@@ -275,12 +283,12 @@ export class Idempotency {
   }
 
   /** The recorded transaction never landed: send it again (re-signed if its blockhash expired). */
-  private async resend(row: IdempotencyTable, response: { signature: string }): Promise<{ signature: string }> {
+  private async resend(row: IdempotencyTable, response: { signature: string }, requestId: string | undefined): Promise<{ signature: string }> {
     const old = Transaction.from(Buffer.from(row.tx_base64!, "base64"));
     if (await this.submitter.gateway.isBlockhashValid(old.recentBlockhash!)) {
-      const r = await this.submitter.resend(old);
+      const r = await this.submitter.resend(old, requestId);
       if (r.kind === "sent") {
-        this.track(row.signature!, row.user_id, row.idem_key);
+        this.track(row.signature!, row.user_id, row.idem_key, requestId);
         return response;
       }
       if (isSubmitFailure(r) && r.kind !== "blockhash_expired") throw this.failureError(r);
@@ -290,6 +298,7 @@ export class Idempotency {
     let next = response;
     const r = await this.submitter.send(old.instructions, signers, {
       feePayer: old.feePayer,
+      requestId,
       beforeSubmit: async (tx, signature) => {
         next = resigned(response, row.signature!, signature);
         await this.db
@@ -306,15 +315,15 @@ export class Idempotency {
       },
     });
     if (isSubmitFailure(r)) throw this.failureError(r);
-    this.track(next.signature, row.user_id, row.idem_key);
+    this.track(next.signature, row.user_id, row.idem_key, requestId);
     return next;
   }
 
-  /** Follows a signature in the background and records confirmed / failed. */
-  track(signature: string, userId: string, key: string): void {
+  /** Follows a signature in the background and records confirmed / failed (its result logged with the request id that sent it). */
+  track(signature: string, userId: string, key: string, requestId?: string): void {
     void (async () => {
       try {
-        const r = await this.submitter.confirm(signature, undefined, 90_000);
+        const r = await this.submitter.confirm(signature, undefined, 90_000, requestId);
         if (r.kind === "timeout" || r.kind === "rpc" || r.kind === "sent") return;
         const e = r.kind === "confirmed" ? undefined : failedOnChain(r);
         await this.db

@@ -70,7 +70,7 @@ function partOf(plan: Plan, fills: PlannedFill[], amount: bigint): Plan {
   return { fills, filled, matched: fills.reduce((s, f) => s + f.matched, 0n), unfilled: amount - filled, error: null };
 }
 
-export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequestBody, record: Recorder): Promise<TakeBestResponse> {
+export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequestBody, record: Recorder, requestId?: string): Promise<TakeBestResponse> {
   const contract = req.contract.toBase58();
   const wallet = p.user.wallet.toBase58();
   const addresses = (await ws.deps.bookOffers?.(contract, req.side)) ?? [];
@@ -164,6 +164,7 @@ export async function takeBest(ws: WriteService, p: Principal, req: TakeBestRequ
       const base = { status: "pending" as const, mode: req.mode, plan: quoteOf({ ...req, contract }, partOf(plan, [...done, ...part.fills], req.amount)) };
       const r = await ws.submitter.send([ix], [ws.payer, user], {
         feePayer: ws.payer.publicKey,
+        requestId,
         beforeSubmit: async (tx, signature) => {
           const response: TakeBestResponse = { ...base, signature, signatures: [...sent, signature] };
           pending = { signature, txBase64: tx.serialize({ verifySignatures: false }).toString("base64"), response, offerAddress: null };

@@ -172,7 +172,8 @@ export class WriteService {
     return h.readBigUInt64LE(0);
   }
 
-  async create(p: Principal, body: unknown): Promise<CreateResponse> {
+  /** `requestId` (here and in take, takeBest and close): the HTTP request it is made in, logged with its transactions. */
+  async create(p: Principal, body: unknown, requestId?: string): Promise<CreateResponse> {
     const req = parseCreate(body);
     const hash = requestHash("create", "", {
       ...req,
@@ -184,13 +185,20 @@ export class WriteService {
       expiresAt: req.expiresAt === 0n ? undefined : String(req.expiresAt),
       idempotencyKey: undefined,
     });
-    return (await this.idem.run(p.user.id, req.idempotencyKey, "create", hash, async (record) => {
-      if (p.user.blocked) throw refusalError("CallerBlocked");
-      return this.doCreate(p, req, record);
-    })) as CreateResponse;
+    return (await this.idem.run(
+      p.user.id,
+      req.idempotencyKey,
+      "create",
+      hash,
+      async (record) => {
+        if (p.user.blocked) throw refusalError("CallerBlocked");
+        return this.doCreate(p, req, record, requestId);
+      },
+      requestId,
+    )) as CreateResponse;
   }
 
-  private async doCreate(p: Principal, req: CreateRequest, record: Recorder): Promise<CreateResponse> {
+  private async doCreate(p: Principal, req: CreateRequest, record: Recorder, requestId: string | undefined): Promise<CreateResponse> {
     const nonce = this.nonceFor(p.user.id, req.idempotencyKey);
     const [offer] = this.client.pda.offer(req.contract, p.user.wallet, nonce);
     const { cfg, contract, token, existing, now } = await this.read(async () => {
@@ -246,7 +254,7 @@ export class WriteService {
       expectedFeeBps: req.expectedFeeBps,
       expiresAt: req.expiresAt,
     });
-    return this.submitForUser(p, user, ix, () => this.guard.admitCreate(p.user), { offerAddress: offer.toBase58() }, record);
+    return this.submitForUser(p, user, ix, () => this.guard.admitCreate(p.user), { offerAddress: offer.toBase58() }, record, requestId);
   }
 
   /**
@@ -254,10 +262,18 @@ export class WriteService {
    * is signed by the payer and the user's custodial key, recorded and submitted; the client gets
    * `fields` back as a pending write with its signature.
    */
-  private submitForUser<F extends object>(p: Principal, user: Keypair, ix: TransactionInstruction, admit: () => Promise<void>, fields: F, record: Recorder) {
+  private submitForUser<F extends object>(
+    p: Principal,
+    user: Keypair,
+    ix: TransactionInstruction,
+    admit: () => Promise<void>,
+    fields: F,
+    record: Recorder,
+    requestId: string | undefined,
+  ) {
     return this.guard.serial(p.user.id, async () => {
       await admit();
-      return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, ...fields }, record);
+      return this.submitRecorded([ix], [this.payer, user], { signature: "", status: "pending" as const, ...fields }, record, requestId);
     });
   }
 
@@ -265,10 +281,17 @@ export class WriteService {
    * Signs, records the signed transaction before each submission (a crash after sending leaves a
    * resendable row), then submits; the submitter re-signs when the blockhash was not found.
    */
-  private async submitRecorded<T extends { signature: string }>(ixs: TransactionInstruction[], signers: Keypair[], response: T, record: Recorder): Promise<T> {
+  private async submitRecorded<T extends { signature: string }>(
+    ixs: TransactionInstruction[],
+    signers: Keypair[],
+    response: T,
+    record: Recorder,
+    requestId: string | undefined,
+  ): Promise<T> {
     let out = response;
     const r = await this.submitter.send(ixs, signers, {
       feePayer: this.payer.publicKey,
+      requestId,
       beforeSubmit: async (tx, signature) => {
         out = { ...response, signature };
         await record({
@@ -286,14 +309,21 @@ export class WriteService {
 
   // ---- take --------------------------------------------------------------------------------
 
-  async take(p: Principal, offerAddress: string, body: unknown): Promise<TakeResponse> {
+  async take(p: Principal, offerAddress: string, body: unknown, requestId?: string): Promise<TakeResponse> {
     const req = parseTake(offerAddress, body);
     const hash = requestHash("take", req.offer.toBase58(), { amount: String(req.amount), expectedRevision: String(req.expectedRevision) });
-    return (await this.idem.run(p.user.id, req.idempotencyKey, "take", hash, async (record) => {
-      // Compliance before any chain read (takeRefusal states it again for the viewer).
-      if (p.user.blocked) throw refusalError("CallerBlocked");
-      return this.doTake(p, req, record);
-    })) as TakeResponse;
+    return (await this.idem.run(
+      p.user.id,
+      req.idempotencyKey,
+      "take",
+      hash,
+      async (record) => {
+        // Compliance before any chain read (takeRefusal states it again for the viewer).
+        if (p.user.blocked) throw refusalError("CallerBlocked");
+        return this.doTake(p, req, record, requestId);
+      },
+      requestId,
+    )) as TakeResponse;
   }
 
   private async loadOffer(address: PublicKey, op: "take" | "close"): Promise<OfferAccount> {
@@ -304,7 +334,7 @@ export class WriteService {
     throw new ApiError(404, "unknown offer address");
   }
 
-  private async doTake(p: Principal, req: TakeRequest, record: Recorder): Promise<TakeResponse> {
+  private async doTake(p: Principal, req: TakeRequest, record: Recorder, requestId: string | undefined): Promise<TakeResponse> {
     const o = await this.loadOffer(req.offer, "take");
     const creator = await this.deps.custody.userByWallet(o.creator.toBase58());
     const [position] = this.client.pda.position(req.offer, p.user.wallet);
@@ -351,13 +381,13 @@ export class WriteService {
       creatorMatchedMicros: String(matched),
       expectedRevision: String(req.expectedRevision),
     };
-    return this.submitForUser(p, user, ix, () => this.guard.admitTake(p.user, pd === null), fields, record);
+    return this.submitForUser(p, user, ix, () => this.guard.admitTake(p.user, pd === null), fields, record, requestId);
   }
 
   // ---- take-best ---------------------------------------------------------------------------
 
   /** POST /contracts/{contractAddress}/take-best: ./take-best.ts. */
-  async takeBest(p: Principal, contractAddress: string, body: unknown): Promise<TakeBestResponse> {
+  async takeBest(p: Principal, contractAddress: string, body: unknown, requestId?: string): Promise<TakeBestResponse> {
     const req = parseTakeBest(contractAddress, body);
     const hash = requestHash("take-best", req.contract.toBase58(), {
       side: req.side,
@@ -365,21 +395,28 @@ export class WriteService {
       worstOdds: `${req.worstOdds.numerator}/${req.worstOdds.denominator}`,
       mode: req.mode,
     });
-    return (await this.idem.run(p.user.id, req.idempotencyKey, TAKE_BEST_OPERATION, hash, async (record) => {
-      if (p.user.blocked) throw refusalError("CallerBlocked");
-      return takeBest(this, p, req, record);
-    })) as TakeBestResponse;
+    return (await this.idem.run(
+      p.user.id,
+      req.idempotencyKey,
+      TAKE_BEST_OPERATION,
+      hash,
+      async (record) => {
+        if (p.user.blocked) throw refusalError("CallerBlocked");
+        return takeBest(this, p, req, record, requestId);
+      },
+      requestId,
+    )) as TakeBestResponse;
   }
 
   // ---- close -------------------------------------------------------------------------------
 
-  async close(p: Principal, offerAddress: string, body: unknown): Promise<CloseResponse> {
+  async close(p: Principal, offerAddress: string, body: unknown, requestId?: string): Promise<CloseResponse> {
     const req = parseClose(offerAddress, body);
     const hash = requestHash("close", req.offer.toBase58(), { expectedRevision: String(req.expectedRevision) });
-    return (await this.idem.run(p.user.id, req.idempotencyKey, "close", hash, (record) => this.doClose(p, req, record))) as CloseResponse;
+    return (await this.idem.run(p.user.id, req.idempotencyKey, "close", hash, (record) => this.doClose(p, req, record, requestId), requestId)) as CloseResponse;
   }
 
-  private async doClose(p: Principal, req: CloseRequest, record: Recorder): Promise<CloseResponse> {
+  private async doClose(p: Principal, req: CloseRequest, record: Recorder, requestId: string | undefined): Promise<CloseResponse> {
     const o = await this.loadOffer(req.offer, "close");
     const { contract, now } = await this.read(async () => ({ contract: await this.deps.gateway.getAccount(o.contract), now: await this.deps.gateway.now() }));
     const kd = this.owned(contract, "contract");
@@ -397,7 +434,7 @@ export class WriteService {
       expectedRevision: req.expectedRevision,
     });
     const fields = { offerAddress: req.offer.toBase58(), refundMicros: String(unmatchedStake(o)), expectedRevision: String(req.expectedRevision) };
-    return this.submitForUser(p, user, ix, () => this.guard.admitClose(p.user), fields, record);
+    return this.submitForUser(p, user, ix, () => this.guard.admitClose(p.user), fields, record, requestId);
   }
 }
 

@@ -9,7 +9,7 @@ import { request } from "node:http";
 import { startLocalStack, type LocalStack } from "../../stack/local-stack";
 import { serviceApp } from "../../stack/app";
 import type { ReadAdmission } from "../../service/rate/admission";
-import { OFFERS_BASE } from "../support/stack";
+import { makeUser, OFFERS_BASE } from "../support/stack";
 
 interface Answer {
   status: number;
@@ -17,11 +17,12 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-/** One request from `localAddress` (a caller of its own: callerKey keys on the address group). */
-function send(url: string, localAddress: string, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> {
+/** One request from `localAddress` (a caller of its own: callerKey keys on the address group), signed in with `token` if given. */
+function send(url: string, localAddress: string, method: "GET" | "POST", path: string, body?: unknown, token?: string): Promise<Answer> {
   const u = new URL(url);
+  const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path, method, localAddress, headers: { "content-type": "application/json" } }, (res) => {
+    const req = request({ host: u.hostname, port: u.port, path, method, localAddress, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (text += c));
@@ -108,6 +109,23 @@ describe("read admission, one read at a time", () => {
     await waiting(4);
     await release();
     for (const a of await Promise.all([...queued, other])) expect(a.status).toBe(200);
+    expect(admission.stats()).toMatchObject({ running: 0, waiting: 0 });
+  });
+
+  it("waits once for a REST request's read: the reads it makes inside that one (a signed-in page's viewer blocks) run at once", async () => {
+    const { token } = await makeUser(s);
+    const caller = "127.0.0.7";
+    const release = holdSlot();
+    // A page no one asked for yet: its shared read, then the caller's viewer blocks, each wait for
+    // a turn; the positions read inside the viewer blocks' must not wait behind the read it is in.
+    const answer = send(s.url, caller, "GET", `${OFFERS_BASE}/?view=browse&pageSize=11`, undefined, token);
+    await waiting(1);
+    await release();
+    // A read waiting behind the one it runs inside would never be answered: fail rather than hang.
+    const stuck = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the request's inner read waited for its own turn")), 10_000).unref());
+    const a = await Promise.race([answer, stuck]);
+    expect(a.status).toBe(200);
+    expect(a.body.offers).toEqual([]);
     expect(admission.stats()).toMatchObject({ running: 0, waiting: 0 });
   });
 

@@ -1,7 +1,8 @@
 /**
  * Observability of the local stack over real HTTP: request ids (echoed and in the access log,
  * read from a pino destination stream the test passes in), request metrics by route pattern and
- * status, transactions counted and logged with the request id and signature, worker and indexer
+ * status, transactions counted and logged with the request id (REST and GraphQL) and signature, an unexpected error
+ * logged with the request id, worker and indexer
  * metrics, the lag gauge, and readiness (200 healthy; 503 with Retry-After and the failing
  * check when the indexer falls behind or the store is gone, SQLite closed or PostgreSQL schema
  * dropped) while /healthz stays live.
@@ -165,6 +166,23 @@ describe("observability of the local stack (SQLite)", () => {
     expect(sample(m, "offers_indexer_rows_total", { kind: "events" })).toBeGreaterThanOrEqual(1);
   });
 
+  it("logs a GraphQL mutation's transaction with the request id of the request that made it", async () => {
+    const bob = await makeUser(s);
+    const k = await contract(s, 600n);
+    const r = await fetch(`${s.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${bob.token}`, "x-request-id": "obs-write-gql-1" },
+      body: JSON.stringify({
+        query: "mutation($input: CreateOfferInput!) { createOffer(input: $input) { signature } }",
+        variables: { input: createBody(k, { idempotencyKey: "obs-create-gql-1" }) },
+      }),
+    });
+    const body = (await r.json()) as { data?: { createOffer: { signature: string } }; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    const signature = body.data!.createOffer.signature;
+    expect(log.lines.find((l) => l.msg === "transaction sent" && l.signature === signature)).toMatchObject({ requestId: "obs-write-gql-1", path: "writes" });
+  });
+
   it("is ready while the indexer keeps up; lag above the threshold answers 503 naming the indexer", async () => {
     const ok = await readyz(s);
     expect(ok.status).toBe(200);
@@ -197,6 +215,11 @@ describe("observability of the local stack (SQLite)", () => {
     const live = await fetch(`${s.url}/healthz`);
     expect(live.status).toBe(200);
     expect(await live.json()).toEqual({ ok: true, indexedSlot: null });
+    // A read the store cannot answer: 503 without detail, the error logged once with the request id.
+    const failed = await fetch(`${s.url}${OFFERS_BASE}/${"1".repeat(32)}/fills`, { headers: { "x-request-id": "obs-error-1" } });
+    expect(failed.status).toBe(503);
+    const errors = log.lines.filter((l) => l.msg === "unexpected error" && l.requestId === "obs-error-1");
+    expect(errors).toEqual([expect.objectContaining({ level: 50, err: expect.objectContaining({ message: expect.stringMatching(/destroyed/) }) })]);
   });
 });
 
