@@ -53,8 +53,14 @@ export type ContractRow = { address: string } & Pick<ContractsTable, ContractCol
 /** The joined contract columns beside an offer's own (see offersWithContract). */
 export type JoinedContract = { [K in ContractColumn | CatalogColumn as `k_${K}`]: ContractRow[K] };
 
-/** An offer row with its contract: what the offer queries return and shaping reads. */
-export type OfferRow = OfferFields & JoinedContract;
+/** The creator's profile beside an offer's columns (null: the creator set none). */
+export interface JoinedProfile {
+  p_display_name: string | null;
+  p_profile_image_url: string | null;
+}
+
+/** An offer row with its contract and its creator's profile: what the offer queries return and shaping reads. */
+export type OfferRow = OfferFields & JoinedContract & JoinedProfile;
 
 /** Contracts with their catalog row, not deleted. */
 export function contractsWithCatalog(db: Kysely<Database>) {
@@ -66,16 +72,23 @@ export function contractsWithCatalog(db: Kysely<Database>) {
     .$castTo<ContractRow>();
 }
 
-/** Offers with their contract and catalog columns (prefixed k_), in the same query. */
+/**
+ * Offers with their contract and catalog columns (prefixed k_) and their creator's profile
+ * (prefixed p_), in the same query: a separate query for a page's profiles was one more statement
+ * on every read, a sixth of one offer's SQL time (BENCHMARKS.md, issue 21).
+ */
 export function offersWithContract(db: Kysely<Database>) {
   return db
     .selectFrom("offers")
     .innerJoin("contracts", "contracts.address", "offers.contract")
     .innerJoin("contract_catalog", "contract_catalog.contract", "offers.contract")
+    .leftJoin("profiles", "profiles.wallet", "offers.creator")
     .select([
       ...OFFER_COLUMNS.map((c) => `offers.${c}` as const),
       ...CONTRACT_COLUMNS.map((c) => `contracts.${c} as k_${c}` as const),
       ...CATALOG_COLUMNS.map((c) => `contract_catalog.${c} as k_${c}` as const),
+      "profiles.display_name as p_display_name",
+      "profiles.profile_image_url as p_profile_image_url",
     ])
     .$castTo<OfferRow>();
 }

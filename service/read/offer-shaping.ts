@@ -1,8 +1,8 @@
 /**
  * Offer rows (with their contract, see contracts.ts) to the API's Offer objects: the derived
- * chain fields, the contract, the creator's profile, the side labels and the viewer block. The
- * profiles of a page, the caller's positions on it and the compliance flags are loaded in one
- * query each (no N+1).
+ * chain fields, the contract, the creator's profile (joined in the offer rows), the side labels
+ * and the viewer block. The caller's positions on a page and the compliance flags are loaded in
+ * one query each (no N+1).
  */
 import type { Kysely } from "kysely";
 import { deriveOffer, sideLabels, type ConfigTable, type Database, type PositionsTable } from "../../indexer";
@@ -82,18 +82,11 @@ export class OfferShaper {
    */
   async shape(rows: OfferRow[], viewerWallet: string | null, o: { publicRead?: boolean } = {}): Promise<Offer[]> {
     if (rows.length === 0) return [];
-    const config = await this.d.configRow();
+    const [config, viewers] = await Promise.all([this.d.configRow(), this.viewers(rows, viewerWallet, undefined, o)]);
     const contracts = new Map<string, Contract>();
     for (const r of rows) if (!contracts.has(r.contract)) contracts.set(r.contract, toContract(contractOfRow(r)));
-    const creators = [...new Set(rows.map((r) => r.creator))];
-    const [profiles, viewers] = await Promise.all([
-      this.d.compiled.rows(`profiles:${creators.length}`, creators, () => this.d.db.selectFrom("profiles").selectAll().where("wallet", "in", creators)),
-      this.viewers(rows, viewerWallet, undefined, o),
-    ]);
-    const profileOf = new Map(profiles.map((p) => [p.wallet, p]));
     return rows.map((r, i) => {
-      const prof = profileOf.get(r.creator);
-      const creator = { displayName: prof?.display_name ?? shortWallet(r.creator), profileImageUrl: prof?.profile_image_url ?? "" };
+      const creator = { displayName: r.p_display_name ?? shortWallet(r.creator), profileImageUrl: r.p_profile_image_url ?? "" };
       return offerOf(r, config, contracts.get(r.contract)!, creator, viewers[i]);
     });
   }

@@ -74,6 +74,8 @@ function cases(seed: number) {
     k_side_a_label: pick(["Home", null]),
     k_side_b_label: pick(["Away", null]),
     k_visuals_json: pick([null, "[]"]),
+    p_display_name: pick([null, "Bob"]),
+    p_profile_image_url: pick([null, ""]),
   } as OfferRow;
   const config = r() < 0.2 ? null : ({ warning_ratio_numerator: String(1 + int(20)), warning_ratio_denominator: String(1 + int(20)) } as ConfigTable);
   return { row, config };
