@@ -252,7 +252,7 @@ const embedRoute = createRoute({
  * GET /api/embed/v1/polls/:identifier. Unknown, private, deleted, flagged and malformed
  * identifiers are the same 404; no CORS allowance is ever sent (server-to-server endpoint).
  */
-export function embedRoutes(read: ReadService, opts: { log?: ErrorLog } = {}): OpenAPIHono {
+export function embedRoutes(reads: RequestReads, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false });
   // The same aggregate object is served until it changes: serialise it once.
   const json = jsonOnce(new WeakMap());
@@ -263,7 +263,7 @@ export function embedRoutes(read: ReadService, opts: { log?: ErrorLog } = {}): O
   };
   app.openapi(embedRoute, (async (c: Context) => {
     try {
-      const data = await read.poolAggregate(c.req.param("identifier") ?? "");
+      const data = await reads(c).poolAggregate(c.req.param("identifier") ?? "");
       if (!data) return notFound(c);
       c.header("Cache-Control", EMBED_CACHE_CONTROL);
       let body = bodies.get(data);

@@ -60,7 +60,7 @@ function routes(d: RestDeps, writes: WriteService | null, portfolio = false): Op
   app.route(OFFERS_BASE, bookRoutes(reads, d.custody, { log: d.log }));
   app.route(OFFERS_BASE, historyRoutes(reads, { log: d.log }));
   app.route(OFFERS_BASE, quoteRoutes(reads, d.custody, { log: d.log }));
-  app.route(EMBED_BASE, embedRoutes(d.read, { log: d.log }));
+  app.route(EMBED_BASE, embedRoutes(reads, { log: d.log }));
   if (portfolio) app.route("/", portfolioApp(d, writes));
   return app;
 }
