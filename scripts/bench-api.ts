@@ -15,14 +15,12 @@
  *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--rounds 1] [--only browse,offer,mine,gql,embed] [--modes on,shared,off] [--profile dir]
  */
 import { Command } from "commander";
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
@@ -31,6 +29,7 @@ import { writerChanges } from "../service/read/read-cache";
 import { seedPools } from "./seed-pools";
 import { choicesOption, durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+import { load as loadRun, type LoadResult } from "./autocannon";
 
 const CASES = ["browse", "offer", "mine", "gql", "embed"] as const;
 const MODES = ["on", "shared", "off"] as const;
@@ -57,36 +56,13 @@ const o = strictExit(new Command().name("bench-api"))
     profile?: string;
   }>();
 const modes = new Set(o.modes);
-const run = promisify(execFile);
 const UNIT = 1_000_000n;
 
-interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-  /** This process's CPU time (user + system) per answered request, in microseconds. */
-  cpuUs: number;
-}
+type Result = Pick<LoadResult, "rps" | "p50" | "p99" | "cpuUs">;
 
-async function load(url: string, opts: { post?: string; token?: string } = {}): Promise<Result> {
-  const args = ["-j", "-c", String(o.connections), "-d", String(o.duration)];
-  if (opts.token) args.push("-H", `authorization=Bearer ${opts.token}`);
-  if (opts.post) args.push("-m", "POST", "-H", "content-type=application/json", "-b", opts.post);
-  args.push(url);
-  // The server's CPU per request is measured too: autocannon runs in its own process, so this
-  // process's CPU time is the server's (app or bare handler), and unlike req/s it hardly moves
-  // with what else the machine runs.
-  const cpu = process.cpuUsage();
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), args, { maxBuffer: 1 << 24 });
-  const used = process.cpuUsage(cpu);
-  const j = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  const cpuUs = (used.user + used.system) / Math.max(1, j.requests.total);
-  const r = { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, errors: j.errors, non2xx: j.non2xx, cpuUs };
-  if (r.errors || r.non2xx) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`);
-  return r;
-}
+/** One run against the app or the bare handler, with this run's connections and duration. */
+const load = (url: string, opts: { post?: string; token?: string } = {}): Promise<Result> =>
+  loadRun(url, { connections: o.connections, duration: o.duration, ...opts });
 
 /** `run` under the V8 profiler, written to `<dir>/<name>.cpuprofile` (open in Chrome's DevTools or speedscope). */
 async function profiled<T>(dir: string | undefined, name: string, run: () => Promise<T>): Promise<T> {
@@ -381,8 +357,6 @@ async function main() {
         rps: (before.rps + after.rps) / 2,
         p50: Math.max(before.p50, after.p50),
         p99: Math.max(before.p99, after.p99),
-        errors: 0,
-        non2xx: 0,
         cpuUs: (before.cpuUs + after.cpuUs) / 2,
       };
     };

@@ -22,6 +22,7 @@ import { ReadService } from "../service/read/read-service";
 import { scaleRows } from "./bench-read-scale";
 import { durationOption, enginesOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+import { load as loadRun } from "./autocannon";
 
 process.env.LOG_LEVEL ??= "silent";
 
@@ -35,25 +36,10 @@ const o = strictExit(new Command().name("bench-book"))
 const run = promisify(execFile);
 const NOW = 1_900_000_000;
 
-/**
- * autocannon's figures, and this process's CPU time per request meanwhile (the server and the bare
- * handler run here, autocannon in its own process): under load from other work, wall-clock figures
- * scatter, CPU per request much less.
- */
+/** One run (./autocannon.ts), the server's CPU per request in ms. */
 async function load(url: string, connections = o.connections): Promise<{ rps: number; p50: number; p99: number; cpuMs: number }> {
-  const cpu0 = process.cpuUsage();
-  const { stdout } = await run(
-    join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"),
-    ["-j", "-c", String(connections), "-d", String(o.duration), url],
-    {
-      maxBuffer: 1 << 24,
-    },
-  );
-  const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
-  const cpu = process.cpuUsage(cpu0);
-  const total = (j as unknown as { requests: { total: number } }).requests.total;
-  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, cpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, total) };
+  const r = await loadRun(url, { connections, duration: o.duration });
+  return { rps: r.rps, p50: r.p50, p99: r.p99, cpuMs: r.cpuUs / 1000 };
 }
 
 /** One contract, 1,000 Open offers: 5 per level, 100 ratios on each side. */

@@ -24,6 +24,7 @@ import { ReadService } from "../service/read/read-service";
 import { scaleRows } from "./bench-read-scale";
 import { durationOption, enginesOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+import { load as loadRun } from "./autocannon";
 
 process.env.LOG_LEVEL ??= "silent";
 
@@ -41,14 +42,8 @@ const T0 = 1_800_000_000 - (1_800_000_000 % 86_400);
 const NOW = T0 + FILLS * 60 + 30;
 const UNIT = 1_000_000n;
 
-async function load(url: string): Promise<{ rps: number; p50: number; p99: number }> {
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), ["-j", "-c", "1", "-d", String(o.duration), url], {
-    maxBuffer: 1 << 24,
-  });
-  const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
-  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99 };
-}
+/** One run of one connection (./autocannon.ts). */
+const load = (url: string) => loadRun(url, { connections: 1, duration: o.duration });
 
 /** One contract, 1,000 Open offers (50 ratios a side), FILLS fills of one unit, one a minute. */
 function historyRows() {

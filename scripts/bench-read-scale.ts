@@ -11,12 +11,10 @@
  *   npx tsx scripts/bench-read-scale.ts [--offers 100000] [--duration 10] [--connections 10] [--engines sqlite,postgres]
  */
 import { Command } from "commander";
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { PublicKey } from "@solana/web3.js";
 import { sql, type Kysely } from "kysely";
 import { dropPostgresSchema, openStore, type Store } from "../indexer/store/db";
@@ -28,6 +26,7 @@ process.env.LOG_LEVEL ??= "silent";
 
 import { durationOption, enginesOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+import { load as loadRun } from "./autocannon";
 const options = () =>
   strictExit(new Command().name("bench-read-scale"))
     .addOption(sizeOption("--offers <n>", "offers to seed", 100_000))
@@ -38,7 +37,6 @@ const options = () =>
     .parse()
     .opts<{ offers: number; duration: number; connections: number; engines: ("sqlite" | "postgres")[]; pg: string }>();
 let o!: ReturnType<typeof options>;
-const run = promisify(execFile);
 
 const TEAMS = ["Lions", "Tigers", "Eagles", "Sharks", "Wolves", "Bears", "Falcons", "Rovers", "United", "City", "Athletic", "Rangers", "Comets", "Giants"];
 const COMPETITIONS = ["Premier League", "Champions Cup", "National Series", "World Open", "Super League", "Grand Prix"];
@@ -166,24 +164,8 @@ export async function seedScaleStore(store: Store, offerCount: number): Promise<
   await (store.engine === "postgres" ? sql`vacuum analyze` : sql`analyze`).execute(store.db);
 }
 
-interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-async function load(url: string): Promise<Result> {
-  const { stdout } = await run(
-    join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"),
-    ["-j", "-c", String(o.connections), "-d", String(o.duration), url],
-    {
-      maxBuffer: 1 << 24,
-    },
-  );
-  const j = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  if (j.errors || j.non2xx) throw new Error(`${url}: ${j.errors} errors, ${j.non2xx} non-2xx`);
-  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99 };
-}
+/** One run (./autocannon.ts). */
+const load = (url: string) => loadRun(url, { connections: o.connections, duration: o.duration });
 
 async function timed(url: string): Promise<number> {
   const t = performance.now();

@@ -11,17 +11,15 @@
  *   npx tsx scripts/bench-request-cost.ts [--duration 4] [--connections 10]
  */
 import { Command } from "commander";
-import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import { loadavg } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
 import { writerChanges } from "../service/read/read-cache";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+import { load } from "./autocannon";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
@@ -31,19 +29,7 @@ const o = strictExit(new Command().name("bench-request-cost"))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .parse()
   .opts<{ duration: number; connections: number }>();
-const run = promisify(execFile);
 const UNIT = 1_000_000n;
-
-async function load(url: string, token?: string): Promise<{ rps: number; cpuUs: number; non2xx: number }> {
-  const args = ["-j", "-c", String(o.connections), "-d", String(o.duration)];
-  if (token) args.push("-H", `authorization=Bearer ${token}`);
-  args.push(url);
-  const cpu = process.cpuUsage();
-  const { stdout } = await run(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), args, { maxBuffer: 1 << 24 });
-  const used = process.cpuUsage(cpu);
-  const j = JSON.parse(stdout) as { requests: { average: number; total: number }; non2xx: number };
-  return { rps: j.requests.average, cpuUs: (used.user + used.system) / Math.max(1, j.requests.total), non2xx: j.non2xx };
-}
 
 async function main() {
   const s = await startLocalStack({ walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
@@ -106,8 +92,7 @@ async function main() {
     ["one offer, signed in", `${offers}/${created.offerAddress}`, true, true],
     ["unknown offer (404), signed in", `${offers}/11111111111111111111111111111111`, true, false],
   ] as const) {
-    const r = await load(url, signedIn ? token : undefined);
-    if (expect2xx && r.non2xx > 0) throw new Error(`${name}: ${r.non2xx} answers not 2xx`);
+    const r = await load(url, { connections: o.connections, duration: o.duration, token: signedIn ? token : undefined, allowNon2xx: !expect2xx });
     console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.cpuUs.toFixed(0)} |`);
   }
   console.log(
