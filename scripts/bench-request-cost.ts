@@ -20,6 +20,7 @@ import { writerChanges } from "../service/read/read-cache";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 import { load } from "./autocannon";
+import { workedExampleCreate } from "../harness/api-requests";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
@@ -56,15 +57,7 @@ async function main() {
     sideALabel: "Home",
     sideBLabel: "Away",
   });
-  const created = await s.writes.create(p, {
-    contractAddress: contract.toBase58(),
-    creatorOutcome: "sideA",
-    creatorTotalMicros: String(5n * UNIT),
-    takerTargetMicros: String(6n * UNIT),
-    minimumTakeMicros: String(UNIT),
-    expectedFeeBps: 1000,
-    idempotencyKey: "bench-request-cost-offer",
-  });
+  const created = await s.writes.create(p, workedExampleCreate(contract, "bench-request-cost-offer"));
   await s.chain.gateway.waitFor(created.signature);
   const reader = await s.admin.createUser("reader", "Reader");
   const token = (await s.custody.issueToken(reader.id, { scopes: ["bet:read"] })).token;
