@@ -17,8 +17,7 @@
 import { Command } from "commander";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -30,6 +29,7 @@ import { seedPools } from "./seed-pools";
 import { choicesOption, durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 import { load as loadRun, type LoadResult } from "./autocannon";
+import { profiled } from "./cpu-profile";
 
 const CASES = ["browse", "offer", "mine", "gql", "embed"] as const;
 const MODES = ["on", "shared", "off"] as const;
@@ -44,7 +44,7 @@ const o = strictExit(new Command().name("bench-api"))
   .addOption(sizeOption("--rounds <n>", "rounds of the app's runs per case, each between two bare runs; the round of median ratio is shown", 1))
   .addOption(choicesOption("--only <names>", "cases", CASES))
   .addOption(choicesOption("--modes <names>", "modes (shared: the shared part only)", MODES))
-  .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run")
+  .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run, and of the bare handler's first run per case")
   .parse()
   .opts<{
     offers: number;
@@ -63,23 +63,6 @@ type Result = Pick<LoadResult, "rps" | "p50" | "p99" | "cpuUs">;
 /** One run against the app or the bare handler, with this run's connections and duration. */
 const load = (url: string, opts: { post?: string; token?: string } = {}): Promise<Result> =>
   loadRun(url, { connections: o.connections, duration: o.duration, ...opts });
-
-/** `run` under the V8 profiler, written to `<dir>/<name>.cpuprofile` (open in Chrome's DevTools or speedscope). */
-async function profiled<T>(dir: string | undefined, name: string, run: () => Promise<T>): Promise<T> {
-  if (!dir) return run();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await run();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  }
-}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "bench-api-"));
@@ -329,7 +312,7 @@ async function main() {
     // their mean: on a shared machine the load drifts within a case, and one bare run at its start
     // would favour either side. With several rounds the row shown is the round of median ratio.
     const bareRun = () => load(`${bareUrl}${c.bare}`, { post: c.post, token: c.signedIn ? aliceToken : undefined });
-    const bares: Result[] = [await bareRun()];
+    const bares: Result[] = [await profiled(o.profile, `${c.key}-bare-signed-in`, bareRun)];
     const rounds: { label: string; anon: Result | null; signed: Result | null }[][] = [];
     for (let round = 0; round < o.rounds; round++) {
       const rows: { label: string; anon: Result | null; signed: Result | null }[] = [];

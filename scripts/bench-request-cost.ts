@@ -8,7 +8,7 @@
  * viewer's token, validation, the response. Issue 21 measured the request scope's promise hooks
  * with it (BENCHMARKS.md).
  *
- *   npx tsx scripts/bench-request-cost.ts [--duration 4] [--connections 10]
+ *   npx tsx scripts/bench-request-cost.ts [--duration 4] [--connections 10] [--profile dir]
  */
 import { Command } from "commander";
 import { createServer } from "node:http";
@@ -20,6 +20,7 @@ import { writerChanges } from "../service/read/read-cache";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 import { load } from "./autocannon";
+import { profiled } from "./cpu-profile";
 import { workedExampleCreate } from "../harness/api-requests";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
@@ -28,8 +29,9 @@ process.env.LOG_LEVEL ??= "silent";
 const o = strictExit(new Command().name("bench-request-cost"))
   .addOption(durationOption("--duration <s>", "length of each run (4, 30s)", 4))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
+  .option("--profile <dir>", "write a CPU profile of the server (this process) per run")
   .parse()
-  .opts<{ duration: number; connections: number }>();
+  .opts<{ duration: number; connections: number; profile?: string }>();
 const UNIT = 1_000_000n;
 
 async function main() {
@@ -78,14 +80,16 @@ async function main() {
   );
   console.log("| request | req/s | server CPU µs per request |");
   console.log("|---|---:|---:|");
-  for (const [name, url, signedIn, expect2xx] of [
-    ["bare node:http, 1.4 KB of JSON", bareUrl, false, true],
-    ["GET /healthz", `${app.url}/healthz`, false, true],
-    ["one offer, anonymous", `${offers}/${created.offerAddress}`, false, true],
-    ["one offer, signed in", `${offers}/${created.offerAddress}`, true, true],
-    ["unknown offer (404), signed in", `${offers}/11111111111111111111111111111111`, true, false],
+  for (const [key, name, url, signedIn, expect2xx] of [
+    ["bare", "bare node:http, 1.4 KB of JSON", bareUrl, false, true],
+    ["healthz", "GET /healthz", `${app.url}/healthz`, false, true],
+    ["offer-anonymous", "one offer, anonymous", `${offers}/${created.offerAddress}`, false, true],
+    ["offer-signed-in", "one offer, signed in", `${offers}/${created.offerAddress}`, true, true],
+    ["unknown-offer", "unknown offer (404), signed in", `${offers}/11111111111111111111111111111111`, true, false],
   ] as const) {
-    const r = await load(url, { connections: o.connections, duration: o.duration, token: signedIn ? token : undefined, allowNon2xx: !expect2xx });
+    const r = await profiled(o.profile, key, () =>
+      load(url, { connections: o.connections, duration: o.duration, token: signedIn ? token : undefined, allowNon2xx: !expect2xx }),
+    );
     console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.cpuUs.toFixed(0)} |`);
   }
   console.log(

@@ -60,10 +60,15 @@ export class ReadAuthCache<P> {
     this.generation++;
   }
 
+  /** Whether the shared epoch was read less than pollMs ago (checked first: most reads need no await for it). */
+  private get current(): boolean {
+    return this.epoch !== null && Date.now() - this.epoch.checkedAt < this.pollMs;
+  }
+
   /** Reads the shared epoch when the last reading is older than pollMs; a new value drops everything. */
   private async fresh(): Promise<void> {
     const t = Date.now();
-    if (this.epoch && t - this.epoch.checkedAt < this.pollMs) return;
+    if (this.current) return;
     const r = await this.db.selectFrom("auth_epoch").select("epoch").where("id", "=", 1).executeTakeFirst();
     const value = Number(r?.epoch ?? 0);
     if (this.epoch && this.epoch.value !== value) this.drop();
@@ -72,7 +77,7 @@ export class ReadAuthCache<P> {
 
   /** The principal of a token digest, from memory or from `load`; null (never cached) when invalid. */
   async principal(hash: string, nowSec: number, load: () => Promise<{ principal: P; expiresAt: number | null } | null>): Promise<P | null> {
-    await this.fresh();
+    if (!this.current) await this.fresh();
     const hit = this.tokens.get(hash);
     if (hit && Date.now() - hit.at < this.maxAgeMs) return hit.expiresAt !== null && hit.expiresAt <= nowSec ? null : hit.principal;
     const gen = this.generation;
@@ -88,7 +93,7 @@ export class ReadAuthCache<P> {
 
   /** Every blocked wallet (compliance blocks are few), from memory or from `load`. */
   async blockedWallets(load: () => Promise<Set<string>>): Promise<Set<string>> {
-    await this.fresh();
+    if (!this.current) await this.fresh();
     if (this.blocked && Date.now() - this.blocked.at < this.maxAgeMs) return this.blocked.wallets;
     const gen = this.generation;
     const wallets = await load();

@@ -1,14 +1,15 @@
 /**
  * The service's Prometheus metrics (prom-client), in a registry of its own per service instance:
  * several stacks in one process (the tests) each count their own, and nothing lands in
- * prom-client's global registry. The HTTP request metrics come from @hono/prometheus
- * (./http.ts) into the same registry.
+ * prom-client's global registry. The HTTP request metrics are @hono/prometheus's standard two
+ * (same names, help, buckets and labels), observed by the request middleware
+ * (graphql/http-observability.ts) with the duration it already measures: the package's own
+ * middleware, one more layer with its own timer and four label objects per request, was a
+ * tenth of a small read's framework time (BENCHMARKS.md, issue 21).
  *
  * Label values are bounded: routes are patterns, transaction failure reasons are error names
  * from the programs' IDLs or one of a few failure kinds (txFailureLabel).
  */
-import { prometheus } from "@hono/prometheus";
-import type { MiddlewareHandler } from "hono";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { SubmitFailure } from "../chain/submitter";
 
@@ -67,10 +68,14 @@ const PASS_OUTCOMES: [keyof PassCounts, string][] = [
   ["retried", "retried"],
 ];
 
+type HttpLabel = "method" | "status" | "ok" | "route";
+const HTTP_LABELS: HttpLabel[] = ["method", "status", "ok", "route"];
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   /** http_requests_total and http_request_duration_seconds by method, route pattern, status. */
-  readonly httpMiddleware: MiddlewareHandler;
+  readonly httpRequests: Counter<HttpLabel>;
+  readonly httpDuration: Histogram<HttpLabel>;
   readonly txSent: Counter<"path">;
   readonly txConfirmed: Counter<"path">;
   readonly txFailed: Counter<"path" | "reason">;
@@ -89,7 +94,14 @@ export class ServiceMetrics {
     const registers = [this.registry];
     // Off by default: each collection starts an event-loop monitor, one per stack in a test process.
     if (o.processMetrics) collectDefaultMetrics({ register: this.registry });
-    this.httpMiddleware = prometheus({ registry: this.registry }).registerMetrics;
+    this.httpRequests = new Counter({ name: "http_requests_total", help: "Total number of HTTP requests", labelNames: HTTP_LABELS, registers });
+    this.httpDuration = new Histogram({
+      name: "http_request_duration_seconds",
+      help: "Duration of HTTP requests in seconds",
+      labelNames: HTTP_LABELS,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+      registers,
+    });
     this.txSent = new Counter({
       name: "offers_tx_sent_total",
       help: "Transactions the chain accepted (writes: on acceptance; the worker, which waits, on confirmation)",
@@ -140,6 +152,13 @@ export class ServiceMetrics {
       this.txSent.inc({ path }, 0);
       this.txConfirmed.inc({ path }, 0);
     }
+  }
+
+  /** One HTTP request, under its method, route pattern (never the raw URL) and status. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status), ok: String(status >= 200 && status < 300) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
   }
 
   workerPass(r: PassCounts, seconds: number): void {

@@ -8,7 +8,8 @@ import { ApiError } from "../api-error";
 import type { Settings } from "./read-model";
 
 export class SettingsReader {
-  private cached: { at: number; config: ConfigTable | null; value: Settings | null } | null = null;
+  /** `row`: the config as a settled promise, handed to every read until it expires (no promise made per read). */
+  private cached: { at: number; config: ConfigTable | null; value: Settings | null; row: Promise<ConfigTable | null> } | null = null;
   /**
    * The read under way, shared: when the row expires (or is dropped) under load, the requests
    * already in flight would otherwise each read it again (issue 21's distinct-query load).
@@ -23,8 +24,8 @@ export class SettingsReader {
   ) {}
 
   /** The config row (null before the program is configured). */
-  async configRow(): Promise<ConfigTable | null> {
-    if (this.cached && Date.now() - this.cached.at <= this.ttlMs) return this.cached.config;
+  configRow(): Promise<ConfigTable | null> {
+    if (this.cached && Date.now() - this.cached.at <= this.ttlMs) return this.cached.row;
     return (this.reading ??= this.read());
   }
 
@@ -33,7 +34,7 @@ export class SettingsReader {
     try {
       const config = (await this.db.selectFrom("config").selectAll().where("deleted", "=", 0).executeTakeFirst()) ?? null;
       // Kept unless dropped meanwhile (a change named the Config after this read began).
-      if (this.drops === drops) this.cached = { at: Date.now(), config, value: config ? toSettings(config) : null };
+      if (this.drops === drops) this.cached = { at: Date.now(), config, value: config ? toSettings(config) : null, row: Promise.resolve(config) };
       return config;
     } finally {
       if (this.drops === drops) this.reading = null;
