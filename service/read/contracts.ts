@@ -5,7 +5,7 @@
  * prefixed `k_` (one row per offer, no second query for its contract).
  */
 import type { Kysely } from "kysely";
-import { iso, visualsOf, type ContractCatalogTable, type ContractsTable, type Database, type OffersTable } from "../../indexer";
+import { iso, visualsOf, type ContractCatalogTable, type ContractsTable, type Database, type OffersTable, type PositionsTable } from "../../indexer";
 import { cutoffFilter } from "../../idl/client/offers-rules";
 import type { Contract } from "./read-model";
 import type { ContractResult } from "./offer-viewer";
@@ -116,6 +116,68 @@ export function contractOfRow(r: OfferRow): ContractRow {
     side_a_label: r.k_side_a_label,
     side_b_label: r.k_side_b_label,
     visuals_json: r.k_visuals_json,
+  };
+}
+
+/** Every column of a position, as a single-offer read joins the caller's (prefixed v_, see offerWithPosition). */
+const POSITION_COLUMNS = [
+  "address",
+  "offer",
+  "taker",
+  "taker_token",
+  "rent_payer",
+  "taker_micros",
+  "creator_matched_micros",
+  "status",
+  "fill_count",
+  "created_at",
+  "settled_at",
+  "creator_payout_micros",
+  "taker_payout_micros",
+  "fee_micros",
+  "slot",
+  "write_version",
+  "deleted",
+] as const satisfies readonly (keyof PositionsTable)[];
+
+/** The caller's position beside an offer row: every column null when the caller holds none. */
+export type JoinedPosition = { [K in (typeof POSITION_COLUMNS)[number] as `v_${K}`]: PositionsTable[K] | null };
+
+/**
+ * One offer (offersWithContract) with `taker`'s position on it in the same statement (left join:
+ * a taker holds at most one position per offer, its address derived from both). A single offer
+ * read by a signed-in caller ran a second statement for it, a tenth of that read's time under
+ * load (BENCHMARKS.md, issue 21).
+ */
+export function offerWithPosition(db: Kysely<Database>, address: string, taker: string) {
+  return offersWithContract(db)
+    .leftJoin("positions as vp", (j) => j.onRef("vp.offer", "=", "offers.address").on("vp.taker", "=", taker))
+    .select(POSITION_COLUMNS.map((c) => `vp.${c} as v_${c}` as const))
+    .where("offers.address", "=", address)
+    .$castTo<OfferRow & JoinedPosition>();
+}
+
+/** The position part of a row of offerWithPosition; null when the caller holds none. One literal, each column named. */
+export function positionOfRow(r: JoinedPosition): PositionsTable | null {
+  if (r.v_address === null) return null;
+  return {
+    address: r.v_address,
+    offer: r.v_offer!,
+    taker: r.v_taker!,
+    taker_token: r.v_taker_token!,
+    rent_payer: r.v_rent_payer!,
+    taker_micros: r.v_taker_micros!,
+    creator_matched_micros: r.v_creator_matched_micros!,
+    status: r.v_status!,
+    fill_count: r.v_fill_count!,
+    created_at: r.v_created_at!,
+    settled_at: r.v_settled_at,
+    creator_payout_micros: r.v_creator_payout_micros!,
+    taker_payout_micros: r.v_taker_payout_micros!,
+    fee_micros: r.v_fee_micros!,
+    slot: r.v_slot!,
+    write_version: r.v_write_version!,
+    deleted: r.v_deleted!,
   };
 }
 

@@ -10,7 +10,8 @@
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { Database } from "../../indexer";
-import { offersWithContract, type OfferRow } from "./contracts";
+import { offersWithContract, offerWithPosition, positionOfRow, type OfferRow } from "./contracts";
+import type { PositionsTable } from "../../indexer";
 import type { BrowseParams, MineRole, PageParams } from "./params";
 import type { ReadCache } from "./read-cache";
 import type { CompiledReads } from "./compiled-reads";
@@ -148,6 +149,12 @@ export class OfferQueries {
   async one(address: string): Promise<OfferRow | null> {
     const [row] = await this.o.compiled.rows("offer-one", [address], () => this.withContract.where("offers.address", "=", address));
     return row ?? null;
+  }
+
+  /** One offer and `taker`'s position on it (null: none), in one statement. */
+  async oneWithPosition(address: string, taker: string): Promise<{ row: OfferRow; position: PositionsTable | null } | null> {
+    const [row] = await this.o.compiled.rows("offer-one-position", [taker, address], () => offerWithPosition(this.db, address, taker));
+    return row ? { row, position: positionOfRow(row) } : null;
   }
 
   /** The listed offers among `addresses` that pass the filters `p`, newest first. */

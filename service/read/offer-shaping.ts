@@ -74,15 +74,17 @@ export function offerOf(r: OfferRow, config: ConfigTable | null, contract: Contr
 export class OfferShaper {
   constructor(private readonly d: ShapingDeps) {}
 
-  /** Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches. */
   /**
+   * Rows -> spec Offers, with contracts, profiles and the viewer's positions loaded in batches
+   * (`held`: already loaded by the caller).
+   *
    * `publicRead`: the viewer blocks of a wallet's public positions read, which anyone may ask for:
    * the wallet's compliance state is not theirs to learn, so it is never consulted (callerBlocked
    * stays false) and a blocked wallet's read equals an unblocked one's.
    */
-  async shape(rows: OfferRow[], viewerWallet: string | null, o: { publicRead?: boolean } = {}): Promise<Offer[]> {
+  async shape(rows: OfferRow[], viewerWallet: string | null, o: { publicRead?: boolean; held?: HeldPositions } = {}): Promise<Offer[]> {
     if (rows.length === 0) return [];
-    const [config, viewers] = await Promise.all([this.d.configRow(), this.viewers(rows, viewerWallet, undefined, o)]);
+    const [config, viewers] = await Promise.all([this.d.configRow(), this.viewers(rows, viewerWallet, o.held, o)]);
     const contracts = new Map<string, Contract>();
     for (const r of rows) if (!contracts.has(r.contract)) contracts.set(r.contract, toContract(contractOfRow(r)));
     return rows.map((r, i) => {

@@ -294,8 +294,17 @@ export class ReadService {
   /** One offer; signed in, the shared anonymous offer with the caller's viewer block. */
   async offer(address: string, viewerWallet: string | null): Promise<Offer | null> {
     if (this.anonymousTtl() <= 0) {
-      const row = await this.queries.one(address);
-      return row ? (await this.shaper.shape([row], viewerWallet))[0] : null;
+      if (viewerWallet === null) {
+        const row = await this.queries.one(address);
+        return row ? (await this.shaper.shape([row], null))[0] : null;
+      }
+      // The caller's position comes with the row. Its creator's view also lists every position
+      // on the offer: shaping reads those itself.
+      const found = await this.queries.oneWithPosition(address, viewerWallet);
+      if (!found) return null;
+      const held =
+        found.row.creator === viewerWallet ? undefined : { positionOf: new Map(found.position ? [[address, found.position]] : []), creatorPositions: [] };
+      return (await this.shaper.shape([found.row], viewerWallet, { held }))[0];
     }
     // A miss is not kept: an address asked for just before its offer is indexed must not stay 404.
     const page = await this.anonymous(
