@@ -84,6 +84,23 @@ export function decodePng(png: Buffer): DecodedPng {
 }
 
 /** Writes a screenshot where the docs link it (the test regenerates the committed file). */
+/**
+ * The page's screenshot. Headless Chromium sometimes answers a capture with "Unable to capture
+ * screenshot" while the machine is busy (seen in CI, a full-page capture of a page that had
+ * rendered): that protocol error is retried, up to three captures; any other error, and any
+ * assertion on the picture, stands.
+ */
+export async function screenshotOf(page: Page, opts: { fullPage?: boolean } = {}): Promise<Buffer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.screenshot(opts);
+    } catch (e) {
+      if (attempt >= 3 || !String(e).includes("Unable to capture screenshot")) throw e;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+  }
+}
+
 export function saveScreenshot(name: string, png: Buffer): string {
   const path = join(SCREENSHOTS, name);
   mkdirSync(dirname(path), { recursive: true });

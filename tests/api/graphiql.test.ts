@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { createApp, listen } from "../../graphql/server";
 import { apiStack, type ApiStack } from "../support/stack";
-import { decodePng, launchBrowser, recordingPage, saveScreenshot } from "./browser";
+import { decodePng, launchBrowser, recordingPage, saveScreenshot, screenshotOf } from "./browser";
 
 let s: ApiStack;
 let srv: Awaited<ReturnType<typeof listen>>;
@@ -49,7 +49,7 @@ describe("GraphiQL", () => {
     const response = page.locator(".graphiql-response");
     await expect.poll(async () => (await response.innerText()).replace(/\s+/g, " "), { timeout: 30_000 }).toContain('"feeBps": 1000');
 
-    const png = await page.screenshot();
+    const png = await screenshotOf(page);
     saveScreenshot("graphiql.png", png);
     const shot = decodePng(png);
     expect([shot.width, shot.height]).toEqual([1280, 800]);

@@ -13,7 +13,7 @@ import type { Browser, Page } from "playwright-core";
 import { apiStack, type ApiStack, createBody, key, makeUser, UNIT, type TestUser } from "../support/stack";
 import { getJson, post } from "../support/http";
 import { until } from "../support/wait";
-import { decodePng, launchBrowser, recordingPage, saveScreenshot } from "./browser";
+import { decodePng, launchBrowser, recordingPage, saveScreenshot, screenshotOf } from "./browser";
 
 const BASE = "/api/bets-usdc/offers";
 const PUBLIC = "https://offers.example"; // apiStack's publicBaseUrl
@@ -69,7 +69,7 @@ async function pictured(path: string, viewport: { width: number; height: number 
   expect(res!.status()).toBe(200);
   const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(scrollWidth).toBeLessThanOrEqual(viewport.width);
-  const png = await page.screenshot({ fullPage: true });
+  const png = await screenshotOf(page, { fullPage: true });
   saveScreenshot(name, png);
   const shot = decodePng(png);
   expect(shot.width).toBe(viewport.width);

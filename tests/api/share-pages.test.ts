@@ -17,7 +17,7 @@ import { decimalOdds, formatMicros } from "../../service/read/share-format";
 import { apiStack, type ApiStack, createBody, key, makeUser, UNIT, type TestUser } from "../support/stack";
 import { getJson, post } from "../support/http";
 import { until } from "../support/wait";
-import { decodePng, launchBrowser, recordingPage, saveScreenshot } from "./browser";
+import { decodePng, launchBrowser, recordingPage, saveScreenshot, screenshotOf } from "./browser";
 
 const BASE = "/api/bets-usdc/offers";
 const PUBLIC = "https://offers.example"; // apiStack's publicBaseUrl
@@ -76,7 +76,7 @@ async function shareTags(page: Page) {
 
 /** A screenshot that shows something: the viewport's size, many colours, and ink on a good part of it, unlike about:blank. */
 async function checkedScreenshot(page: Page, name: string) {
-  const png = await page.screenshot({ fullPage: false });
+  const png = await screenshotOf(page, { fullPage: false });
   saveScreenshot(name, png);
   const shot = decodePng(png);
   expect([shot.width, shot.height]).toEqual([900, 700]);

@@ -13,7 +13,7 @@ import { PoolOps } from "../../service/chain/pools-ops";
 import { apiStack, type ApiStack, contract, createBody, makeUser, UNIT } from "../support/stack";
 import { getJson, post } from "../support/http";
 import { until } from "../support/wait";
-import { decodePng, launchBrowser, saveScreenshot } from "./browser";
+import { decodePng, launchBrowser, saveScreenshot, screenshotOf } from "./browser";
 
 const BASE = "/api/bets-usdc/offers";
 const PHONE = { width: 390, height: 844 };
@@ -54,7 +54,7 @@ async function onPhone(path: string, screenshot: string) {
   expect(res!.status()).toBe(200);
   const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   const description = await page.locator('meta[property="og:description"]').getAttribute("content");
-  const png = await page.screenshot({ fullPage: true });
+  const png = await screenshotOf(page, { fullPage: true });
   saveScreenshot(screenshot, png);
   await page.close();
   return { scrollWidth, description, shot: decodePng(png) };
