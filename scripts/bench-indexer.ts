@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PublicKey } from "@solana/web3.js";
 import { openStore, dropPostgresSchema } from "../indexer/store/db";
+import { POSITION_COLUMNS } from "../indexer/store/schema";
 import { StoreWriter } from "../indexer/store/writer";
 import { BankrunSource } from "../indexer/sources/bankrun";
 import { OFFERS_PROGRAM, decodeAccount } from "../indexer/decode";
@@ -192,25 +193,7 @@ async function plainLoop(path: string, batches: Batch[]) {
     "write_version",
     "deleted",
   ];
-  const pcols = [
-    "address",
-    "offer",
-    "taker",
-    "taker_token",
-    "rent_payer",
-    "taker_micros",
-    "creator_matched_micros",
-    "status",
-    "fill_count",
-    "created_at",
-    "settled_at",
-    "creator_payout_micros",
-    "taker_payout_micros",
-    "fee_micros",
-    "slot",
-    "write_version",
-    "deleted",
-  ];
+  const pcols = [...POSITION_COLUMNS];
   const stmt = (table: string, c: string[]) =>
     h.prepare(
       `INSERT INTO ${table} (${c.join(",")}) VALUES (${c.map(() => "?").join(",")}) ON CONFLICT(address) DO UPDATE SET ${c

@@ -107,6 +107,27 @@ export interface PositionsTable extends ChainMeta {
   fee_micros: string;
 }
 
+/** Every column of `positions`, in table order (the read path joins them, the indexer benchmark writes them). */
+export const POSITION_COLUMNS = [
+  "address",
+  "offer",
+  "taker",
+  "taker_token",
+  "rent_payer",
+  "taker_micros",
+  "creator_matched_micros",
+  "status",
+  "fill_count",
+  "created_at",
+  "settled_at",
+  "creator_payout_micros",
+  "taker_payout_micros",
+  "fee_micros",
+  "slot",
+  "write_version",
+  "deleted",
+] as const satisfies readonly (keyof PositionsTable)[];
+
 /** One OfferTaken event; key (offer, revision): the revision after the take. */
 export interface FillsTable {
   offer: string;

@@ -65,10 +65,9 @@ export class ReadAuthCache<P> {
     return this.epoch !== null && Date.now() - this.epoch.checkedAt < this.pollMs;
   }
 
-  /** Reads the shared epoch when the last reading is older than pollMs; a new value drops everything. */
+  /** Reads the shared epoch (callers check `current` first); a new value drops everything. */
   private async fresh(): Promise<void> {
     const t = Date.now();
-    if (this.current) return;
     const r = await this.db.selectFrom("auth_epoch").select("epoch").where("id", "=", 1).executeTakeFirst();
     const value = Number(r?.epoch ?? 0);
     if (this.epoch && this.epoch.value !== value) this.drop();

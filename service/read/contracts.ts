@@ -5,7 +5,16 @@
  * prefixed `k_` (one row per offer, no second query for its contract).
  */
 import type { Kysely } from "kysely";
-import { iso, visualsOf, type ContractCatalogTable, type ContractsTable, type Database, type OffersTable, type PositionsTable } from "../../indexer";
+import {
+  iso,
+  POSITION_COLUMNS,
+  visualsOf,
+  type ContractCatalogTable,
+  type ContractsTable,
+  type Database,
+  type OffersTable,
+  type PositionsTable,
+} from "../../indexer";
 import { cutoffFilter } from "../../idl/client/offers-rules";
 import type { Contract } from "./read-model";
 import type { ContractResult } from "./offer-viewer";
@@ -118,27 +127,6 @@ export function contractOfRow(r: OfferRow): ContractRow {
     visuals_json: r.k_visuals_json,
   };
 }
-
-/** Every column of a position, as a single-offer read joins the caller's (prefixed v_, see offerWithPosition). */
-const POSITION_COLUMNS = [
-  "address",
-  "offer",
-  "taker",
-  "taker_token",
-  "rent_payer",
-  "taker_micros",
-  "creator_matched_micros",
-  "status",
-  "fill_count",
-  "created_at",
-  "settled_at",
-  "creator_payout_micros",
-  "taker_payout_micros",
-  "fee_micros",
-  "slot",
-  "write_version",
-  "deleted",
-] as const satisfies readonly (keyof PositionsTable)[];
 
 /** The caller's position beside an offer row: every column null when the caller holds none. */
 export type JoinedPosition = { [K in (typeof POSITION_COLUMNS)[number] as `v_${K}`]: PositionsTable[K] | null };

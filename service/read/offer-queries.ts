@@ -9,9 +9,8 @@
  */
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
-import type { Database } from "../../indexer";
+import type { Database, PositionsTable } from "../../indexer";
 import { offersWithContract, offerWithPosition, positionOfRow, type OfferRow } from "./contracts";
-import type { PositionsTable } from "../../indexer";
 import type { BrowseParams, MineRole, PageParams } from "./params";
 import type { ReadCache } from "./read-cache";
 import type { CompiledReads } from "./compiled-reads";

@@ -83,7 +83,6 @@ export function decodePng(png: Buffer): DecodedPng {
   return { width, height, colors: counts.size, inkRatio: 1 - background / (width * height) };
 }
 
-/** Writes a screenshot where the docs link it (the test regenerates the committed file). */
 /**
  * The page's screenshot. Headless Chromium sometimes answers a capture with "Unable to capture
  * screenshot" while the machine is busy (seen in CI, a full-page capture of a page that had
@@ -101,6 +100,7 @@ export async function screenshotOf(page: Page, opts: { fullPage?: boolean } = {}
   }
 }
 
+/** Writes a screenshot where the docs link it (the test regenerates the committed file). */
 export function saveScreenshot(name: string, png: Buffer): string {
   const path = join(SCREENSHOTS, name);
   mkdirSync(dirname(path), { recursive: true });

@@ -22,13 +22,13 @@ import { contractBook, type Book } from "../../service/read/book";
 import { contractHistory, HISTORY_INTERVALS, type ContractHistory, type HistoryInterval } from "../../service/read/history";
 import { gcd } from "../../idl/client/odds";
 import { openStore } from "../../indexer/store/db";
-import { upsertContractCatalog } from "../../indexer/store/catalog";
 import { StoreWriter } from "../../indexer/store/writer";
 import { tableDiff, tableLines } from "../../indexer/store/checksum";
 import type { FillsTable } from "../../indexer/store/schema";
 import { createApp, listen, OFFERS_BASE } from "../../graphql/server";
 import { decodeEvents } from "../../indexer/decode";
 import type { Batch, TxEvent } from "../../indexer/sources/types";
+import { catalogue } from "./catalogue";
 import { attachIndexer, recordBatches, type Attached } from "./attach";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
@@ -223,17 +223,7 @@ describe.each(ENGINES)("book and history on %s", (engine) => {
       offers.push(...r.offers);
       await ix.source.drain();
       // The read API knows a contract once the service catalogued it.
-      for (const c of r.contracts)
-        await upsertContractCatalog(ix.store.db, {
-          contract: c.toBase58(),
-          title: "History test",
-          event: "E",
-          sport: "football",
-          competition: "C",
-          startsAt: 1_900_000_000,
-          sideALabel: "Home",
-          sideBLabel: "Away",
-        });
+      await catalogue(ix.store.db, r.contracts, "History test");
       const now = Number(await chain.now());
       for (const c of contracts) {
         const acc = await w.contractAccount(c);

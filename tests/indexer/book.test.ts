@@ -11,11 +11,11 @@ import { Keypair, type PublicKey } from "@solana/web3.js";
 import { TestChain } from "../../harness/chain";
 import { OffersWorld, UNIT } from "../../harness/offers-world";
 import { runScenario, type ScenarioResult } from "../../harness/indexer-scenario";
-import { upsertContractCatalog } from "../../indexer/store/catalog";
 import { ReadService } from "../../service/read/read-service";
 import { contractBook, type Book } from "../../service/read/book";
 import { creatorOdds, gcd, takerOdds } from "../../idl/client/odds";
 import { createApp, listen, OFFERS_BASE } from "../../graphql/server";
+import { catalogue } from "./catalogue";
 import { attachIndexer, type Attached } from "./attach";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
@@ -163,17 +163,7 @@ describe.each(ENGINES)("contract book on %s", (engine) => {
       all.contracts.push(...r.contracts);
       all.offers.push(...r.offers);
       await ix.source.drain();
-      for (const c of r.contracts)
-        await upsertContractCatalog(ix.store.db, {
-          contract: c.toBase58(),
-          title: "Book test",
-          event: "E",
-          sport: "football",
-          competition: "C",
-          startsAt: 1_900_000_000,
-          sideALabel: "Home",
-          sideBLabel: "Away",
-        });
+      await catalogue(ix.store.db, r.contracts, "Book test");
       for (const c of all.contracts) {
         const book = await contractBook(read, c.toBase58(), 100, null);
         expect(shape(book)).toEqual(await reference(w, c, all.offers, () => false));

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestChain } from "../../harness/chain";
 import { OffersWorld } from "../../harness/offers-world";
 import { runScenario } from "../../harness/indexer-scenario";
-import { upsertContractCatalog } from "../../indexer/store/catalog";
 import { ReadService } from "../../service/read/read-service";
+import { catalogue } from "./catalogue";
 import { attachIndexer, type Attached } from "./attach";
 import { ENGINES, freshStore, type StoreTarget } from "./stores";
 
@@ -43,17 +43,7 @@ describe.each(ENGINES)("one offer read with the caches off, on %s", (engine) => 
   it("equals the cached read for every offer and every kind of caller", async () => {
     const r = await runScenario(w, { seed: 2111 + (engine === "sqlite" ? 0 : 1), actions: 80 });
     await ix.source.drain();
-    for (const c of r.contracts)
-      await upsertContractCatalog(ix.store.db, {
-        contract: c.toBase58(),
-        title: "One offer",
-        event: "E",
-        sport: "football",
-        competition: "C",
-        startsAt: 1_900_000_000,
-        sideALabel: "Home",
-        sideBLabel: "Away",
-      });
+    await catalogue(ix.store.db, r.contracts, "One offer");
     const offers = await ix.store.db.selectFrom("offers").select(["address", "creator"]).execute();
     const positions = await ix.store.db.selectFrom("positions").select(["offer", "taker"]).execute();
     const callers = [null, ...new Set([...offers.map((o) => o.creator), ...positions.map((p) => p.taker)])];
