@@ -15,12 +15,9 @@
  *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--rounds 1] [--only browse,offer,mine,gql,embed] [--modes on,shared,off] [--profile dir]
  */
 import { Command } from "commander";
-import { createHash } from "node:crypto";
-import { createServer } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
 import { ReadService } from "../service/read/read-service";
@@ -30,6 +27,7 @@ import { choicesOption, durationOption, sizeOption } from "../stack/config/setti
 import { strictExit } from "../stack/config/cli";
 import { load as loadRun, type LoadResult } from "./autocannon";
 import { profiled } from "./cpu-profile";
+import { bareReads } from "./bare-reads";
 
 const CASES = ["browse", "offer", "mine", "gql", "embed"] as const;
 const MODES = ["on", "shared", "off"] as const;
@@ -156,78 +154,8 @@ async function main() {
   const offer = offers[offers.length - 1];
 
   // The bare handler: the same SQL, shaped minimally, on a second connection to the same file.
-  const db = new Database(storeFile, { readonly: true });
-  const page = (n: number) =>
-    db.prepare(
-      `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
-       from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract
-       order by o.created_at desc, o.address limit ${n} offset 0`,
-    );
-  const browse20 = page(20);
-  const browse50 = page(50);
-  const count = db.prepare(`select count(*) n from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract`);
-  const one = db.prepare(
-    `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
-     from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract where o.address = ?`,
-  );
-  const mine = db.prepare(
-    `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
-     from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract
-     where o.creator = @w or exists (select 1 from positions p where p.offer = o.address and p.taker = @w)
-     order by o.created_at desc, o.address limit 20 offset 0`,
-  );
-  const mineCount = db.prepare(
-    `select count(*) n from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract
-     where o.creator = @w or exists (select 1 from positions p where p.offer = o.address and p.taker = @w)`,
-  );
-  const tokenUser = db.prepare(`select u.wallet, t.revoked_at, t.expires_at from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`);
-  const positions = db.prepare(`select * from positions where taker = ? and offer in (select value from json_each(?))`);
-  const blocked = db.prepare(`select wallet from users where blocked = 1 and wallet in (select value from json_each(?))`);
-  const pool = db.prepare(`select p.*, pc.slug from pool_catalog pc join pools p on p.address = pc.pool where pc.slug = ?`);
-  const outcomes = db.prepare(`select * from pool_outcomes where pool = ? order by outcome_index`);
-  type Row = { address: string; creator: string };
-  /** The viewer part the bare handler derives: the caller's position per offer, role, blocked flags. */
-  const withViewer = (rows: Row[], wallet: string | null) => {
-    if (wallet === null) return rows;
-    const held = new Map((positions.all(wallet, JSON.stringify(rows.map((r) => r.address))) as { offer: string }[]).map((x) => [x.offer, x]));
-    const flagged = new Set((blocked.all(JSON.stringify([wallet, ...rows.map((r) => r.creator)])) as { wallet: string }[]).map((x) => x.wallet));
-    return rows.map((r) => ({
-      ...r,
-      viewer: {
-        role: r.creator === wallet ? "creator" : held.has(r.address) ? "taker" : "none",
-        canTake: !flagged.has(wallet),
-        position: held.get(r.address) ?? null,
-      },
-    }));
-  };
-  const bare = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://x");
-    const auth = req.headers.authorization;
-    let wallet: string | null = null;
-    if (auth) {
-      const t = tokenUser.get(createHash("sha256").update(auth.slice(7)).digest("hex")) as { wallet: string; revoked_at: number | null } | undefined;
-      if (!t || t.revoked_at !== null) {
-        res.writeHead(401).end();
-        return;
-      }
-      wallet = t.wallet;
-    }
-    let body: unknown;
-    if (url.pathname === "/browse") body = { offers: withViewer(browse20.all() as Row[], wallet), total: (count.get() as { n: number }).n };
-    else if (url.pathname === "/offer") body = withViewer([one.get(url.searchParams.get("a")) as Row], wallet)[0];
-    else if (url.pathname === "/mine")
-      body = { offers: withViewer(mine.all({ w: wallet }) as Row[], wallet), total: (mineCount.get({ w: wallet }) as { n: number }).n };
-    else if (url.pathname === "/gql50")
-      body = { data: { offers: { totalCount: (count.get() as { n: number }).n, edges: withViewer(browse50.all() as Row[], wallet) } } };
-    else if (url.pathname === "/embed") {
-      const p = pool.get(url.searchParams.get("s")) as { address: string } | undefined;
-      body = { data: p ? { ...p, outcomes: outcomes.all(p.address) } : null, error: null };
-    }
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(body));
-  });
-  await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
-  const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
+  const bare = await bareReads(storeFile);
+  const bareUrl = bare.url;
 
   const gql50 = JSON.stringify({
     query:
@@ -373,8 +301,7 @@ async function main() {
       .map((l) => l.toFixed(2))
       .join(", ")}`,
   );
-  bare.close();
-  db.close();
+  await bare.close();
   await uncached.close();
   await overlay.close();
   overlayRead.close();
