@@ -20,14 +20,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
-import { ReadService } from "../service/read/read-service";
-import { writerChanges } from "../service/read/read-cache";
 import { seedPools } from "./seed-pools";
 import { choicesOption, durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 import { load as loadRun, type LoadResult } from "./autocannon";
 import { profiled } from "./cpu-profile";
 import { bareReads } from "./bare-reads";
+import { benchReads } from "./bench-fixtures";
 
 const CASES = ["browse", "offer", "mine", "gql", "embed"] as const;
 const MODES = ["on", "shared", "off"] as const;
@@ -70,34 +69,14 @@ async function main() {
     // The data set is one creator's N offers: the per-user wallet bounds (which would stop it at
     // 20 open offers and 60 writes) are off here; they are not on the read path being measured.
     walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 },
-    app: (parts) => {
-      const read = new ReadService({
-        db: parts.db,
-        now: async () => Number(await parts.chain.gateway.now()),
-        publicBaseUrl: "https://offers.example",
-        changes: writerChanges(parts.writer),
-      });
-      return createApp({ read, custody: parts.custody, writes: parts.writes, graphiql: false });
-    },
+    app: (parts) => createApp({ read: benchReads(parts), custody: parts.custody, writes: parts.writes, graphiql: false }),
   });
   // The same service with only the shared anonymous part cached (each signed-in read queries its
   // positions: what many distinct users cost), and with the response caches off (the handler's
   // own speed), in the same process.
-  const overlayRead = new ReadService({
-    db: s.db,
-    now: async () => Number(await s.chain.gateway.now()),
-    publicBaseUrl: "https://offers.example",
-    viewerTtlMs: 0,
-    changes: writerChanges(s.writer),
-  });
+  const overlayRead = benchReads(s, { viewerTtlMs: 0 });
   const overlay = await listen(createApp({ read: overlayRead, custody: s.custody, writes: s.writes, graphiql: false }));
-  const uncachedRead = new ReadService({
-    db: s.db,
-    now: async () => Number(await s.chain.gateway.now()),
-    publicBaseUrl: "https://offers.example",
-    anonymousTtlMs: 0,
-    changes: writerChanges(s.writer),
-  });
+  const uncachedRead = benchReads(s, { anonymousTtlMs: 0 });
   const uncached = await listen(createApp({ read: uncachedRead, custody: s.custody, writes: s.writes, graphiql: false, responseCacheTtlMs: 0 }));
 
   // Data: one creator, many contracts with catalog rows, N offers created through the program;

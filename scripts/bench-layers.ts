@@ -25,13 +25,12 @@ import { Hono } from "hono";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
 import { restApi } from "../graphql/rest/rest-api";
-import { ReadService } from "../service/read/read-service";
-import { writerChanges } from "../service/read/read-cache";
 import { resolveViewer } from "../service/read/viewer";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 import { load, type LoadResult } from "./autocannon";
 import { bareReads } from "./bare-reads";
+import { benchMatch, benchReads } from "./bench-fixtures";
 import { profiled } from "./cpu-profile";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
@@ -52,30 +51,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 async function main() {
   const storeFile = join(mkdtempSync(join(tmpdir(), "bench-layers-")), "store.sqlite");
   const s = await startLocalStack({ storeUrl: storeFile, walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
-  const read = new ReadService({
-    db: s.db,
-    now: async () => Number(await s.chain.gateway.now()),
-    publicBaseUrl: "https://offers.example",
-    anonymousTtlMs: 0,
-    changes: writerChanges(s.writer),
-  });
+  const read = benchReads(s, { anonymousTtlMs: 0 });
 
   // One creator's offers; the signed-in caller holds a position on the one read.
   const creator = await s.admin.createUser("bench", "Bench");
   await s.admin.fund("bench", 1_000_000n * UNIT);
   const cp = await s.writes.authorize(`Bearer ${(await s.custody.issueToken(creator.id)).token}`);
-  const now = await s.chain.gateway.now();
-  const contract = await s.admin.createContract({
-    title: "Match: will the home side win?",
-    event: "Home vs Away",
-    sport: "football",
-    competition: "League",
-    startsAt: Number(now + 86_400n),
-    cutoffAt: now + 86_400n,
-    resolutionDeadline: now + 172_800n,
-    sideALabel: "Home",
-    sideBLabel: "Away",
-  });
+  const contract = await benchMatch(s, "Match: will the home side win?");
   let offer = "";
   for (let i = 0; i < o.offers; i++) {
     const r = await s.writes.create(cp, {

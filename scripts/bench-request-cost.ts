@@ -15,12 +15,11 @@ import { createServer } from "node:http";
 import { loadavg } from "node:os";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
-import { ReadService } from "../service/read/read-service";
-import { writerChanges } from "../service/read/read-cache";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
 import { load } from "./autocannon";
 import { profiled } from "./cpu-profile";
+import { benchMatch, benchReads } from "./bench-fixtures";
 import { workedExampleCreate } from "../harness/api-requests";
 
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
@@ -36,29 +35,12 @@ const UNIT = 1_000_000n;
 
 async function main() {
   const s = await startLocalStack({ walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
-  const read = new ReadService({
-    db: s.db,
-    now: async () => Number(await s.chain.gateway.now()),
-    publicBaseUrl: "https://offers.example",
-    anonymousTtlMs: 0,
-    changes: writerChanges(s.writer),
-  });
+  const read = benchReads(s, { anonymousTtlMs: 0 });
   const app = await listen(createApp({ read, custody: s.custody, writes: s.writes, graphiql: false, responseCacheTtlMs: 0 }));
   const creator = await s.admin.createUser("bench", "Bench");
   await s.admin.fund("bench", 1_000n * UNIT);
   const p = await s.writes.authorize(`Bearer ${(await s.custody.issueToken(creator.id)).token}`);
-  const now = await s.chain.gateway.now();
-  const contract = await s.admin.createContract({
-    title: "Match: will the home side win?",
-    event: "Home vs Away",
-    sport: "football",
-    competition: "League",
-    startsAt: Number(now + 86_400n),
-    cutoffAt: now + 86_400n,
-    resolutionDeadline: now + 172_800n,
-    sideALabel: "Home",
-    sideBLabel: "Away",
-  });
+  const contract = await benchMatch(s, "Match: will the home side win?");
   const created = await s.writes.create(p, workedExampleCreate(contract, "bench-request-cost-offer"));
   await s.chain.gateway.waitFor(created.signature);
   const reader = await s.admin.createUser("reader", "Reader");

@@ -16,6 +16,8 @@ import { workedExampleCreate } from "../harness/api-requests";
 
 import { sizeOption, sizesOption } from "../stack/config/settings";
 import { strictExit } from "../stack/config/cli";
+import { benchMatch } from "./bench-fixtures";
+
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
 
@@ -40,18 +42,7 @@ async function main() {
   // Latency under load from a few users: the per-user bound on the service wallet
   // (service/writes/wallet-guard.ts) would refuse most of it, so it is off here.
   const s = await startLocalStack({ storeUrl: ":memory:", walletLimits: { writeBurst: 0, writesPerHour: 0, maxOpenOffers: 0, maxOpenPositions: 0 } });
-  const now = await s.chain.gateway.now();
-  const contract = await s.admin.createContract({
-    title: "Bench",
-    event: "Bench",
-    sport: "football",
-    competition: "Bench",
-    startsAt: Number(now + 86_400n),
-    cutoffAt: now + 86_400n,
-    resolutionDeadline: now + 172_800n,
-    sideALabel: "A",
-    sideBLabel: "B",
-  });
+  const contract = await benchMatch(s, "Bench", "Bench");
   const users: { token: string; wallet: string }[] = [];
   for (let i = 0; i < 16; i++) {
     const u = await s.admin.createUser(`bench${i}`);
