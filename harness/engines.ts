@@ -186,9 +186,19 @@ export class BankrunEngine implements Engine {
   }
 }
 
+/**
+ * How long LiteSVM may run transactions back to back before the event loop gets a turn. LiteSVM
+ * runs each one synchronously inside an async call, so a loop of them turns only microtasks: no
+ * timer and no message from the test runner is handled until it ends. A fuzzer of three minutes
+ * then held vitest's answer to the worker's call past the worker's 60-second RPC timeout, and the
+ * run failed with `Timeout calling "onTaskUpdate"` although every test passed.
+ */
+const LITESVM_TURN_MS = 1_000;
+
 export class LiteSvmEngine implements Engine {
   readonly name = "litesvm";
   private readonly decoder = getTransactionDecoder();
+  private lastTurn = performance.now();
   private constructor(
     readonly svm: LiteSVM,
     readonly payer: Keypair,
@@ -223,6 +233,10 @@ export class LiteSvmEngine implements Engine {
     this.svm.expireBlockhash();
   }
   async process(tx: Transaction): Promise<Processed> {
+    if (performance.now() - this.lastTurn > LITESVM_TURN_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.lastTurn = performance.now();
+    }
     const res = this.svm.sendTransaction(this.decoder.decode(tx.serialize()) as never);
     // A new blockhash per transaction, so an identical later transaction is not a duplicate.
     this.svm.expireBlockhash();

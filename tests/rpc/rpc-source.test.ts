@@ -14,7 +14,6 @@
  * Skipped, with the reason printed, where the validator binary is absent (see README, "RPC source").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { PublicKey } from "@solana/web3.js";
 import { TestChain } from "../../harness/chain";
@@ -31,6 +30,7 @@ import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../../indexer/decode";
 import { comparePoolWithChain, compareWithChain } from "../indexer/compare";
 import { freshStore, type StoreTarget } from "../indexer/stores";
 import { eventually } from "../support/wait";
+import { runScript } from "../support/scripts";
 
 const binary = validatorBinary();
 if (!binary) console.warn("tests/rpc skipped: no solana-test-validator (build it with bash scripts/setup-test-validator.sh)");
@@ -219,11 +219,7 @@ describe.skipIf(!binary)("RPC source against solana-test-validator", () => {
     for (const engine of ["sqlite", "postgres"] as const) {
       const t = freshStore(engine, `bf_${engine}`);
       targets.push(t);
-      const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/backfill.ts"), "--store", t.url, "--rpc", validator.rpcUrl], {
-        cwd: ROOT,
-        encoding: "utf8",
-        timeout: 120_000,
-      });
+      const run = await runScript([join(ROOT, "scripts/backfill.ts"), "--store", t.url, "--rpc", validator.rpcUrl], { cwd: ROOT, timeout: 120_000 });
       expect(run.status, run.stderr).toBe(0);
       const report = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { contentChecksum: string; applied: number; events: number };
       expect(report.events).toBeGreaterThan(0);

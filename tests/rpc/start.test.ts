@@ -6,7 +6,7 @@
  * validator binary.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -16,6 +16,7 @@ import { RpcEngine } from "../../harness/rpc-engine";
 import { TestValidator, validatorBinary } from "../../harness/validator";
 import { until, printedBy, untilUp } from "../support/wait";
 import { freePorts } from "../support/ports";
+import { runScript } from "../support/scripts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const binary = validatorBinary();
@@ -62,20 +63,15 @@ describe.skipIf(!binary)("scripts/start.ts --rpc against solana-test-validator",
     }, 60_000);
     expect(empty.body).toMatchObject({ feeBps: 1000, contracts: [] });
 
-    const admin = (...args: string[]) => {
-      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", "--data", data, ...args], {
-        cwd: ROOT,
-        env,
-        encoding: "utf8",
-        timeout: 120_000,
-      });
+    const admin = async (...args: string[]) => {
+      const r = await runScript(["scripts/admin.ts", "--data", data, ...args], { cwd: ROOT, env, timeout: 120_000 });
       expect(r.status, r.stderr + r.stdout).toBe(0);
       return r.stdout;
     };
-    admin("create-user", "alice");
-    admin("fund", "alice", "100000000");
-    const token = /pat_[\w-]+/.exec(admin("issue-token", "alice"))![0];
-    admin(
+    await admin("create-user", "alice");
+    await admin("fund", "alice", "100000000");
+    const token = /pat_[\w-]+/.exec(await admin("issue-token", "alice"))![0];
+    await admin(
       "create-contract",
       "--title",
       "Final",
