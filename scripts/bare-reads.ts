@@ -19,18 +19,16 @@ export interface BareReads {
 
 export async function bareReads(storeFile: string): Promise<BareReads> {
   const db = new Database(storeFile, { readonly: true });
-  const offerColumns = `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json
-     from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract`;
+  const joined = "from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract";
+  const offerColumns = `select o.*, c.cutoff_at k_cutoff_at, c.status k_status, cc.title, cc.event, cc.sport, cc.competition, cc.side_a_label, cc.side_b_label, cc.visuals_json ${joined}`;
   const page = (n: number) => db.prepare(`${offerColumns} order by o.created_at desc, o.address limit ${n} offset 0`);
   const browse20 = page(20);
   const browse50 = page(50);
-  const count = db.prepare(`select count(*) n from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract`);
+  const count = db.prepare(`select count(*) n ${joined}`);
   const one = db.prepare(`${offerColumns} where o.address = ?`);
   const mineWhere = `where o.creator = @w or exists (select 1 from positions p where p.offer = o.address and p.taker = @w)`;
   const mine = db.prepare(`${offerColumns} ${mineWhere} order by o.created_at desc, o.address limit 20 offset 0`);
-  const mineCount = db.prepare(
-    `select count(*) n from offers o join contracts c on c.address = o.contract join contract_catalog cc on cc.contract = o.contract ${mineWhere}`,
-  );
+  const mineCount = db.prepare(`select count(*) n ${joined} ${mineWhere}`);
   const tokenUser = db.prepare(`select u.wallet, t.revoked_at, t.expires_at from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`);
   const positions = db.prepare(`select * from positions where taker = ? and offer in (select value from json_each(?))`);
   const blocked = db.prepare(`select wallet from users where blocked = 1 and wallet in (select value from json_each(?))`);

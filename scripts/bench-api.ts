@@ -22,7 +22,7 @@ import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
 import { seedPools } from "./seed-pools";
 import { choicesOption, durationOption, sizeOption } from "../stack/config/settings";
-import { strictExit } from "../stack/config/cli";
+import { exitOnError, strictExit } from "../stack/config/cli";
 import { load as loadRun, type LoadResult } from "./autocannon";
 import { profiled } from "./cpu-profile";
 import { bareReads } from "./bare-reads";
@@ -288,10 +288,4 @@ async function main() {
   await s.stop();
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);

@@ -31,7 +31,7 @@ import { validatorStack } from "../stack/validator-stack";
 import type { AppParts } from "../stack/service-parts";
 import { workedExampleCreate } from "../harness/api-requests";
 import { sizeOption } from "../stack/config/settings";
-import { strictExit } from "../stack/config/cli";
+import { exitOnError, strictExit } from "../stack/config/cli";
 process.env.LOG_LEVEL ??= "silent";
 
 const o = strictExit(new Command().name("bench-contention"))
@@ -269,10 +269,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);

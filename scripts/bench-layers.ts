@@ -27,7 +27,7 @@ import { createApp, listen } from "../graphql/server";
 import { restApi } from "../graphql/rest/rest-api";
 import { resolveViewer } from "../service/read/viewer";
 import { durationOption, sizeOption } from "../stack/config/settings";
-import { strictExit } from "../stack/config/cli";
+import { exitOnError, strictExit } from "../stack/config/cli";
 import { load, type LoadResult } from "./autocannon";
 import { bareReads } from "./bare-reads";
 import { benchMatch, benchReads } from "./bench-fixtures";
@@ -137,10 +137,4 @@ async function main() {
   await s.stop();
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { OffersWorld, UNIT } from "../harness/offers-world";
 import { DEPLOY_DIR, type TxResult } from "../harness/chain";
 import { median, splitComputeUnits, type CuSplit } from "./cu-report";
+import { exitOnError } from "../stack/config/cli";
 
 const SAMPLES = Number(process.env.SAMPLES ?? 20);
 
@@ -122,10 +123,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);

@@ -16,7 +16,7 @@ import { loadavg } from "node:os";
 import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
 import { durationOption, sizeOption } from "../stack/config/settings";
-import { strictExit } from "../stack/config/cli";
+import { exitOnError, strictExit } from "../stack/config/cli";
 import { load } from "./autocannon";
 import { profiled } from "./cpu-profile";
 import { benchMatch, benchReads } from "./bench-fixtures";
@@ -85,10 +85,4 @@ async function main() {
   await s.stop();
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);

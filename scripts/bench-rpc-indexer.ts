@@ -20,7 +20,7 @@ import { openStore, type Store } from "../indexer/store/db";
 import { OFFERS_PROGRAM, POOLS_PROGRAM } from "../indexer/decode";
 
 import { sizeOption } from "../stack/config/settings";
-import { strictExit } from "../stack/config/cli";
+import { exitOnError, strictExit } from "../stack/config/cli";
 const o = strictExit(new Command().name("bench-rpc-indexer"))
   .addOption(sizeOption("--n <n>", "takes to time", 60))
   .parse()
@@ -92,10 +92,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+main().then(() => process.exit(0), exitOnError);
