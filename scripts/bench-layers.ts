@@ -1,5 +1,6 @@
 /**
- * Where one uncached signed-in offer read's time goes, by layer: the same read served five ways
+ * Where one uncached signed-in read's time goes, by layer (`--case offer`: one offer; `browse`: the
+ * browse page of 20, newest first): the same read served five ways
  * in this process, on the same store, each under the same load (autocannon in its own process),
  * in short runs interleaved in a new random order each iteration so that the machine's drift
  * falls on all of them alike:
@@ -14,9 +15,9 @@
  * iteration, every ratio, and this process's CPU per answered request. Response caches are off
  * (anonymousTtlMs 0), as in bench-api's "off" rows.
  *
- *   npx tsx scripts/bench-layers.ts [--offers 50] [--iterations 10] [--duration 1] [--connections 10] [--profile dir]
+ *   npx tsx scripts/bench-layers.ts [--case offer|browse] [--offers 50] [--iterations 10] [--duration 1] [--connections 10] [--profile dir]
  */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { createServer } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -26,6 +27,7 @@ import { startLocalStack } from "../stack/local-stack";
 import { createApp, listen } from "../graphql/server";
 import { restApi } from "../graphql/rest/rest-api";
 import { resolveViewer } from "../service/read/viewer";
+import { offersParams } from "../service/read/params";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { exitOnError, strictExit } from "../stack/config/cli";
 import { load, type LoadResult } from "./autocannon";
@@ -37,13 +39,14 @@ import { profiled } from "./cpu-profile";
 process.env.LOG_LEVEL ??= "silent";
 
 const o = strictExit(new Command().name("bench-layers"))
+  .addOption(new Option("--case <name>", "the read measured").choices(["offer", "browse"]).default("offer"))
   .addOption(sizeOption("--offers <n>", "offers to create", 50))
   .addOption(sizeOption("--iterations <n>", "iterations; each runs every layer once, in a new random order", 10))
   .addOption(durationOption("--duration <s>", "length of each run (1, 2s)", 1))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .option("--profile <dir>", "write a CPU profile of the server (this process) for each layer's run of the first iteration")
   .parse()
-  .opts<{ offers: number; iterations: number; duration: number; connections: number; profile?: string }>();
+  .opts<{ case: "offer" | "browse"; offers: number; iterations: number; duration: number; connections: number; profile?: string }>();
 const UNIT = 1_000_000n;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -82,9 +85,11 @@ async function main() {
   await new Promise((r) => setTimeout(r, 500));
 
   const bare = await bareReads(storeFile);
+  // The read of the case, as the REST route makes it (browse: the query `?pageSize=20` parsed on each request).
+  const served = (wallet: string | null) => (o.case === "browse" ? read.browse(offersParams({ pageSize: "20" }), wallet) : read.offer(offer, wallet));
   const service = createServer(async (req, res) => {
     const viewer = await resolveViewer(s.custody, req.headers.authorization);
-    const body = JSON.stringify(await read.offer(offer, viewer?.wallet ?? null));
+    const body = JSON.stringify(await served(viewer?.wallet ?? null));
     res.writeHead(200, { "content-type": "application/json" });
     res.end(body);
   });
@@ -92,24 +97,26 @@ async function main() {
   const hono = await listen(
     new Hono().get("/offers/:address", async (c) => {
       const viewer = await resolveViewer(s.custody, c.req.header("authorization"));
-      return c.json(await read.offer(c.req.param("address"), viewer?.wallet ?? null));
+      return c.json(await served(viewer?.wallet ?? null));
     }),
   );
   const rest = await listen(new Hono().route("/", restApi({ read, custody: s.custody })));
   const app = await listen(createApp({ read, custody: s.custody, writes: s.writes, graphiql: false, responseCacheTtlMs: 0 }));
+  // The REST paths as clients send them: `/offers?pageSize=20` (the app also takes a trailing slash).
+  const path = o.case === "browse" ? "?pageSize=20" : `/${offer}`;
   const layers = [
-    { name: "bare", url: `${bare.url}/offer?a=${offer}` },
+    { name: "bare", url: o.case === "browse" ? `${bare.url}/browse` : `${bare.url}/offer?a=${offer}` },
     { name: "service", url: `http://127.0.0.1:${(service.address() as { port: number }).port}/` },
     { name: "hono", url: `${hono.url}/offers/${offer}` },
-    { name: "rest", url: `${rest.url}/api/bets-usdc/offers/${offer}` },
-    { name: "app", url: `${app.url}/api/bets-usdc/offers/${offer}` },
+    { name: "rest", url: `${rest.url}/api/bets-usdc/offers${path}` },
+    { name: "app", url: `${app.url}/api/bets-usdc/offers${path}` },
   ];
 
   const run = (url: string) => load(url, { connections: o.connections, duration: o.duration, token });
   for (const l of layers) await run(l.url); // warm every layer before measuring
   const results = new Map<string, { run: LoadResult; ratio: number }[]>(layers.map((l) => [l.name, []]));
   console.log(
-    `one offer, signed in (a taker with a position on it), response caches off; autocannon -c ${o.connections} -d ${o.duration}, ${o.iterations} iterations; load average at the start: ${loadavg()
+    `${o.case === "browse" ? "the browse page of 20" : "one offer"}, signed in (a taker with a position on ${o.case === "browse" ? "one of them" : "it"}), response caches off; autocannon -c ${o.connections} -d ${o.duration}, ${o.iterations} iterations; load average at the start: ${loadavg()
       .map((x) => x.toFixed(2))
       .join(", ")}\n`,
   );
