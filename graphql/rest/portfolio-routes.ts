@@ -25,7 +25,7 @@ import { claimBalance } from "../../service/writes/claim-balance";
 import { validationHook } from "./validation-hook";
 import { ERRORS, ok } from "./schemas";
 import { BulkCloseAnswer, DeadManSwitchAnswer, PortfolioAnswer } from "./portfolio-schemas";
-import { jsonBody } from "./write-routes";
+import { callerGate } from "./caller-gate";
 import type { ErrorLog } from "../../service/observability/log";
 
 const FALLBACK = "temporarily unavailable; retry with backoff (and the same idempotencyKey)";
@@ -82,25 +82,15 @@ export function portfolioRoutes(d: PortfolioRouteDeps): OpenAPIHono {
   let bulkClose: BulkClose | null = null;
   const bulk = () => (bulkClose ??= new BulkClose(d.writes!));
   const fail = (c: Context, e: unknown) => apiErrorResponse(c, e, FALLBACK, d.log);
-  const principals = new WeakMap<Request, Principal>();
-  const writer = (withBody: boolean) => async (c: Context, next: () => Promise<void>) => {
-    try {
-      if (!d.writes) throw new ApiError(503, "writes are not configured");
-      principals.set(c.req.raw, await d.writes.authorize(c.req.header("authorization")));
-      if (withBody) await jsonBody(c);
-    } catch (e) {
-      return fail(c, e);
-    }
-    await next();
-  };
-  const handle = (op: (c: Context, p: Principal) => Promise<unknown>) =>
-    (async (c: Context) => {
-      try {
-        return c.json((await op(c, principals.get(c.req.raw)!)) as object, 200);
-      } catch (e) {
-        return fail(c, e);
-      }
-    }) as never;
+  const { gate, handle } = callerGate<Principal>(fail);
+  const writer = (withBody: boolean) =>
+    gate(
+      async (c) => {
+        if (!d.writes) throw new ApiError(503, "writes are not configured");
+        return d.writes.authorize(c.req.header("authorization"));
+      },
+      { body: withBody },
+    );
   const switches = () => {
     if (!d.deadMan) throw new ApiError(503, "the dead-man switch is not configured");
     return d.deadMan;

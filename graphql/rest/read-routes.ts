@@ -24,6 +24,7 @@ import {
 import type { ReadService } from "../../service/read/read-service";
 import { resolveViewer, type ReadViewer } from "../../service/read/viewer";
 import { validationHook } from "./validation-hook";
+import { callerGate } from "./caller-gate";
 import { ContractsResponse, EmbedResponse, ERRORS, documentedError, FillPage, Offer, OfferPage, ShareablePage, WalletPositions, ok } from "./schemas";
 import { requestIdOf } from "../http-observability";
 import type { RequestReads } from "../read-admission";
@@ -40,16 +41,9 @@ const errorResponse = (c: Context, e: unknown, log?: ErrorLog) => apiErrorRespon
  * Shared by every read route that shows viewer fields (offers, book, quote).
  */
 export function viewerGate(custody: Custody | null, log?: ErrorLog) {
-  const viewers = new WeakMap<Request, ReadViewer | null>();
-  const signedIn = async (c: Context, next: () => Promise<void>) => {
-    try {
-      viewers.set(c.req.raw, await resolveViewer(custody, c.req.header("authorization")));
-    } catch (e) {
-      return errorResponse(c, e, log);
-    }
-    await next();
-  };
-  const viewer = (c: Context) => viewers.get(c.req.raw) ?? null;
+  const { gate, callerOf } = callerGate<ReadViewer | null>((c, e) => errorResponse(c, e, log));
+  const signedIn = gate((c) => resolveViewer(custody, c.req.header("authorization")));
+  const viewer = (c: Context) => callerOf(c) ?? null;
   return { signedIn, viewer };
 }
 

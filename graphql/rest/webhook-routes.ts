@@ -22,7 +22,7 @@ import {
   WebhookEndpointList,
   WebhookEndpointWithSecret,
 } from "./webhook-schemas";
-import { jsonBody } from "./write-routes";
+import { callerGate } from "./caller-gate";
 import type { ErrorLog } from "../../service/observability/log";
 
 const FALLBACK = "temporarily unavailable; retry with backoff";
@@ -113,28 +113,17 @@ export interface WebhookRouteDeps {
 export function webhookRoutes(d: WebhookRouteDeps): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(FALLBACK) });
   const fail = (c: Context, e: unknown) => apiErrorResponse(c, e, FALLBACK, d.log);
-  const principals = new WeakMap<Request, Principal>();
+  const callers = callerGate<Principal>(fail);
   /** `write`: the token must hold bet:write; `withBody`: the JSON body is read and checked first. */
-  const auth =
-    (write: boolean, withBody = false) =>
-    async (c: Context, next: () => Promise<void>) => {
-      try {
+  const auth = (write: boolean, withBody = false) =>
+    callers.gate(
+      async (c) => {
         if (!d.webhooks || !d.custody) throw new ApiError(503, "webhooks are not configured");
-        principals.set(c.req.raw, await authorize(d.custody, c.req.header("authorization"), write));
-        if (withBody) await jsonBody(c);
-      } catch (e) {
-        return fail(c, e);
-      }
-      await next();
-    };
-  const handle = (op: (c: Context, p: Principal, w: Webhooks) => Promise<unknown>) =>
-    (async (c: Context) => {
-      try {
-        return c.json((await op(c, principals.get(c.req.raw)!, d.webhooks!)) as object, 200);
-      } catch (e) {
-        return fail(c, e);
-      }
-    }) as never;
+        return authorize(d.custody, c.req.header("authorization"), write);
+      },
+      { body: withBody },
+    );
+  const handle = (op: (c: Context, p: Principal, w: Webhooks) => Promise<unknown>) => callers.handle((c, p) => op(c, p, d.webhooks!));
 
   app.openapi(
     { ...createRouteDef, middleware: [auth(true, true)] },

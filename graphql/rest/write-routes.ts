@@ -13,43 +13,19 @@ import { HTTPException } from "hono/http-exception";
 import { ApiError, apiErrorResponse } from "../../service/api-error";
 import type { ErrorLog } from "../../service/observability/log";
 import { requestIdOf } from "../http-observability";
-import { assertJsonDepth } from "../../service/json-depth";
 import type { Principal } from "../../service/custody/custody";
 import { CloseBody, CreateBody, OfferPath, TakeBestBody, TakeBody } from "../../service/writes/validate";
 import { ContractAddressPath } from "../../service/read/book-params";
 import { Quote } from "./quote-routes";
 import type { WriteService } from "../../service/writes/write-service";
 import { validationHook } from "./validation-hook";
+import { callerGate } from "./caller-gate";
+import { CONTENT_TYPE } from "./json-body";
 import { CloseReceipt, CreateReceipt, ERRORS, TakeReceipt, ok } from "./schemas";
 
-const MAX_BODY = 16 * 1024;
 const WRITE_FALLBACK = "temporarily unavailable; retry with the same idempotencyKey";
-const CONTENT_TYPE = "Content-Type must be application/json";
 
 const writeErrorResponse = (c: Context, e: unknown, log?: ErrorLog) => apiErrorResponse(c, e, WRITE_FALLBACK, log);
-
-export async function jsonBody(c: Context): Promise<unknown> {
-  const ct = c.req.header("content-type") ?? "";
-  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(ct.trim())) throw new ApiError(400, CONTENT_TYPE);
-  const len = Number(c.req.header("content-length") ?? "0");
-  if (len > MAX_BODY) throw new ApiError(400, `body larger than ${MAX_BODY} bytes`);
-  const buf = await c.req.arrayBuffer();
-  if (buf.byteLength > MAX_BODY) throw new ApiError(400, `body larger than ${MAX_BODY} bytes`);
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
-  } catch {
-    throw new ApiError(400, "body must be UTF-8 JSON");
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "body must be valid JSON");
-  }
-  assertJsonDepth(body, "body");
-  return body;
-}
 
 const body = (schema: typeof CreateBody | typeof TakeBody | typeof CloseBody | typeof TakeBestBody) => ({
   required: true,
@@ -117,26 +93,10 @@ const takeBestRoute = route({
 /** Routes relative to the offers base path. */
 export function writeRoutes(service: WriteService, opts: { log?: ErrorLog } = {}): OpenAPIHono {
   const app = new OpenAPIHono({ strict: false, defaultHook: validationHook(WRITE_FALLBACK) });
-  const principals = new WeakMap<Request, Principal>();
-  /** Token first (401), then the body read and parsed (400) before the schemas see it. */
-  const signedIn = async (c: Context, next: () => Promise<void>) => {
-    try {
-      principals.set(c.req.raw, await service.authorize(c.req.header("authorization")));
-      await jsonBody(c);
-    } catch (e) {
-      return writeErrorResponse(c, e, opts.log);
-    }
-    await next();
-  };
   // Any status the service raises is answered here; the routes' responses document them all.
-  const handle = (op: (c: Context, p: Principal) => Promise<unknown>) =>
-    (async (c: Context) => {
-      try {
-        return c.json((await op(c, principals.get(c.req.raw)!)) as object, 200);
-      } catch (e) {
-        return writeErrorResponse(c, e, opts.log);
-      }
-    }) as never;
+  const { gate, handle } = callerGate<Principal>((c, e) => writeErrorResponse(c, e, opts.log));
+  /** Token first (401), then the body read and parsed (400) before the schemas see it. */
+  const signedIn = gate((c) => service.authorize(c.req.header("authorization")), { body: true });
   const json = (c: Context) => c.req.json<unknown>();
   app.openapi(
     { ...createOffer, middleware: [signedIn] },
