@@ -28,6 +28,7 @@ import { createApp, listen } from "../graphql/server";
 import { restApi } from "../graphql/rest/rest-api";
 import { resolveViewer } from "../service/read/viewer";
 import { offersParams } from "../service/read/params";
+import type { ReadService } from "../service/read/read-service";
 import { durationOption, sizeOption } from "../stack/config/settings";
 import { exitOnError, strictExit } from "../stack/config/cli";
 import { load, type LoadResult } from "./autocannon";
@@ -38,15 +39,35 @@ import { profiled } from "./cpu-profile";
 // Measurements, not an operated service: no access line per request unless LOG_LEVEL asks for it.
 process.env.LOG_LEVEL ??= "silent";
 
+/**
+ * What each case reads: the bare handler's path, the path under `/offers` that the hono layer, the
+ * REST routes and the app serve, and the read as the REST route makes it (browse: the query
+ * `?pageSize=20` parsed on each request).
+ */
+const CASES = {
+  offer: {
+    title: "one offer, signed in (a taker with a position on it)",
+    bare: (offer: string) => `/offer?a=${offer}`,
+    path: (offer: string) => `/${offer}`,
+    read: (r: ReadService, wallet: string | null, address: string) => r.offer(address, wallet),
+  },
+  browse: {
+    title: "the browse page of 20, signed in (a taker with a position on one of them)",
+    bare: () => "/browse",
+    path: () => "?pageSize=20",
+    read: (r: ReadService, wallet: string | null) => r.browse(offersParams({ pageSize: "20" }), wallet),
+  },
+};
+
 const o = strictExit(new Command().name("bench-layers"))
-  .addOption(new Option("--case <name>", "the read measured").choices(["offer", "browse"]).default("offer"))
+  .addOption(new Option("--case <name>", "the read measured").choices(Object.keys(CASES)).default("offer"))
   .addOption(sizeOption("--offers <n>", "offers to create", 50))
   .addOption(sizeOption("--iterations <n>", "iterations; each runs every layer once, in a new random order", 10))
   .addOption(durationOption("--duration <s>", "length of each run (1, 2s)", 1))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .option("--profile <dir>", "write a CPU profile of the server (this process) for each layer's run of the first iteration")
   .parse()
-  .opts<{ case: "offer" | "browse"; offers: number; iterations: number; duration: number; connections: number; profile?: string }>();
+  .opts<{ case: keyof typeof CASES; offers: number; iterations: number; duration: number; connections: number; profile?: string }>();
 const UNIT = 1_000_000n;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -84,30 +105,28 @@ async function main() {
   await s.chain.gateway.waitFor(take.signature);
   await new Promise((r) => setTimeout(r, 500));
 
+  const measured = CASES[o.case];
   const bare = await bareReads(storeFile);
-  // The read of the case, as the REST route makes it (browse: the query `?pageSize=20` parsed on each request).
-  const served = (wallet: string | null) => (o.case === "browse" ? read.browse(offersParams({ pageSize: "20" }), wallet) : read.offer(offer, wallet));
   const service = createServer(async (req, res) => {
     const viewer = await resolveViewer(s.custody, req.headers.authorization);
-    const body = JSON.stringify(await served(viewer?.wallet ?? null));
+    const body = JSON.stringify(await measured.read(read, viewer?.wallet ?? null, offer));
     res.writeHead(200, { "content-type": "application/json" });
     res.end(body);
   });
   await new Promise<void>((r) => service.listen(0, "127.0.0.1", r));
   const hono = await listen(
-    new Hono().get("/offers/:address", async (c) => {
+    new Hono().get("/offers/:address?", async (c) => {
       const viewer = await resolveViewer(s.custody, c.req.header("authorization"));
-      return c.json(await served(viewer?.wallet ?? null));
+      return c.json(await measured.read(read, viewer?.wallet ?? null, c.req.param("address") ?? ""));
     }),
   );
   const rest = await listen(new Hono().route("/", restApi({ read, custody: s.custody })));
   const app = await listen(createApp({ read, custody: s.custody, writes: s.writes, graphiql: false, responseCacheTtlMs: 0 }));
-  // The REST paths as clients send them: `/offers?pageSize=20` (the app also takes a trailing slash).
-  const path = o.case === "browse" ? "?pageSize=20" : `/${offer}`;
+  const path = measured.path(offer);
   const layers = [
-    { name: "bare", url: o.case === "browse" ? `${bare.url}/browse` : `${bare.url}/offer?a=${offer}` },
+    { name: "bare", url: `${bare.url}${measured.bare(offer)}` },
     { name: "service", url: `http://127.0.0.1:${(service.address() as { port: number }).port}/` },
-    { name: "hono", url: `${hono.url}/offers/${offer}` },
+    { name: "hono", url: `${hono.url}/offers${path}` },
     { name: "rest", url: `${rest.url}/api/bets-usdc/offers${path}` },
     { name: "app", url: `${app.url}/api/bets-usdc/offers${path}` },
   ];
@@ -116,7 +135,7 @@ async function main() {
   for (const l of layers) await run(l.url); // warm every layer before measuring
   const results = new Map<string, { run: LoadResult; ratio: number }[]>(layers.map((l) => [l.name, []]));
   console.log(
-    `${o.case === "browse" ? "the browse page of 20" : "one offer"}, signed in (a taker with a position on ${o.case === "browse" ? "one of them" : "it"}), response caches off; autocannon -c ${o.connections} -d ${o.duration}, ${o.iterations} iterations; load average at the start: ${loadavg()
+    `${measured.title}, response caches off; autocannon -c ${o.connections} -d ${o.duration}, ${o.iterations} iterations; load average at the start: ${loadavg()
       .map((x) => x.toFixed(2))
       .join(", ")}\n`,
   );

@@ -12,7 +12,7 @@
 import type { Context } from "hono";
 import { jsonBody } from "./json-body";
 
-export type Fail = (c: Context, e: unknown) => Response | Promise<Response>;
+type Fail = (c: Context, e: unknown) => Response | Promise<Response>;
 
 export function callerGate<P>(fail: Fail) {
   const callers = new WeakMap<Request, P>();
