@@ -157,12 +157,16 @@ const fillsRoute = route({
 /**
  * A JSON answer, serialised once per object: the read service hands out the same object for as
  * long as it keeps it (a shared page, a caller's overlay, a pool's aggregate), so a page of 20-50
- * offers is stringified once per change instead of once per request.
+ * offers is stringified once per change instead of once per request. Kept as UTF-8 bytes, which
+ * node writes as they are: a string is measured and encoded again on every answer (31 KB for a
+ * signed-in browse page; the cached browse row gained about 10 %, BENCHMARKS.md, issue 21).
  */
-export function jsonOnce(serialized: WeakMap<object, string>) {
+const UTF8 = new TextEncoder();
+
+export function jsonOnce(serialized: WeakMap<object, Uint8Array<ArrayBuffer>>) {
   return (c: Context, value: object) => {
     let body = serialized.get(value);
-    if (body === undefined) serialized.set(value, (body = JSON.stringify(value)));
+    if (body === undefined) serialized.set(value, (body = UTF8.encode(JSON.stringify(value))));
     return c.body(body, 200, { "content-type": "application/json" });
   };
 }
