@@ -12,6 +12,10 @@
  * lookups (token digest -> user, the page, its count, the caller's positions on the page, the
  * blocked flags), in the same run.
  *
+ * Cases run in the order `--only` names them, and a case named twice runs twice: a case's rows
+ * move with what ran before it in the process (BENCHMARKS.md, issue 21: one offer after browse),
+ * and `--only offer,browse,offer` shows that in one run.
+ *
  *   npx tsx scripts/bench-api.ts [--offers 300] [--duration 10] [--connections 10] [--rounds 1] [--only browse,offer,mine,gql,embed] [--modes on,shared,off] [--profile dir]
  */
 import { Command } from "commander";
@@ -39,7 +43,7 @@ const o = strictExit(new Command().name("bench-api"))
   .addOption(durationOption("--duration <s>", "length of each run (10, 30s, 2m)", 10))
   .addOption(sizeOption("--connections <n>", "concurrent connections", 10))
   .addOption(sizeOption("--rounds <n>", "rounds of the app's runs per case, each between two bare runs; the round of median ratio is shown", 1))
-  .addOption(choicesOption("--only <names>", "cases", CASES))
+  .addOption(choicesOption("--only <names>", "cases, run in this order (a case named twice runs twice)", CASES, { repeats: true }))
   .addOption(choicesOption("--modes <names>", "modes (shared: the shared part only)", MODES))
   .option("--profile <dir>", "write a CPU profile of the server (this process) per signed-in run, and of the bare handler's first run per case")
   .parse()
@@ -199,7 +203,6 @@ async function main() {
       signedIn: false,
       target: { rps: 5000 },
     });
-  const only = new Set<string>(o.only);
 
   console.log(
     `${o.offers} offers indexed, the signed-in caller holds positions on ${Math.ceil(offers.length / 10)} of them; autocannon -c ${o.connections} -d ${o.duration} per run; server, bare handler and load generator share the machine's cores\n`,
@@ -214,12 +217,15 @@ async function main() {
   );
   console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   const cell = (r: Result | null) => (r ? [r.rps.toFixed(0), `${r.p50} / ${r.p99}`] : ["—", "—"]);
-  for (const c of cases.filter((x) => only.has(x.key))) {
+  for (const [i, key] of o.only.entries()) {
+    const c = cases.find((x) => x.key === key)!;
+    // A case's profiles are named by its place when it runs more than once.
+    const profileName = o.only.indexOf(key) === o.only.lastIndexOf(key) ? c.key : `${c.key}-${i + 1}`;
     // Each round of the app's runs sits between two runs of the bare handler, and is compared with
     // their mean: on a shared machine the load drifts within a case, and one bare run at its start
     // would favour either side. With several rounds the row shown is the round of median ratio.
     const bareRun = () => load(`${bareUrl}${c.bare}`, { post: c.post, token: c.signedIn ? aliceToken : undefined });
-    const bares: Result[] = [await profiled(o.profile, `${c.key}-bare-signed-in`, bareRun)];
+    const bares: Result[] = [await profiled(o.profile, `${profileName}-bare-signed-in`, bareRun)];
     const rounds: { label: string; anon: Result | null; signed: Result | null }[][] = [];
     for (let round = 0; round < o.rounds; round++) {
       const rows: { label: string; anon: Result | null; signed: Result | null }[] = [];
@@ -232,7 +238,7 @@ async function main() {
         if (!modes.has(label === "shared part only" ? "shared" : label)) continue;
         const anon = c.anonymous && label !== "shared part only" ? await load(c.path(base), { post: c.post }) : null;
         const signed = c.signedIn
-          ? await profiled(round === 0 ? o.profile : undefined, `${c.key}-${label.replaceAll(" ", "-")}-signed-in`, () =>
+          ? await profiled(round === 0 ? o.profile : undefined, `${profileName}-${label.replaceAll(" ", "-")}-signed-in`, () =>
               load(c.path(base), { post: c.post, token: aliceToken }),
             )
           : null;

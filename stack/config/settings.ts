@@ -380,8 +380,11 @@ export function settingsOf<K extends SettingName>(cmd: Command, names: readonly 
 }
 
 /** A list of `choices` a benchmark runs (`--only browse,offer`, `--engines sqlite`), all of them by default. */
-export function choicesOption<const T extends readonly [string, ...string[]]>(flags: string, help: string, choices: T): Option {
-  return setting(flags, `${help}, comma-separated: ${choices.join(", ")}`, choicesValue(choices), { fallback: [...choices], fallbackText: choices.join(",") });
+export function choicesOption<const T extends readonly [string, ...string[]]>(flags: string, help: string, choices: T, o: { repeats?: boolean } = {}): Option {
+  return setting(flags, `${help}, comma-separated: ${choices.join(", ")}`, choicesValue(choices, o), {
+    fallback: [...choices],
+    fallbackText: choices.join(","),
+  });
 }
 
 /** The store engines a benchmark runs on: `--engines sqlite,postgres` (both by default). */

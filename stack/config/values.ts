@@ -123,12 +123,13 @@ export function enumValue<const T extends readonly [string, ...string[]]>(choice
 /**
  * A comma-separated list of values of `item` (`browse,offer`, `1,8`), none repeated, at least one:
  * a benchmark's cases, modes, engines or levels. A value `item` refuses refuses the whole list,
- * never skipped.
+ * never skipped. `repeats`: the list is an order of runs, where a value may come back
+ * (bench-api's `--only offer,browse,offer`).
  */
-export function listValue<T>(item: z.ZodType<T, string>) {
+export function listValue<T>(item: z.ZodType<T, string>, o: { repeats?: boolean } = {}) {
   return z.string().transform((v, ctx): T[] => {
     const parts = v.split(",").map((n) => n.trim());
-    if (new Set(parts).size !== parts.length) return refuse(ctx, "a value is repeated");
+    if (!o.repeats && new Set(parts).size !== parts.length) return refuse(ctx, "a value is repeated");
     const values: T[] = [];
     for (const p of parts) {
       const r = item.safeParse(p);
@@ -140,8 +141,8 @@ export function listValue<T>(item: z.ZodType<T, string>) {
 }
 
 /** A comma-separated list of `choices` (listValue of enumValue). */
-export function choicesValue<const T extends readonly [string, ...string[]]>(choices: T) {
-  return listValue(enumValue(choices));
+export function choicesValue<const T extends readonly [string, ...string[]]>(choices: T, o: { repeats?: boolean } = {}) {
+  return listValue(enumValue(choices), o);
 }
 
 /** pino's levels. */

@@ -80,7 +80,7 @@ describe("value schemas", () => {
     refused(engine, "foo", "Bankrun", "");
   });
 
-  it("lists of choices: known names, comma-separated, none repeated; an unknown one refuses the whole list", () => {
+  it("lists of choices: known names, comma-separated, none repeated unless an order of runs; an unknown one refuses the whole list", () => {
     const cases = choicesValue(["browse", "offer", "mine"] as const);
     expect(ok(cases, "offer")).toEqual(["offer"]);
     expect(ok(cases, "mine,browse")).toEqual(["mine", "browse"]);
@@ -89,6 +89,10 @@ describe("value schemas", () => {
     const levels = listValue(positiveValue);
     expect(ok(levels, "1,8")).toEqual([1, 8]);
     refused(levels, "1,0", "1,x", "8,8", "");
+    // An order of runs (bench-api's --only): a name may come back, the order is kept, the rest as strict.
+    const order = choicesValue(["browse", "offer", "mine"] as const, { repeats: true });
+    expect(ok(order, "offer,browse,offer")).toEqual(["offer", "browse", "offer"]);
+    refused(order, "", "offer,", "offer,ofer", "Offer");
   });
 });
 
