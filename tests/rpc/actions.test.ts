@@ -15,8 +15,6 @@
  * Skipped without the validator binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Keypair, Transaction, sendAndConfirmTransaction, type PublicKey } from "@solana/web3.js";
@@ -32,11 +30,11 @@ import { validatorStack } from "./validator-stack";
 import { UNIT, balance, contract, createBody, makeUser, type TestUser } from "../support/stack";
 import { get, gql, post } from "../support/http";
 import { eventually } from "../support/wait";
+import { adminJson } from "../support/scripts";
 import { freshStore } from "../indexer/stores";
 
 const binary = validatorBinary();
 const ROOT = join(import.meta.dirname, "..", "..");
-const run = promisify(execFile);
 
 describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custody wallet takes, is indexed, settled and paid", () => {
   let validator: TestValidator;
@@ -61,12 +59,7 @@ describe.skipIf(!binary)("a Solana Action on solana-test-validator: a self-custo
   /** The operator CLI as the README runs it: against the validator and the stack's store, the service wallet and key from the environment. */
   async function admin(...args: string[]): Promise<Record<string, string>> {
     const env = { ...process.env, SERVICE_WALLET: JSON.stringify([...service.secretKey]), SERVICE_KEY: keyHex };
-    const r = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", "--rpc", validator.rpcUrl, "--store", storeUrl, ...args], {
-      cwd: ROOT,
-      env,
-      timeout: 120_000,
-    });
-    return JSON.parse(r.stdout) as Record<string, string>;
+    return adminJson(["--rpc", validator.rpcUrl, "--store", storeUrl, ...args], { cwd: ROOT, env, timeout: 120_000 });
   }
 
   async function action(path: string, init: RequestInit = {}) {

@@ -5,6 +5,7 @@
  * the whole run with `Timeout calling "onTaskUpdate"` although every test passed.
  */
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 
 export interface ScriptRun {
   /** The exit code; null when the process was killed (e.g. at `timeout`). */
@@ -20,4 +21,17 @@ export function runScript(args: readonly string[], o: { cwd: string; env?: NodeJ
       resolve({ status: error ? (typeof code === "number" ? code : null) : 0, stdout, stderr });
     });
   });
+}
+
+/**
+ * The operator CLI (`scripts/admin.ts`) with `args`, its JSON answer parsed; a command that exits
+ * other than 0 rejects with its stderr, as the operator would read it.
+ */
+export async function adminJson<T = Record<string, unknown>>(
+  args: readonly string[],
+  o: { cwd: string; env?: NodeJS.ProcessEnv; timeout: number },
+): Promise<T> {
+  const r = await runScript([join(o.cwd, "scripts", "admin.ts"), ...args], o);
+  if (r.status !== 0) throw new Error(`admin ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
 }

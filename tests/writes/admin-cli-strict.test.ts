@@ -5,18 +5,17 @@
  * and the cutoff.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { Keypair } from "@solana/web3.js";
 import { DEFAULT_TOKEN_TTL_SECONDS } from "../../service/custody/custody";
 import { freePorts } from "../support/ports";
 import { printedBy, untilUp } from "../support/wait";
+import { adminJson } from "../support/scripts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const run = promisify(execFile);
 
 describe("admin CLI values on a running stack (DATA_DIR)", () => {
   let child: ChildProcess;
@@ -24,12 +23,7 @@ describe("admin CLI values on a running stack (DATA_DIR)", () => {
 
   /** A command with the data directory from the environment only, as `DATA_DIR=... npm run admin` runs. */
   const cli = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "admin.ts"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: data },
-      timeout: 240_000,
-    });
-    return JSON.parse(stdout) as Record<string, unknown>;
+    return adminJson(args, { cwd: ROOT, env: { ...process.env, DATA_DIR: data }, timeout: 240_000 });
   };
   const nowSec = () => Math.floor(Date.now() / 1000);
 

@@ -6,18 +6,17 @@
  * description on every command and option.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Command } from "commander";
 import { freePorts } from "../support/ports";
 import { printedBy, untilUp } from "../support/wait";
+import { adminJson, runScript } from "../support/scripts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
-const run = promisify(execFile);
 
 describe("admin CLI", () => {
   let child: ChildProcess;
@@ -25,8 +24,7 @@ describe("admin CLI", () => {
   let api: string;
 
   const cli = async (...args: string[]) => {
-    const { stdout } = await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, ...args], { cwd: ROOT, timeout: 60_000 });
-    return JSON.parse(stdout) as Record<string, unknown>;
+    return adminJson(["--data", data, ...args], { cwd: ROOT, timeout: 60_000 });
   };
   const post = async (path: string, body: unknown, token: string) => {
     const r = await fetch(`${api}${path}`, {
@@ -96,14 +94,9 @@ describe("admin CLI", () => {
 
     // A transaction the program refuses: its IDL error name, no hex code or runtime logs.
     // (Resolving before the cutoff.)
-    const refused = await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, "resolve-contract", address, "sideA"], {
-      cwd: ROOT,
-      timeout: 60_000,
-    }).then(
-      () => null,
-      (e: { stderr: string }) => e.stderr,
-    );
-    expect(refused).toMatch(/^error: transaction failed: ResolveBeforeCutoff\s*$/);
+    const refused = await runScript([join(ROOT, "scripts", "admin.ts"), "--data", data, "resolve-contract", address, "sideA"], { cwd: ROOT, timeout: 60_000 });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^error: transaction failed: ResolveBeforeCutoff\s*$/);
   });
 
   it("is the same stack as npm start: demo data and its users", async () => {

@@ -27,11 +27,9 @@
  * endpoint and the CLI are the real ones.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { PublicKey, TransactionInstruction } from "@solana/web3.js";
@@ -41,10 +39,9 @@ import { adminApp } from "../../graphql/admin-http";
 import { ENGINES, freshStore } from "../indexer/stores";
 import { UNIT, contract, createBody, key, makeUser, stack, type TestUser } from "../support/stack";
 import { post } from "../support/http";
+import { adminJson } from "../support/scripts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
-const run = promisify(execFile);
 const BATCH = 3;
 
 interface Market {
@@ -248,8 +245,7 @@ describe("settlement worker: poisoned items", () => {
       join(data, "admin.json"),
       JSON.stringify({ adminUrl: `http://127.0.0.1:${(admin.address() as AddressInfo).port}`, adminToken, apiUrl: s.url }),
     );
-    const cli = async (...args: string[]) =>
-      JSON.parse((await run(TSX, [join(ROOT, "scripts", "admin.ts"), "--data", data, ...args], { cwd: ROOT, timeout: 60_000 })).stdout);
+    const cli = async (...args: string[]) => adminJson(["--data", data, ...args], { cwd: ROOT, timeout: 60_000 });
     const listed = (await cli("worker", "failures")) as { summary: Record<string, { failing: number }>; failures: Record<string, unknown>[] };
     expect(listed.summary["close-offer"].failing).toBe(5);
     expect(listed.summary["settle-position"].failing).toBe(2);
