@@ -11,8 +11,11 @@
  * logged once per request however many of its answers carry it (both hooks see a subscription's
  * refusal), and once for each request it failed (a load the read cache shared between two).
  *
- * Errors an event stream throws after it started are masked by yoga in its own stream and reach
- * neither hook; yoga's logger still prints them.
+ * An event stream that throws after it started (its source, or an event's shared execution,
+ * failing rather than answering with errors) is logged the same way, as it throws: yoga then
+ * sends the client the masked error as the stream's last event, and that answer reaches neither
+ * hook. The live streams end on purpose with a value, never by throwing
+ * (service/read/live-subscription.ts); what a stream throws is judged as maskError judges it.
  */
 import { GraphQLError, type ExecutionResult } from "graphql";
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from "graphql-yoga";
@@ -52,13 +55,31 @@ function causeOf(e: unknown): unknown {
   return undefined;
 }
 
+/** `source` as it is, except that a failing `next()` is first reported to `onError`. return() and throw() pass straight through. */
+function reportingFailures<T>(source: AsyncIterable<T>, onError: (e: unknown) => void): AsyncIterableIterator<T> {
+  const it = source[Symbol.asyncIterator]();
+  return {
+    next: () =>
+      it.next().catch((e: unknown) => {
+        onError(e);
+        throw e;
+      }),
+    return: (v?: unknown) => it.return?.(v) ?? Promise.resolve({ done: true, value: undefined }),
+    throw: (e?: unknown) => it.throw?.(e) ?? Promise.reject(e),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** The unexpected error behind what a stream threw: none for a coded GraphQLError, else what maskError masks. */
+const thrownCause = (e: unknown): unknown => (isGql(e) ? causeOf(e) : e);
+
 /** Logs the causes behind a result's errors, with the request id, each cause once per request. */
 export function useUnexpectedErrorLog(log: ErrorLog): Plugin<{ requestId?: string }> {
   const logged = new WeakMap<object, Set<string | undefined>>();
-  const logErrors = (errors: readonly unknown[] | undefined, requestId: string | undefined) => {
-    if (!errors) return;
-    for (const e of errors) {
-      const cause = causeOf(e);
+  const logCauses = (causes: readonly unknown[], requestId: string | undefined) => {
+    for (const cause of causes) {
       if (cause === undefined) continue;
       if (typeof cause === "object" && cause !== null) {
         let ids = logged.get(cause);
@@ -69,13 +90,19 @@ export function useUnexpectedErrorLog(log: ErrorLog): Plugin<{ requestId?: strin
       log(cause, requestId);
     }
   };
+  const logErrors = (errors: readonly unknown[] | undefined, requestId: string | undefined) => {
+    if (errors) logCauses(errors.map(causeOf), requestId);
+  };
   return {
     // A subscription's answers, over SSE and WebSocket alike (a stream's events never reach
     // onResultProcess one by one): the context holds the request id.
     onSubscribe({ args }) {
       const requestId = (args.contextValue as { requestId?: string }).requestId;
       return {
-        onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, ({ result }) => logErrors(result.errors, requestId)),
+        onSubscribeResult: (payload) => {
+          if (isAsyncIterable(payload.result)) payload.setResult(reportingFailures(payload.result, (e) => logCauses([thrownCause(e)], requestId)));
+          return handleStreamOrSingleExecutionResult(payload, ({ result }) => logErrors(result.errors, requestId));
+        },
       };
     },
     // Every other answer (queries, mutations, errors raised outside execution), as it is sent.
