@@ -18,7 +18,7 @@
  * (service/read/live-subscription.ts); what a stream throws is judged as maskError judges it.
  */
 import { GraphQLError, type ExecutionResult } from "graphql";
-import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from "graphql-yoga";
+import { handleStreamOrSingleExecutionResult, isAsyncIterable, mapAsyncIterator, type Plugin } from "graphql-yoga";
 import { unexpectedCauseOf, withUnexpectedCause } from "../service/api-error";
 import type { ErrorLog } from "../service/observability/log";
 
@@ -55,23 +55,6 @@ function causeOf(e: unknown): unknown {
   return undefined;
 }
 
-/** `source` as it is, except that a failing `next()` is first reported to `onError`. return() and throw() pass straight through. */
-function reportingFailures<T>(source: AsyncIterable<T>, onError: (e: unknown) => void): AsyncIterableIterator<T> {
-  const it = source[Symbol.asyncIterator]();
-  return {
-    next: () =>
-      it.next().catch((e: unknown) => {
-        onError(e);
-        throw e;
-      }),
-    return: (v?: unknown) => it.return?.(v) ?? Promise.resolve({ done: true, value: undefined }),
-    throw: (e?: unknown) => it.throw?.(e) ?? Promise.reject(e),
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
-}
-
 /** The unexpected error behind what a stream threw: none for a coded GraphQLError, else what maskError masks. */
 const thrownCause = (e: unknown): unknown => (isGql(e) ? causeOf(e) : e);
 
@@ -100,7 +83,19 @@ export function useUnexpectedErrorLog(log: ErrorLog): Plugin<{ requestId?: strin
       const requestId = (args.contextValue as { requestId?: string }).requestId;
       return {
         onSubscribeResult: (payload) => {
-          if (isAsyncIterable(payload.result)) payload.setResult(reportingFailures(payload.result, (e) => logCauses([thrownCause(e)], requestId)));
+          // Each event as it is; a failing next() is logged, then rethrown (after the source's
+          // return(), as mapAsyncIterator closes a source that threw).
+          if (isAsyncIterable(payload.result))
+            payload.setResult(
+              mapAsyncIterator(
+                payload.result,
+                (event) => event,
+                (e: unknown) => {
+                  logCauses([thrownCause(e)], requestId);
+                  throw e;
+                },
+              ),
+            );
           return handleStreamOrSingleExecutionResult(payload, ({ result }) => logErrors(result.errors, requestId));
         },
       };
