@@ -94,14 +94,25 @@ export class ServiceMetrics {
     const registers = [this.registry];
     // Off by default: each collection starts an event-loop monitor, one per stack in a test process.
     if (o.processMetrics) collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({ name: "http_requests_total", help: "Total number of HTTP requests", labelNames: HTTP_LABELS, registers });
-    this.httpDuration = new Histogram({
+    // One observation per request: the count is the duration histogram's, read when scraped.
+    const httpDuration = (this.httpDuration = new Histogram({
       name: "http_request_duration_seconds",
       help: "Duration of HTTP requests in seconds",
       labelNames: HTTP_LABELS,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+      registers: [],
+    }));
+    this.httpRequests = new Counter({
+      name: "http_requests_total",
+      help: "Total number of HTTP requests",
+      labelNames: HTTP_LABELS,
       registers,
+      async collect() {
+        this.reset();
+        for (const v of (await httpDuration.get()).values) if (v.metricName === "http_request_duration_seconds_count") this.inc(v.labels, v.value);
+      },
     });
+    this.registry.registerMetric(httpDuration);
     this.txSent = new Counter({
       name: "offers_tx_sent_total",
       help: "Transactions the chain accepted (writes: on acceptance; the worker, which waits, on confirmation)",
@@ -156,9 +167,7 @@ export class ServiceMetrics {
 
   /** One HTTP request, under its method, route pattern (never the raw URL) and status. */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status), ok: String(status >= 200 && status < 300) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    this.httpDuration.observe({ method, route, status: String(status), ok: String(status >= 200 && status < 300) }, seconds);
   }
 
   workerPass(r: PassCounts, seconds: number): void {

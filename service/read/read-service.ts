@@ -213,6 +213,14 @@ export class ReadService {
     return this.now().then((now) => this.cached(`v:${wallet}:${now}:${key}`, ttl, load));
   }
 
+  /**
+   * Whether an answer may be handed out again (a kept page, a caller's kept overlay): with both
+   * TTLs at 0 every answer is a new object, and a per-object memo of its JSON would only cost.
+   */
+  get keepsAnswers(): boolean {
+    return this.anonymousTtl() > 0 || this.viewerTtl() > 0;
+  }
+
   private anonymousTtl(): number {
     return this.o.anonymousTtlMs ?? 1_000;
   }
