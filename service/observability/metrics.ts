@@ -108,8 +108,10 @@ export class ServiceMetrics {
       labelNames: HTTP_LABELS,
       registers,
       async collect() {
+        const { values } = await httpDuration.get();
+        // Reset and refill in one synchronous step: two scrapes at once never add up.
         this.reset();
-        for (const v of (await httpDuration.get()).values) if (v.metricName === "http_request_duration_seconds_count") this.inc(v.labels, v.value);
+        for (const v of values) if (v.metricName === "http_request_duration_seconds_count") this.inc(v.labels, v.value);
       },
     });
     this.registry.registerMetric(httpDuration);

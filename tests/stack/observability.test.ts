@@ -20,6 +20,7 @@ import { post } from "../support/http";
 import type { LocalStack } from "../../stack/local-stack";
 import { SettlementWorker } from "../../service/worker/worker";
 import { OFFERS_ERRORS } from "../../idl/client/offers";
+import { ServiceMetrics } from "../../service/observability/metrics";
 
 const OFFERS_ERROR_NAMES = new Set([...OFFERS_ERRORS.values()].map((e) => e.name));
 
@@ -120,6 +121,20 @@ describe("observability of the local stack (SQLite)", () => {
     expect(sample(after, "http_request_duration_seconds_bucket", { route: `${OFFERS_BASE}/:address`, le: "+Inf" })).not.toBeNull();
     expect(sample(after, "http_requests_total", { method: "POST", route: "/graphql", status: "200" })).toBeGreaterThanOrEqual(1);
     for (const m of missing) expect(after).not.toContain(m);
+  });
+
+  it("counts each request once in the counter and the histogram, however many scrapes run at once", async () => {
+    // The counter is the histogram's count, filled when scraped (service/observability/metrics.ts).
+    const m = new ServiceMetrics();
+    for (let i = 0; i < 3; i++) m.httpRequest("GET", "/a", 200, 0.001);
+    m.httpRequest("POST", "/b", 503, 0.2);
+    const scrapes = await Promise.all([m.registry.metrics(), m.registry.metrics(), m.registry.metrics()]);
+    for (const text of scrapes) {
+      expect(sample(text, "http_requests_total", { method: "GET", route: "/a", status: "200", ok: "true" })).toBe(3);
+      expect(sample(text, "http_request_duration_seconds_count", { method: "GET", route: "/a", status: "200" })).toBe(3);
+      expect(sample(text, "http_requests_total", { method: "POST", route: "/b", status: "503", ok: "false" })).toBe(1);
+      expect(text).toContain("# TYPE http_requests_total counter");
+    }
   });
 
   it("counts and logs each transaction the writes and the worker send, with the request id, signature and failure reason", async () => {
