@@ -161,7 +161,7 @@ const fillsRoute = route({
  * node writes as they are: a string is measured and encoded again on every answer (31 KB for a
  * signed-in browse page; the cached browse row gained about 10 %, BENCHMARKS.md, issue 21).
  * A read service that keeps nothing (both TTLs 0) hands out a new object every time: its answers
- * skip the memo and go out as a string, as hono's c.json sends them, rather than paying a WeakMap
+ * skip the memo and go out through hono's c.json, as a string, rather than paying a WeakMap
  * entry and a UTF-8 copy for an object never seen again.
  */
 const UTF8 = new TextEncoder();
@@ -169,7 +169,7 @@ const UTF8 = new TextEncoder();
 export function jsonOnce(serialized: WeakMap<object, Uint8Array<ArrayBuffer>>) {
   /** `kept`: false when `value` is known to be new and never handed out again. */
   return (c: Context, value: object, kept = true) => {
-    if (!kept) return c.body(JSON.stringify(value), 200, { "content-type": "application/json" });
+    if (!kept) return c.json(value, 200);
     let body = serialized.get(value);
     if (body === undefined) serialized.set(value, (body = UTF8.encode(JSON.stringify(value))));
     return c.body(body, 200, { "content-type": "application/json" });

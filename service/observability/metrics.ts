@@ -100,7 +100,7 @@ export class ServiceMetrics {
       help: "Duration of HTTP requests in seconds",
       labelNames: HTTP_LABELS,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
-      registers: [],
+      registers,
     }));
     this.httpRequests = new Counter({
       name: "http_requests_total",
@@ -114,7 +114,6 @@ export class ServiceMetrics {
         for (const v of values) if (v.metricName === "http_request_duration_seconds_count") this.inc(v.labels, v.value);
       },
     });
-    this.registry.registerMetric(httpDuration);
     this.txSent = new Counter({
       name: "offers_tx_sent_total",
       help: "Transactions the chain accepted (writes: on acceptance; the worker, which waits, on confirmation)",

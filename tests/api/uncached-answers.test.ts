@@ -12,6 +12,7 @@ import { listen } from "../../graphql/server";
 import { Observability } from "../../service/observability/observability";
 import { makeUser, contract as makeContract, createBody, key, UNIT, type TestUser } from "../support/stack";
 import { getJson, post } from "../support/http";
+import { until } from "../support/wait";
 
 const BASE = "/api/bets-usdc/offers";
 
@@ -53,7 +54,7 @@ describe("REST answers with every read cache off", () => {
     expect(taken.status).toBe(200);
     await s.chain.gateway.waitFor(taken.body.signature);
     // The indexer has applied the take when the offer shows it.
-    for (let i = 0; i < 100 && (await getJson(uncached, `${BASE}/${offer}`)).body.positionCount !== 1; i++) await new Promise((r) => setTimeout(r, 50));
+    await until(async () => (await getJson(uncached, `${BASE}/${offer}`)).body.positionCount === 1);
   });
   afterAll(async () => {
     await uncached?.close();
