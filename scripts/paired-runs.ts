@@ -18,7 +18,14 @@ export interface PairedRatio {
 export async function pairedRatio(a: () => Promise<LoadResult>, b: () => Promise<LoadResult>, pairs: number): Promise<PairedRatio> {
   const ratios: number[] = [];
   for (let p = 0; p < pairs; p++) {
-    const [ra, rb] = p % 2 === 0 ? [await a(), await b()] : await b().then(async (rb) => [await a(), rb]);
+    let ra: LoadResult, rb: LoadResult;
+    if (p % 2 === 0) {
+      ra = await a();
+      rb = await b();
+    } else {
+      rb = await b();
+      ra = await a();
+    }
     ratios.push(ra.rps / rb.rps);
   }
   const sorted = [...ratios].sort((x, y) => x - y);
