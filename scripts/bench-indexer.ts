@@ -33,6 +33,7 @@ import type { AccountUpdate, Batch } from "../indexer/sources/types";
 import { TestChain } from "../harness/chain";
 import { PgChangeFeed } from "../service/changes/pg-change-feed";
 import { OffersWorld, UNIT } from "../harness/offers-world";
+import { median } from "./median";
 
 const opts = new Command()
   .option("--updates <n>", "account updates", "100000")
@@ -158,11 +159,6 @@ async function notifyRun(base: string, batches: Batch[], notify: boolean, admin:
     await dropPostgresSchema(url);
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function plainLoop(path: string, batches: Batch[]) {
   const store = await openStore(path);

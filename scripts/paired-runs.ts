@@ -7,6 +7,7 @@
  * handler against itself) gives the scatter such a machine leaves in a ratio of equals.
  */
 import type { LoadResult } from "./autocannon";
+import { median } from "./median";
 
 export interface PairedRatio {
   /** The median of the pairs' ratios (the mean of the middle two for an even count). */
@@ -28,7 +29,5 @@ export async function pairedRatio(a: () => Promise<LoadResult>, b: () => Promise
     }
     ratios.push(ra.rps / rb.rps);
   }
-  const sorted = [...ratios].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return { median: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2, ratios };
+  return { median: median(ratios), ratios };
 }
