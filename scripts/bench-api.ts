@@ -231,8 +231,9 @@ async function main() {
   const pairRun = (url: string, c: Case) => () =>
     loadRun(url, { connections: o.connections, duration: o.pairDuration, post: c.post, token: c.signedIn ? aliceToken : undefined });
   if (modes.has("off")) {
-    await pairRun(`${bareUrl}${first.bare}`, first)(); // warm: the first run of a handler is its slowest
-    const floor = await pairedRatio(pairRun(`${bareUrl}${first.bare}`, first), pairRun(`${bareUrl}${first.bare}`, first), o.pairs);
+    const bareFirst = pairRun(`${bareUrl}${first.bare}`, first);
+    await bareFirst(); // warm: the first run of a handler is its slowest
+    const floor = await pairedRatio(bareFirst, bareFirst, o.pairs);
     console.log(
       `the bare handler against itself (${first.key}), ${o.pairs} alternating pairs of ${o.pairDuration} s runs: median ${floor.median.toFixed(2)} (pairs: ${floor.ratios.map((r) => r.toFixed(2)).join(", ")})\n`,
     );
