@@ -118,7 +118,24 @@ export function pageParams(q: Query): PageParams {
 }
 
 export function browseParams(q: Query): BrowseParams {
-  const p = parseWith(BrowseQuery, defined(q));
+  return browseOf(parseWith(BrowseQuery, defined(q)));
+}
+
+/** GET / (browse): the browse parameters and `sort` (newest when absent). */
+export function offersParams(q: Query): BrowseParams {
+  const p = parseWith(OffersQuery, defined(q));
+  const sort = present(p.sort) as OfferSort | undefined;
+  return { ...browseOf(p), ...(sort === "bestOdds" ? { sort } : {}) };
+}
+
+/** GET /mine: the browse parameters and `role` (creator or taker; both when absent). */
+export function mineParams(q: Query): BrowseParams & { role?: MineRole } {
+  const p = parseWith(MineQuery, defined(q));
+  return { ...browseOf(p), role: present(p.role) as MineRole | undefined };
+}
+
+/** The browse parameters of a query already checked against BrowseQuery or a schema extending it: each query is parsed once. */
+function browseOf(p: z.output<typeof BrowseQuery>): BrowseParams {
   const sport = present(p.sport);
   return {
     page: Number(present(p.page) ?? 1),
@@ -128,17 +145,6 @@ export function browseParams(q: Query): BrowseParams {
     status: present(p.status) as OfferStatus | undefined,
     view: present(p.view) as View | undefined,
   };
-}
-
-/** GET / (browse): the browse parameters and `sort` (newest when absent). */
-export function offersParams(q: Query): BrowseParams {
-  const sort = present(parseWith(OffersQuery, defined(q)).sort) as OfferSort | undefined;
-  return { ...browseParams(q), ...(sort === "bestOdds" ? { sort } : {}) };
-}
-
-/** GET /mine: the browse parameters and `role` (creator or taker; both when absent). */
-export function mineParams(q: Query): BrowseParams & { role?: MineRole } {
-  return { ...browseParams(q), role: present(parseWith(MineQuery, defined(q)).role) as MineRole | undefined };
 }
 
 /** An offer address path segment; a malformed one is 400 (the spec's "Malformed address"). */
