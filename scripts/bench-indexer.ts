@@ -34,6 +34,7 @@ import { TestChain } from "../harness/chain";
 import { PgChangeFeed } from "../service/changes/pg-change-feed";
 import { OffersWorld, UNIT } from "../harness/offers-world";
 import { median } from "./median";
+import { alternatingPairs } from "./paired-runs";
 
 const opts = new Command()
   .option("--updates <n>", "account updates", "100000")
@@ -271,20 +272,21 @@ if (opts.pg && !opts.notifyOnly) {
   }
 }
 if (opts.pg) {
+  const pgUrl = opts.pg;
   const nb = Number(opts.notifyBatch ?? B);
   const nbatches = nb === B ? batches : makeBatches(samples, 1_000, nb);
   type Run = Awaited<ReturnType<typeof notifyRun>>;
-  const off: Run[] = [];
-  const on: Run[] = [];
-  const admin = new pg.Client({ connectionString: opts.pg });
+  const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
   // One pair first, not counted: the JIT, PostgreSQL's caches and the notification queue warmed.
-  await notifyRun(opts.pg, nbatches, false, admin);
-  await notifyRun(opts.pg, nbatches, true, admin);
+  await notifyRun(pgUrl, nbatches, false, admin);
+  await notifyRun(pgUrl, nbatches, true, admin);
   // Pairs in alternating order (off-on, on-off, ...): a drift in the machine's load hits both alike.
-  for (let i = 0; i < Number(opts.notifyRuns); i++) {
-    for (const notify of i % 2 ? [true, false] : [false, true]) (notify ? on : off).push(await notifyRun(opts.pg, nbatches, notify, admin));
-  }
+  const { a: off, b: on } = await alternatingPairs(
+    () => notifyRun(pgUrl, nbatches, false, admin),
+    () => notifyRun(pgUrl, nbatches, true, admin),
+    Number(opts.notifyRuns),
+  );
   await admin.end();
   const rates = (rs: Run[]) => rs.map((r) => r.rate);
   const bestOff = Math.max(...rates(off));

@@ -16,18 +16,24 @@ export interface PairedRatio {
   ratios: number[];
 }
 
-export async function pairedRatio(a: () => Promise<LoadResult>, b: () => Promise<LoadResult>, pairs: number): Promise<PairedRatio> {
-  const ratios: number[] = [];
+/** `pairs` runs of `a` and of `b` in alternating order (A B, B A, ...); `a[i]` and `b[i]` are pair i. */
+export async function alternatingPairs<T>(a: () => Promise<T>, b: () => Promise<T>, pairs: number): Promise<{ a: T[]; b: T[] }> {
+  const as: T[] = [];
+  const bs: T[] = [];
   for (let p = 0; p < pairs; p++) {
-    let ra: LoadResult, rb: LoadResult;
     if (p % 2 === 0) {
-      ra = await a();
-      rb = await b();
+      as.push(await a());
+      bs.push(await b());
     } else {
-      rb = await b();
-      ra = await a();
+      bs.push(await b());
+      as.push(await a());
     }
-    ratios.push(ra.rps / rb.rps);
   }
+  return { a: as, b: bs };
+}
+
+export async function pairedRatio(a: () => Promise<LoadResult>, b: () => Promise<LoadResult>, pairs: number): Promise<PairedRatio> {
+  const runs = await alternatingPairs(a, b, pairs);
+  const ratios = runs.a.map((ra, i) => ra.rps / runs.b[i].rps);
   return { median: median(ratios), ratios };
 }

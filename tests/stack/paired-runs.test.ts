@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LoadResult } from "../../scripts/autocannon";
-import { pairedRatio } from "../../scripts/paired-runs";
+import { alternatingPairs, pairedRatio } from "../../scripts/paired-runs";
 
 /** A run that answers `rps` from the list in turn, and notes its name in `order`. */
 const runs = (name: string, rps: number[], order: string[]) => {
@@ -24,5 +24,13 @@ describe("pairedRatio (scripts/paired-runs.ts)", () => {
     expect(odd.median).toBe(0.7);
     const even = await pairedRatio(runs("a", [60, 80, 100, 40], []), runs("b", [100, 100, 100, 100], []), 4);
     expect(even.median).toBeCloseTo(0.7, 12);
+  });
+
+  it("hands back each side's runs by pair, whichever ran first (alternatingPairs, also bench-indexer's off/on pairs)", async () => {
+    const order: string[] = [];
+    const { a, b } = await alternatingPairs(runs("a", [1, 2, 3], order), runs("b", [10, 20, 30], order), 3);
+    expect(order).toEqual(["a", "b", "b", "a", "a", "b"]);
+    expect(a.map((r) => r.rps)).toEqual([1, 2, 3]);
+    expect(b.map((r) => r.rps)).toEqual([10, 20, 30]);
   });
 });
